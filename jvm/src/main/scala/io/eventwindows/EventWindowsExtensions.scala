@@ -1,0 +1,24 @@
+package io.eventwindows
+
+import io.eventwindows.analysis.{EventWindowAggregation, EventWindowing}
+import io.eventwindows.execution.EventWindowStrategy
+import io.eventwindows.expressions.EventWindowsFunctions
+
+import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
+
+/**
+ * The entry point: `spark.sql.extensions=io.eventwindows.EventWindowsExtensions`. It only
+ * injects; each piece is documented where it lives.
+ */
+class EventWindowsExtensions extends SparkSessionExtensionsProvider {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    // SQL functions: the window functions and the scalar time helpers.
+    EventWindowsFunctions.all.foreach(extensions.injectFunction)
+    // A window function in GROUP BY becomes the `window` column below the aggregate.
+    extensions.injectResolutionRule(_ => EventWindowing)
+    // The resolved aggregate over that column becomes an EventWindowAggregate.
+    extensions.injectPostHocResolutionRule(_ => EventWindowAggregation)
+    // EventWindowAggregate runs as EventWindowAggregateExec.
+    extensions.injectPlannerStrategy(_ => EventWindowStrategy)
+  }
+}

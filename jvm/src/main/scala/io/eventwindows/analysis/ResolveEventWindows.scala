@@ -1,0 +1,123 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, EventWindow, WindowParameters}
+import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, Snapshot}
+
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DayTimeIntervalType, LongType}
+
+/**
+ * Places a window function used in GROUP BY below its aggregate, as Spark's `TimeWindowing` does
+ * for `window()`: the marker becomes a `window` column of a Project under the Aggregate, and every
+ * use of the marker in the aggregate refers to that column. The aggregate's select list can then
+ * resolve `window.start` and `window.end`, and the grouping column is named `window`.
+ *
+ * For example
+ * {{{
+ *   Aggregate [k, hopping_window(ts, ...)], [k, hopping_window(ts, ...), count(1)]
+ *   +- events
+ * }}}
+ * becomes
+ * {{{
+ *   Aggregate [k, window#9], [k, window#9, count(1)]
+ *   +- Project [k, ts, hopping_window(ts, ...) AS window#9]
+ *      +- events
+ * }}}
+ * which [[EventWindowAggregation]] turns into an [[EventWindowAggregate]] once resolved. A window
+ * function anywhere else than as a GROUP BY expression is an error.
+ */
+object EventWindowing extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case p: LogicalPlan if p.children.size == 1 && p.expressions.exists(_.exists(isUnplaced)) =>
+      val windows = p.expressions.flatMap(_.collect { case w: EventWindow if !w.placed => w })
+        .distinct
+      val window = windows.head
+      if (windows.size > 1) {
+        WindowParameters.fail(window.prettyName, "only one window function may be used per " +
+          s"aggregation, got ${windows.map(_.prettyName).mkString(", ")}")
+      }
+      p match {
+        case _ if !window.childrenResolved || !p.childrenResolved =>
+          p // Wait for the lifetime columns and the input to resolve.
+        case a: Aggregate if a.groupingExpressions.contains(window) =>
+          val windowAttribute =
+            AttributeReference(EventWindow.ColumnName, window.dataType, nullable = false)()
+          val placed = Alias(window.copy(placed = true), EventWindow.ColumnName)(
+            exprId = windowAttribute.exprId)
+          val replaced = a.transformExpressions { case w: EventWindow if w == window =>
+            windowAttribute
+          }
+          replaced.withNewChildren(Project(a.child.output :+ placed, a.child) :: Nil)
+        case _ =>
+          WindowParameters.fail(window.prettyName, "a window function must be used as a GROUP " +
+            s"BY expression, e.g. GROUP BY k, ${window.prettyName}(...)")
+      }
+  }
+
+  private def isUnplaced(e: Expression): Boolean = e match {
+    case w: EventWindow => !w.placed
+    case _ => false
+  }
+}
+
+/**
+ * Turns a resolved Aggregate over a placed window column into an [[EventWindowAggregate]], using
+ * Spark's own `PhysicalAggregation` to split grouping keys, aggregate functions and the result
+ * expressions:
+ * {{{
+ *   Project [result expressions over keys, window and aggregate results]
+ *   +- EventWindowAggregate keys, family, lifetime, aggregate functions
+ *      +- Project [input, non-attribute keys, FILTER predicates]
+ *         +- events
+ * }}}
+ * For hopping windows with output 'changes' the rewrite of seed 000 is planned here and shows in
+ * `explain()`: the Project computes the snapped lifetimes `adjust_start_time(start)` and
+ * `adjust_end_time(end)`, and the window family becomes a snapshot window over them.
+ */
+object EventWindowAggregation extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case a @ Aggregate(_, _, Project(list, input), _) if a.resolved && placedWindow(list).isDefined =>
+      val (window, windowAttribute) = placedWindow(list).get
+      val PhysicalAggregation(grouping, aggregateExpressions, results, _) = a
+      aggregateExpressions.find(_.isDistinct).foreach { ae =>
+        WindowParameters.fail(window.prettyName, s"DISTINCT aggregates are not supported over " +
+          s"event windows, got ${ae.sql}")
+      }
+      val keys = grouping.filterNot(_.exprId == windowAttribute.exprId)
+      val keyAliases = keys.collect { case alias: Alias => alias }
+      val filterAliases = aggregateExpressions.map(_.filter.map(Alias(_, "filter")()))
+      val filters = filterAliases.map(_.map(_.toAttribute).getOrElse(Literal.TrueLiteral))
+      val (family, start, end, lifetimeAliases) = window.family match {
+        case h: Hopping if h.output == OutputPolicy.Changes =>
+          val end = window.end.getOrElse(pointEnd(window.start))
+          val snappedStart = Alias(
+            AdjustStartTime(window.start, h.size, h.hop, h.alignment), "snapped_start")()
+          val snappedEnd = Alias(AdjustEndTime(end, h.size, h.hop, h.alignment), "snapped_end")()
+          (Snapshot, snappedStart.toAttribute, Some(snappedEnd.toAttribute),
+            Seq(snappedStart, snappedEnd))
+        case other => (other, window.start, window.end, Nil)
+      }
+      val child = Project(
+        input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
+      val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end,
+        windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
+        aggregateExpressions.map(_.resultAttribute), child)
+      Project(results, node)
+  }
+
+  private def placedWindow(list: Seq[NamedExpression]): Option[(EventWindow, Attribute)] =
+    list.collectFirst { case alias @ Alias(w: EventWindow, _) if w.placed => (w, alias.toAttribute) }
+
+  /** The exclusive end of a point event: one tick after its start. */
+  private def pointEnd(start: Expression): Expression = start.dataType match {
+    case LongType => Add(start, Literal(1L))
+    case _ => TimestampAddInterval(start, Literal(1L, DayTimeIntervalType()),
+      Some(SQLConf.get.sessionLocalTimeZone))
+  }
+}

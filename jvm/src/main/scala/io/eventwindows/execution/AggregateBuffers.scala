@@ -1,0 +1,142 @@
+package io.eventwindows.execution
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
+import org.apache.spark.sql.types.DataType
+
+/**
+ * Drives Spark's own aggregate functions over aggregation buffers that all share one layout:
+ * initialize a buffer, update it with an input row, merge one buffer into another, evaluate the
+ * results. Declarative functions run as generated mutable projections over their
+ * initial/update/merge/evaluate expressions, imperative ones (collect_list, percentile_approx,
+ * `Aggregator` UDAFs, ...) through their own methods at their buffer offsets, as Spark's
+ * `AggregationIterator` and `window.AggregateProcessor` do. Buffers of typed imperative functions
+ * hold their objects, deserialized.
+ *
+ * @param functions the aggregate functions, their inputs bound to nothing yet
+ * @param filters   per function, a predicate on the input row (FILTER (WHERE ...)), true if none
+ * @param input     the attributes of the input rows
+ */
+final class AggregateBuffers(
+    functions: Seq[AggregateFunction],
+    filters: Seq[Expression],
+    input: Seq[Attribute]) {
+
+  private val offsets = functions.scanLeft(0)(_ + _.aggBufferAttributes.size)
+
+  private val bufferAttributes: Seq[AttributeReference] = functions.flatMap(_.aggBufferAttributes)
+  private val mergeInputAttributes: Seq[AttributeReference] =
+    functions.flatMap(_.inputAggBufferAttributes)
+
+  val bufferTypes: Array[DataType] = bufferAttributes.map(_.dataType).toArray
+
+  /** Imperative functions at their buffer offsets, inputs bound to the input row. */
+  private val imperative: Array[ImperativeAggregate] = functions.zipWithIndex.collect {
+    case (f: ImperativeAggregate, i) =>
+      BindReferences.bindReference(f, input)
+        .withNewMutableAggBufferOffset(offsets(i))
+        .withNewInputAggBufferOffset(offsets(i))
+        .asInstanceOf[ImperativeAggregate]
+  }.toArray
+  private val imperativePositions: Array[Int] = functions.zipWithIndex.collect {
+    case (_: ImperativeAggregate, i) => i
+  }.toArray
+  private val imperativeFilters: Array[BasePredicate] = imperativePositions.map { i =>
+    Predicate.create(filters(i), input)
+  }
+  private val imperativeFiltered: Array[Boolean] = imperativePositions.map { i =>
+    filters(i) != Literal.TrueLiteral
+  }
+  /** Typed imperative functions merge their deserialized buffer objects directly. */
+  private val typed: Array[TypedImperativeAggregate[_]] = imperative.map {
+    case t: TypedImperativeAggregate[_] => t
+    case _ => null
+  }
+
+  /** Declarative expressions of each kind, NoOp in the slots of imperative functions. */
+  private def declarative(f: DeclarativeAggregate => Seq[Expression]): Seq[Expression] =
+    functions.flatMap {
+      case d: DeclarativeAggregate => f(d)
+      case other => Seq.fill(other.aggBufferAttributes.size)(NoOp)
+    }
+
+  private val initialize = MutableProjection.create(declarative(_.initialValues), Nil)
+
+  private val update = MutableProjection.create(
+    functions.zip(filters).flatMap {
+      case (d: DeclarativeAggregate, filter) if filter != Literal.TrueLiteral =>
+        d.updateExpressions.zip(d.aggBufferAttributes).map { case (e, a) => If(filter, e, a) }
+      case (d: DeclarativeAggregate, _) => d.updateExpressions
+      case (other, _) => Seq.fill(other.aggBufferAttributes.size)(NoOp)
+    },
+    bufferAttributes ++ input)
+
+  private val merge =
+    MutableProjection.create(declarative(_.mergeExpressions), bufferAttributes ++ mergeInputAttributes)
+
+  private val evaluate = MutableProjection.create(
+    functions.map {
+      case d: DeclarativeAggregate => d.evaluateExpression
+      case _ => NoOp
+    },
+    bufferAttributes)
+
+  private val joined = new JoinedRow
+
+  /** The result row `evaluate` fills: one field per function. */
+  val resultTypes: Seq[DataType] = functions.map(_.dataType)
+  private val results = new SpecificInternalRow(resultTypes)
+  evaluate.target(results)
+
+  /** A new buffer holding the initial values. */
+  def newBuffer(): InternalRow = {
+    val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+    reset(buffer)
+    buffer
+  }
+
+  /** Sets `buffer` back to the initial values. */
+  def reset(buffer: InternalRow): Unit = {
+    initialize.target(buffer)(InternalRow.empty)
+    var i = 0
+    while (i < imperative.length) {
+      imperative(i).initialize(buffer)
+      i += 1
+    }
+  }
+
+  /** Adds one input row to `buffer`. */
+  def update(buffer: InternalRow, row: InternalRow): Unit = {
+    update.target(buffer)(joined(buffer, row))
+    var i = 0
+    while (i < imperative.length) {
+      if (!imperativeFiltered(i) || imperativeFilters(i).eval(row)) {
+        imperative(i).update(buffer, row)
+      }
+      i += 1
+    }
+  }
+
+  /** Merges the partial aggregate `other` into `buffer`; `other` is left as it was. */
+  def merge(buffer: InternalRow, other: InternalRow): Unit = {
+    merge.target(buffer)(joined(buffer, other))
+    var i = 0
+    while (i < imperative.length) {
+      if (typed(i) != null) typed(i).mergeBuffersObjects(buffer, other)
+      else imperative(i).merge(buffer, other)
+      i += 1
+    }
+  }
+
+  /** The results of every function over `buffer`; the row is reused by the next call. */
+  def results(buffer: InternalRow): InternalRow = {
+    evaluate(buffer)
+    var i = 0
+    while (i < imperative.length) {
+      results.update(imperativePositions(i), imperative(i).eval(buffer))
+      i += 1
+    }
+    results
+  }
+}

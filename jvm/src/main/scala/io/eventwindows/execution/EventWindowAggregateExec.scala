@@ -1,0 +1,89 @@
+package io.eventwindows.execution
+
+import io.eventwindows.expressions.EventTime
+import io.eventwindows.plans.{Hopping, OutputPolicy, WindowFamily}
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, MutableProjection, SortOrder, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.eventwindows.SparkInternals
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+/**
+ * The physical operator of [[io.eventwindows.plans.EventWindowAggregate]]: Spark clusters its input
+ * by the grouping keys and sorts each partition by keys and event start; each partition then
+ * streams once through a [[WindowSweepIterator]] driven by the family's [[WindowAxis]].
+ */
+case class EventWindowAggregateExec(
+    keys: Seq[Attribute],
+    family: WindowFamily,
+    start: Expression,
+    end: Option[Expression],
+    windowAttribute: Attribute,
+    aggregates: Seq[AggregateFunction],
+    filters: Seq[Expression],
+    aggregateAttributes: Seq[Attribute],
+    child: SparkPlan) extends UnaryExecNode {
+
+  override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
+
+  override def producedAttributes: AttributeSet =
+    AttributeSet(windowAttribute +: aggregateAttributes)
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq(keys.map(SortOrder(_, Ascending)) :+ SortOrder(start, Ascending))
+
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+
+  private def timeType = start.dataType
+
+  override def simpleString(maxFields: Int): String =
+    s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
+      s" lifetime=[$start, ${end.getOrElse("point")})" +
+      s" aggregates=${aggregates.mkString("[", ", ", "]")}"
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val numOutputRows = longMetric("numOutputRows")
+    val axis = WindowAxis(family, EventTime.lineMin(timeType), EventTime.lineMax(timeType),
+      latestFiniteTime())
+    val inputAttributes = child.output
+    SparkInternals.mapPartitions(child.execute()) { rows =>
+      val buffers = new AggregateBuffers(aggregates, filters, inputAttributes)
+      new WindowSweepIterator(rows, inputAttributes, keys, start, end, timeType, axis, buffers,
+        numOutputRows)
+    }
+  }
+
+  /**
+   * The default horizon of per-window output over open-ended events: the latest finite time of
+   * the input (the greatest start, or end minus one tick). Computed by a job of its own, only when
+   * the family asks for it (a by-name argument of [[WindowAxis.apply]]).
+   */
+  private def latestFiniteTime(): Long = {
+    val inputAttributes = child.output
+    val lifetime = start +: end.toSeq
+    SparkInternals.mapPartitions(child.execute()) { rows =>
+      val times = new SpecificInternalRow(Seq(timeType, timeType))
+      val project = MutableProjection.create(lifetime, inputAttributes).target(times)
+      var latest = Long.MinValue
+      rows.foreach { row =>
+        project(row)
+        if (!times.isNullAt(0)) latest = Math.max(latest, times.getLong(0))
+        if (lifetime.size > 1 && !times.isNullAt(1)) latest = Math.max(latest, times.getLong(1) - 1)
+      }
+      Iterator.single(latest)
+    }.fold(Long.MinValue)(Math.max(_, _))
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): EventWindowAggregateExec =
+    copy(child = newChild)
+}

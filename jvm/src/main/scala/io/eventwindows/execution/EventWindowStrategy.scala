@@ -1,0 +1,16 @@
+package io.eventwindows.execution
+
+import io.eventwindows.plans.EventWindowAggregate
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+
+/** Plans an [[EventWindowAggregate]] as an [[EventWindowAggregateExec]]. */
+object EventWindowStrategy extends SparkStrategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case a: EventWindowAggregate =>
+      EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.windowAttribute, a.aggregates,
+        a.filters, a.aggregateAttributes, planLater(a.child)) :: Nil
+    case _ => Nil
+  }
+}

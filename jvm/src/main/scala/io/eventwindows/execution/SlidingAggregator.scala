@@ -1,0 +1,136 @@
+package io.eventwindows.execution
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+/**
+ * The aggregate of a changing set of partial aggregates, kept in a segment tree of Spark
+ * aggregation buffers: every window family keeps its window contents here.
+ *
+ * Entries are appended in arrival order and may leave in any order (events leave windows by end
+ * time, not by start time). Each leaf holds the partial aggregate of one entry (several rows may
+ * be folded into one entry: a pane); each inner node holds the merge of its children, left to
+ * right, so order-sensitive functions (first, last, collect_list) see the entries in arrival order.
+ * Appending or removing an entry re-merges the nodes above its leaf: O(log n) merges, never a pass
+ * over the window. When the leaves run out, the live ones are packed to the left (growing the tree
+ * when more than half are live), so packing costs O(1) merges per appended entry, amortized.
+ */
+final class SlidingAggregator(buffers: AggregateBuffers) {
+
+  /** A live entry; `leaf` moves when the tree is packed. */
+  final class Entry private[SlidingAggregator] (private[SlidingAggregator] var leaf: Int)
+
+  private var capacity = 16
+  private var nodes: Array[InternalRow] = Array.fill(2 * capacity)(buffers.newBuffer())
+  /** Live entries below each node; empty subtrees are skipped when merging. */
+  private var counts = new Array[Int](2 * capacity)
+  private var entries = new Array[Entry](capacity)
+  private var nextLeaf = 0
+
+  def isEmpty: Boolean = counts(1) == 0
+
+  /** Appends an empty entry; fill it with [[update]], then call [[seal]]. */
+  def append(): Entry = {
+    if (nextLeaf == capacity) pack()
+    val entry = new Entry(nextLeaf)
+    entries(nextLeaf) = entry
+    nextLeaf += 1
+    entry
+  }
+
+  /** Folds one input row into an entry that is not sealed yet. */
+  def update(entry: Entry, row: InternalRow): Unit =
+    buffers.update(nodes(capacity + entry.leaf), row)
+
+  /** Makes an entry's rows part of the aggregate. */
+  def seal(entry: Entry): Unit = {
+    var node = capacity + entry.leaf
+    while (node >= 1) {
+      counts(node) += 1
+      node >>= 1
+    }
+    remergeAbove(capacity + entry.leaf)
+  }
+
+  /** Removes a sealed entry. */
+  def remove(entry: Entry): Unit = {
+    val leaf = capacity + entry.leaf
+    buffers.reset(nodes(leaf))
+    entries(entry.leaf) = null
+    var node = leaf
+    while (node >= 1) {
+      counts(node) -= 1
+      node >>= 1
+    }
+    remergeAbove(leaf)
+  }
+
+  /** The results of the aggregate functions over all sealed entries (a reused row). */
+  def results(): InternalRow = buffers.results(nodes(1))
+
+  /** Forgets every entry; the tree must be empty of sealed entries (the sweep has evicted all). */
+  def restart(): Unit = {
+    assert(isEmpty, "restarting a sliding aggregate that still holds entries")
+    java.util.Arrays.fill(entries.asInstanceOf[Array[AnyRef]], null)
+    nextLeaf = 0
+  }
+
+  private def remergeAbove(leaf: Int): Unit = {
+    var node = leaf >> 1
+    while (node >= 1) {
+      remerge(node)
+      node >>= 1
+    }
+  }
+
+  private def remerge(node: Int): Unit = {
+    val target = nodes(node)
+    buffers.reset(target)
+    if (counts(2 * node) > 0) buffers.merge(target, nodes(2 * node))
+    if (counts(2 * node + 1) > 0) buffers.merge(target, nodes(2 * node + 1))
+  }
+
+  /** Packs the live leaves to the left, in order, doubling the capacity if over half are live. */
+  private def pack(): Unit = {
+    val live = counts(1)
+    val newCapacity = if (live * 2 > capacity) capacity * 2 else capacity
+    val newNodes = new Array[InternalRow](2 * newCapacity)
+    val newEntries = new Array[Entry](newCapacity)
+    val newCounts = new Array[Int](2 * newCapacity)
+    // Live leaf buffers move with their entries; the others are already back at initial values.
+    val spare = Iterator.range(0, capacity).filter(i => entries(i) == null).map(i => nodes(capacity + i))
+    var packed = 0
+    var i = 0
+    while (i < capacity) {
+      val entry = entries(i)
+      if (entry != null) {
+        newNodes(newCapacity + packed) = nodes(capacity + i)
+        newCounts(newCapacity + packed) = 1
+        newEntries(packed) = entry
+        entry.leaf = packed
+        packed += 1
+      }
+      i += 1
+    }
+    var leaf = newCapacity + packed
+    while (leaf < 2 * newCapacity) {
+      newNodes(leaf) = if (spare.hasNext) spare.next() else buffers.newBuffer()
+      leaf += 1
+    }
+    var node = newCapacity - 1
+    while (node >= 1) {
+      newNodes(node) = if (node < capacity) nodes(node) else buffers.newBuffer()
+      newCounts(node) = newCounts(2 * node) + newCounts(2 * node + 1)
+      node -= 1
+    }
+    nodes = newNodes
+    counts = newCounts
+    entries = newEntries
+    capacity = newCapacity
+    nextLeaf = packed
+    node = newCapacity - 1
+    while (node >= 1) {
+      remerge(node)
+      node -= 1
+    }
+  }
+}

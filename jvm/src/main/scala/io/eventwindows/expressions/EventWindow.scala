@@ -1,0 +1,48 @@
+package io.eventwindows.expressions
+
+import io.eventwindows.plans.WindowFamily
+
+import org.apache.spark.sql.catalyst.expressions.{Expression, Unevaluable}
+import org.apache.spark.sql.types.{DataType, StructField, StructType}
+
+/**
+ * The marker a window function leaves in `GROUP BY`, like Spark's `TimeWindow`: the lifetime of
+ * each event (`start`, and `end` unless events are points) and the window family's parameters.
+ * It is never evaluated: the analyzer rules replace the grouping by an
+ * [[io.eventwindows.plans.EventWindowAggregate]].
+ *
+ * It stays unresolved until [[io.eventwindows.analysis.EventWindowing]] has placed it below the
+ * aggregate as the `window` column (`placed = true`), so that the aggregate's output is named
+ * `window` as with Spark's own window functions.
+ */
+case class EventWindow(
+    start: Expression,
+    end: Option[Expression],
+    family: WindowFamily,
+    placed: Boolean = false) extends Expression with Unevaluable {
+
+  override def children: Seq[Expression] = start +: end.toSeq
+  override def nullable: Boolean = false
+  override def prettyName: String = family.functionName
+  override lazy val resolved: Boolean = placed && childrenResolved
+
+  /** The time type of the event lifetimes and of the output window. */
+  def timeType: DataType = start.dataType
+
+  /** `window`: the lifetime of the output event, so the result is again an event table. */
+  override def dataType: DataType = EventWindow.windowType(timeType)
+
+  override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindow =
+    copy(start = newChildren.head, end = if (end.isDefined) Some(newChildren(1)) else None)
+}
+
+object EventWindow {
+  /** The name of the grouping column a window function yields. */
+  final val ColumnName = "window"
+
+  def windowType(timeType: DataType): StructType = StructType(Seq(
+    StructField("start", timeType, nullable = false),
+    StructField("end", timeType, nullable = false)))
+}

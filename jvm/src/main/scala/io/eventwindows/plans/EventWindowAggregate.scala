@@ -1,0 +1,41 @@
+package io.eventwindows.plans
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+
+/**
+ * Aggregates events by `keys` and by the windows of one window family.
+ *
+ * Per row of `child`: the grouping keys are attributes, the event lifetime is `[start, end)` (no
+ * `end`: point events lasting one tick; a NULL end: open-ended), and aggregate i sees the row if
+ * `filters(i)` holds. Output: the keys, the `window` struct (the output lifetime) and one column
+ * per aggregate function.
+ *
+ * The aggregate functions are kept bare (not as `AggregateExpression`s, which only Spark's own
+ * Aggregate may hold); DISTINCT is rejected while this node is built and FILTER is `filters`.
+ */
+case class EventWindowAggregate(
+    keys: Seq[Attribute],
+    family: WindowFamily,
+    start: Expression,
+    end: Option[Expression],
+    windowAttribute: Attribute,
+    aggregates: Seq[AggregateFunction],
+    filters: Seq[Expression],
+    aggregateAttributes: Seq[Attribute],
+    child: LogicalPlan) extends UnaryNode {
+
+  override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
+
+  override def producedAttributes: AttributeSet =
+    AttributeSet(windowAttribute +: aggregateAttributes)
+
+  override def simpleString(maxFields: Int): String =
+    s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
+      s" lifetime=[$start, ${end.getOrElse("point")})" +
+      s" aggregates=${aggregates.mkString("[", ", ", "]")}"
+
+  override protected def withNewChildInternal(newChild: LogicalPlan): EventWindowAggregate =
+    copy(child = newChild)
+}
