@@ -168,10 +168,10 @@ final class WindowSweepIterator(
 
   private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing = {
     val values = inputAttributes.zipWithIndex.map { case (a, i) =>
-      s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType).sql}"
+      s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType)}"
     }
     throw new EventWindowsInputException(
       s"eventwindows: an event must end after it starts, but the row (${values.mkString(", ")}) " +
-        s"has end ${Literal(e, timeType).sql} <= start ${Literal(s, timeType).sql}")
+        s"has end ${Literal(e, timeType)} <= start ${Literal(s, timeType)}")
   }
 }

@@ -82,9 +82,10 @@ object EventWindowsFunctions {
           integer number of ticks for BIGINT time); positive.$hoppingParameters""",
     """
     Examples:
-      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L) AS t(ts) GROUP BY _FUNC_(ts, 2L) ORDER BY 1;
+      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2L) ORDER BY 1;
         0	1
-        2	2
+        2	1
+        4	2
     """)(hoppingBuilder("tumbling_window", tumbling = true))
 
   val snapshotWindow: Registration = register(

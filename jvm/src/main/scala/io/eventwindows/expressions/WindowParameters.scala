@@ -2,6 +2,8 @@ package io.eventwindows.expressions
 
 import java.util.Locale
 
+import scala.util.control.NonFatal
+
 import io.eventwindows.EventWindowsAnalysisException
 
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
@@ -87,7 +89,8 @@ object WindowParameters {
       case (value, dt) if dt == time => Some(value.asInstanceOf[Long])
       case (value, StringType) if time != LongType =>
         val cast = Cast(Literal(value, StringType), time, Some(sessionTimeZone))
-        Some(Option(cast.eval()).map(_.asInstanceOf[Long]).getOrElse(
+        val ticks = try Option(cast.eval()) catch { case NonFatal(_) => None }
+        Some(ticks.map(_.asInstanceOf[Long]).getOrElse(
           fail(function, s"`$parameter` is not a valid ${time.sql}: '$value'")))
       case (_, dt) =>
         fail(function, s"`$parameter` must be ${time.sql} like the time column" +

@@ -1,0 +1,89 @@
+package io.eventwindows
+
+import org.apache.spark.sql.AnalysisException
+
+/** Every misuse fails early with a message that names the parameter or the row. */
+class BadInputSuite extends EventWindowsSuite {
+
+  private val events =
+    """WITH events(k, s, e, ts, name) AS (VALUES
+      |  ('a', 1L, 5L, TIMESTAMP '2024-01-01 00:00:00', 'x'))
+      |""".stripMargin
+
+  /** Analysis of `groupBy` must fail (before any job runs) with all of `fragments`. */
+  private def rejected(groupBy: String, fragments: String*): Unit = {
+    val e = intercept[AnalysisException] {
+      sql(events + s"SELECT count(*) FROM events GROUP BY $groupBy").queryExecution.assertAnalyzed()
+    }
+    fragments.foreach(f => assert(e.getMessage.contains(f), s"'$f' not in: ${e.getMessage}"))
+  }
+
+  test("size and hop must be positive") {
+    rejected("hopping_window(s, e, 0L, 1L)", "hopping_window", "`size` must be positive")
+    rejected("hopping_window(s, e, 5L, -1L)", "`hop` must be positive")
+    rejected("tumbling_window(ts, INTERVAL 0 SECONDS)", "tumbling_window", "`size`")
+    rejected("hopping_window(ts, '-5 seconds', '1 second')", "`size` must be positive")
+  }
+
+  test("durations must be constant, day-time, and of the right kind for the time type") {
+    rejected("hopping_window(ts, '1 month', '1 day')", "`size` must not have months")
+    rejected("hopping_window(ts, 'five seconds', '1 second')", "`size` is not a valid interval")
+    rejected("tumbling_window(s, '5 seconds')", "`size` must be an integer number of ticks")
+    rejected("tumbling_window(ts, 5L)", "`size` must be a day-time interval")
+    rejected("hopping_window(s, e, s, 1L)", "`size` must be a constant")
+  }
+
+  test("'changes' needs hop <= size") {
+    rejected("hopping_window(s, e, 2L, 3L, 0L, 'changes')", "'changes' needs hop <= size")
+  }
+
+  test("unknown output policy") {
+    rejected("tumbling_window(s, e, 5L, 0L, 'hopping')",
+      "`output` must be one of 'window', 'point', 'changes'", "'hopping'")
+  }
+
+  test("time columns must be time types, and end must match start") {
+    rejected("tumbling_window(name, 5L)", "`start` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT",
+      "STRING")
+    rejected("snapshot_window(s, ts)", "`end` must have the type of `start` (BIGINT)", "TIMESTAMP")
+    rejected("snapshot_window(k)", "snapshot_window", "`start` must be")
+  }
+
+  test("alignment of the wrong type") {
+    rejected("tumbling_window(ts, '5 seconds', 7L)", "`alignment` must be TIMESTAMP", "BIGINT")
+    rejected("tumbling_window(s, 5L, TIMESTAMP '2024-01-01 00:00:00')",
+      "`alignment` must be BIGINT")
+    rejected("tumbling_window(ts, '5 seconds', 'not a time')", "`alignment` is not a valid")
+  }
+
+  test("a window function outside GROUP BY, or two of them") {
+    val e = intercept[AnalysisException] {
+      sql(events + "SELECT tumbling_window(s, 5L) FROM events").queryExecution.assertAnalyzed()
+    }
+    assert(e.getMessage.contains("must be used as a GROUP BY expression"))
+    rejected("tumbling_window(s, 5L), snapshot_window(s, e)", "only one window function")
+  }
+
+  test("DISTINCT aggregates are rejected, not silently dropped") {
+    val e = intercept[AnalysisException] {
+      sql(events + "SELECT count(DISTINCT k) FROM events GROUP BY tumbling_window(s, 5L)")
+        .queryExecution.assertAnalyzed()
+    }
+    assert(e.getMessage.contains("DISTINCT aggregates are not supported"))
+  }
+
+  test("an event that ends before or when it starts fails the query, naming the row") {
+    val message = errorOf(sql(
+      """SELECT id, count(*) FROM VALUES ('ok', 1L, 3L), ('bad', 7L, 4L) AS t(id, s, e)
+        |GROUP BY id, snapshot_window(s, e)""".stripMargin).collect())
+    assert(message.contains("an event must end after it starts"))
+    assert(message.contains("id=bad") && message.contains("s=7") && message.contains("e=4"),
+      message)
+  }
+
+  test("rows with a NULL start are skipped, as by Spark's window()") {
+    assert(rows(sql(
+      """SELECT window.start, count(*) FROM VALUES (CAST(NULL AS BIGINT)), (3L) AS t(s)
+        |GROUP BY tumbling_window(s, 5L)""".stripMargin)) === Seq(Seq(0L, 1L)))
+  }
+}

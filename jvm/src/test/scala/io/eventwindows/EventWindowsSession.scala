@@ -1,0 +1,40 @@
+package io.eventwindows
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.scalatest.funsuite.AnyFunSuite
+
+/** One local Spark session with the extension, shared by every suite of the test run. */
+object EventWindowsSession {
+  lazy val spark: SparkSession = {
+    val session = SparkSession.builder()
+      .master("local[2]")
+      .appName("eventwindows-scalatest")
+      .config("spark.sql.extensions", classOf[EventWindowsExtensions].getName)
+      .config("spark.sql.session.timeZone", "UTC")
+      .config("spark.sql.shuffle.partitions", "4")
+      .config("spark.ui.enabled", "false")
+      .getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    session
+  }
+}
+
+/** A suite running queries on the shared session. */
+trait EventWindowsSuite extends AnyFunSuite {
+  protected def spark: SparkSession = EventWindowsSession.spark
+
+  protected def sql(text: String): DataFrame = spark.sql(text)
+
+  /** The rows of `df`, in order, as sequences of values. */
+  protected def rows(df: DataFrame): Seq[Seq[Any]] = df.collect().toSeq.map(_.toSeq)
+
+  /** Runs `body` and returns the message of the exception it must throw. */
+  protected def errorOf(body: => Any): String = {
+    val e = intercept[Exception](body)
+    Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
+  }
+
+  protected def ts(text: String): java.sql.Timestamp = java.sql.Timestamp.valueOf(text)
+
+  protected def row(values: Any*): Row = Row(values: _*)
+}

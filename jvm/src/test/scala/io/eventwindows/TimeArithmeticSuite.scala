@@ -1,0 +1,64 @@
+package io.eventwindows
+
+import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.expressions.TimeArithmetic._
+import org.scalatest.funsuite.AnyFunSuite
+
+class TimeArithmeticSuite extends AnyFunSuite {
+  private val Min = Long.MinValue
+  private val Max = Long.MaxValue
+
+  /** The obvious definition, by search, for small values. */
+  private def snapBySearch(t: Long, a: Long, p: Long): Long =
+    (-1000L to 1000L).map(n => a + n * p).filter(_ <= t).max
+
+  test("snap_to_boundary rounds down, also before the alignment and on boundaries") {
+    for (t <- -60L to 60L; a <- Seq(-7L, 0L, 3L, 10L); p <- Seq(1L, 2L, 5L, 7L)) {
+      assert(snapToBoundary(t, a, p, Min, Max) === snapBySearch(t, a, p), s"t=$t a=$a p=$p")
+    }
+  }
+
+  test("the seed's SnapToBoundary is one period off exactly on a boundary at or before a") {
+    def seed(t: Long, a: Long, p: Long) = t - ((t - a) % p) - (if (t > a) 0L else p)
+    assert(seed(10L, 10L, 5L) === 5L) // the seed says 5 for t == a
+    assert(snapToBoundary(10L, 10L, 5L, Min, Max) === 10L)
+    assert(seed(-5L, 0L, 5L) === -10L)
+    assert(snapToBoundary(-5L, 0L, 5L, Min, Max) === -5L)
+    assert(seed(12L, 10L, 5L) === snapToBoundary(12L, 10L, 5L, Min, Max)) // right for t > a
+  }
+
+  test("arithmetic saturates instead of wrapping") {
+    assert(add(Max, 1L) === Max)
+    assert(add(Min, -1L) === Min)
+    assert(subtract(Min, 1L) === Min)
+    assert(subtract(Max, -1L) === Max)
+    assert(multiply(Max / 2, 3L) === Max)
+    assert(multiply(Max / 2, -3L) === Min)
+    assert(multiply(-4L, 5L) === -20L)
+    assert(snapToBoundary(Min, 0L, 7L, Min, Max) === Min)
+    assert(snapToBoundary(Max, 3L, 7L, Min, Max) <= Max)
+    assert(boundaryIndex(Max, Min, 1L) === Max)
+    assert(boundaryIndex(Min, Max, 1L) === Min)
+  }
+
+  test("boundaryIndex is floor((t - a) / p) without overflow") {
+    for (t <- -30L to 30L; a <- Seq(-9L, 0L, 4L); p <- Seq(1L, 3L, 4L)) {
+      assert(boundaryIndex(t, a, p) === Math.floorDiv(t - a, p))
+    }
+    assert(boundaryIndex(Max, -1L, Max) === 1L)
+  }
+
+  test("adjusted lifetimes of seed 000 (ticks of seconds, alignment 0, size 5, hop 2)") {
+    // Windows [2n, 2n + 5). Start 3 lies in [0,5) and [2,7): the earliest ends at 5.
+    assert(adjustStartTime(3L, 5L, 2L, 0L, Min, Max) === 5L)
+    assert(adjustStartTime(4L, 5L, 2L, 0L, Min, Max) === 5L)
+    assert(adjustStartTime(5L, 5L, 2L, 0L, Min, Max) === 7L) // [0,5) no longer holds 5
+    // End 10 (exclusive): the last window starting before 10 is [8,13); + hop = 15.
+    assert(adjustEndTime(10L, 5L, 2L, 0L, Min, Max) === 15L)
+    assert(adjustEndTime(11L, 5L, 2L, 0L, Min, Max) === 17L)
+    assert(adjustEndTime(Max, 5L, 2L, 0L, Min, Max) === Max) // the end of time stays
+    val line = (EventTime.TimestampMin, EventTime.TimestampMax)
+    assert(TimeArithmetic.adjustEndTime(line._2 - 3, 5L, 2L, 0L, line._1, line._2) === line._2)
+    assert(TimeArithmetic.adjustStartTime(line._1, 5L, 2L, 0L, line._1, line._2) >= line._1)
+  }
+}
