@@ -1,0 +1,512 @@
+"""Randomized comparison of the window operator with the brute-force reference (tests/reference.py).
+
+Many random cases run in one Spark query: every case has its own case id `c`, grouped by next to
+the case's key `k` (which may be NULL), so the cases do not mix. Window parameters are constants of
+a query, so each query covers one parameter set. The default horizon of per-window output over
+open-ended events is the latest finite time of the *whole* input of a query, so the reference is
+always given a query's whole input, never one case.
+
+Random inputs have BIGINT time with negative times, ties of starts, point-like, short, long and
+open-ended lifetimes, NULL values, NULL keys and rows with a NULL start.
+"""
+import calendar
+import datetime
+import itertools
+import random
+
+import pytest
+
+import reference as ref
+
+SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
+_views = itertools.count()
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+
+
+def random_rows(rng, n_cases, t_lo=-40, t_hi=40, open_ended=True, max_events=40, scale=1,
+                jitter=()):
+    """Rows (c, k, s, e, v) of n_cases random cases.
+
+    Times are integers in [t_lo, t_hi] multiplied by `scale`, plus one of `jitter` (ticks) now and
+    then. Rows with a NULL start get a NULL end or an end below every start of the input: whether a
+    skipped row may move the default horizon is a question of its own
+    (test_null_start_row_does_not_move_the_horizon), kept out of the random tests.
+    """
+    rows = []
+    for c in range(n_cases):
+        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
+        starts = []
+        for _ in range(rng.randint(0, max_events)):
+            k = rng.choice(keys)
+            v = None if rng.random() < 0.1 else rng.randint(-50, 50)
+            if rng.random() < 0.06:
+                end = None if rng.random() < 0.5 else (t_lo - rng.randint(5, 15)) * scale
+                rows.append((c, k, None, end, v))
+                continue
+            if starts and rng.random() < 0.3:
+                s = rng.choice(starts)  # a tie
+            else:
+                s = rng.randint(t_lo, t_hi) * scale
+                if jitter and rng.random() < 0.3:
+                    s += rng.choice(jitter)
+                starts.append(s)
+            r = rng.random()
+            if r < 0.25:
+                e = s + 1
+            elif r < 0.6:
+                e = s + rng.randint(1, 8) * scale
+            elif r < 0.8:
+                e = s + rng.randint(8, 40) * scale
+            elif open_ended:
+                e = None
+            else:
+                e = s + rng.randint(1, 3) * scale
+            if jitter and rng.random() < 0.3 and e is not None and e - 1 > s:
+                e += rng.choice([j for j in jitter if e + j > s] or [0])
+            rows.append((c, k, s, e, v))
+    rng.shuffle(rows)
+    return rows
+
+
+def ref_rows(rows):
+    """The rows as the reference takes them: key = (case, key)."""
+    return [((c, k), s, e, v) for c, k, s, e, v in rows]
+
+
+def run(spark, rows, call, time="bigint"):
+    """Runs `GROUP BY c, k, <call>` over the rows; returns reference-shaped sorted rows.
+
+    `call` uses the columns s and e. With time="timestamp" they are TIMESTAMPs made from the
+    BIGINT microseconds by timestamp_micros, and the window bounds come back as microseconds.
+    """
+    view = f"ev_ref_{next(_views)}"
+    spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView(view)
+    if time == "timestamp":
+        source = (f"(SELECT c, k, timestamp_micros(s) AS s, timestamp_micros(e) AS e, v "
+                  f"FROM {view})")
+        bounds = "unix_micros(window.start), unix_micros(window.end)"
+    else:
+        source, bounds = view, "window.start, window.end"
+    query = (f"SELECT c, k, {bounds}, count(*), sum(v), min(v), max(v) FROM {source} "
+             f"GROUP BY c, k, {call}")
+    try:
+        result = spark.sql(query).collect()
+    finally:
+        spark.catalog.dropTempView(view)
+    return ref.sort_rows(((r[0], r[1]),) + tuple(r[2:]) for r in result), query
+
+
+def assert_same(actual, expected, rows, query, horizon=None):
+    """Compares whole results; on a difference, shows the smallest differing case in full."""
+    if actual == expected:
+        return
+    def case(result, c):
+        return [r for r in result if r[0][0] == c]
+    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
+    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
+    c = min(bad, key=lambda x: (sizes[x], x))
+    case_rows = sorted((r for r in rows if r[0] == c), key=ref.sort_key)
+    lines = [
+        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
+        f"query: {query}",
+        f"default horizon of the whole input: {horizon}",
+        f"input rows (c, k, s, e, v) of case {c}:",
+        *(f"  {r}" for r in case_rows),
+        "expected (reference):",
+        *(f"  {r}" for r in case(expected, c)),
+        "actual (operator):",
+        *(f"  {r}" for r in case(actual, c)),
+    ]
+    pytest.fail("\n".join(lines))
+
+
+def sql_ticks(n):
+    return f"{n}L" if n >= 0 else f"({n}L)"
+
+
+# ----------------------------------------------------------------------------------------------
+# Hopping windows over interval events (BIGINT)
+
+# (size, hop, alignment): overlapping, tumbling-like, gaps, extreme alignments.
+HOPPING = [
+    (7, 3, 2),
+    (5, 2, -3),
+    (4, 6, 1),            # gaps
+    (1, 1, 0),
+    (10, 1, -17),
+    (6, 4, 1000),
+    (3, 8, -5),           # wide gaps
+    (9, 2, -(2**62) + 3),  # an alignment far before the data
+    (5, 5, 7),            # hop == size
+]
+
+
+def _hopping_param_id(p):
+    return "size{}-hop{}-align{}".format(*p)
+
+
+@pytest.mark.parametrize("output", ["window", "point", "changes"])
+@pytest.mark.parametrize("params", HOPPING, ids=_hopping_param_id)
+def test_hopping_random(spark, params, output):
+    size, hop, alignment = params
+    if output == "changes" and hop > size:
+        pytest.skip("'changes' needs hop <= size")
+    rng = random.Random(f"hopping-{size}-{hop}-{alignment}-{output}")
+    rows = random_rows(rng, 7)
+    call = (f"hopping_window(s, e, {sql_ticks(size)}, {sql_ticks(hop)}, {sql_ticks(alignment)}, "
+            f"'{output}')")
+    actual, query = run(spark, rows, call)
+    expected = ref.hopping_window(ref_rows(rows), size, hop, alignment, output)
+    assert_same(actual, expected, rows, query, ref.default_horizon(ref_rows(rows)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Tumbling windows (BIGINT)
+
+TUMBLING = [(1, 0), (5, -3), (8, 13), (3, -(2**61)), (4, 2**40 + 1)]
+
+
+@pytest.mark.parametrize("output", ["window", "point", "changes"])
+@pytest.mark.parametrize("params", TUMBLING, ids=lambda p: "size{}-align{}".format(*p))
+def test_tumbling_random(spark, params, output):
+    size, alignment = params
+    rng = random.Random(f"tumbling-{size}-{alignment}-{output}")
+    rows = random_rows(rng, 8)
+    call = f"tumbling_window(s, e, {sql_ticks(size)}, {sql_ticks(alignment)}, '{output}')"
+    actual, query = run(spark, rows, call)
+    expected = ref.tumbling_window(ref_rows(rows), size, alignment, output)
+    assert_same(actual, expected, rows, query, ref.default_horizon(ref_rows(rows)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Point events: the window functions called without an end column
+
+
+@pytest.mark.parametrize("output", ["window", "point", "changes"])
+@pytest.mark.parametrize("params", [(7, 3, 2), (4, 6, -1), (5, 5, -2)], ids=_hopping_param_id)
+def test_hopping_point_events_random(spark, params, output):
+    size, hop, alignment = params
+    if output == "changes" and hop > size:
+        pytest.skip("'changes' needs hop <= size")
+    rng = random.Random(f"hopping-points-{size}-{hop}-{alignment}-{output}")
+    rows = random_rows(rng, 10)
+    call = f"hopping_window(s, {size}L, {hop}L, {sql_ticks(alignment)}, '{output}')"
+    actual, query = run(spark, rows, call)
+    expected = ref.hopping_window(ref_rows(rows), size, hop, alignment, output, point=True)
+    assert_same(actual, expected, rows, query)
+
+
+@pytest.mark.parametrize("output", ["window", "point", "changes"])
+def test_tumbling_point_events_random(spark, output):
+    rng = random.Random(f"tumbling-points-{output}")
+    rows = random_rows(rng, 10)
+    actual, query = run(spark, rows, f"tumbling_window(s, 6L, (-4L), '{output}')")
+    expected = ref.tumbling_window(ref_rows(rows), 6, -4, output, point=True)
+    assert_same(actual, expected, rows, query)
+
+
+# ----------------------------------------------------------------------------------------------
+# Snapshot windows
+
+
+def test_snapshot_random(spark):
+    rng = random.Random("snapshot")
+    rows = random_rows(rng, 40)
+    actual, query = run(spark, rows, "snapshot_window(s, e)")
+    assert_same(actual, ref.snapshot_window(ref_rows(rows)), rows, query)
+
+
+def test_snapshot_point_events_random(spark):
+    rng = random.Random("snapshot-points")
+    rows = random_rows(rng, 30)
+    actual, query = run(spark, rows, "snapshot_window(s)")
+    assert_same(actual, ref.snapshot_window(ref_rows(rows), point=True), rows, query)
+
+
+# ----------------------------------------------------------------------------------------------
+# An explicit horizon for open-ended events under per-window output
+
+
+@pytest.mark.parametrize("horizon", [25, 0, -60, 200])
+@pytest.mark.parametrize("output", ["window", "point"])
+def test_hopping_explicit_horizon_random(spark, horizon, output):
+    rng = random.Random(f"horizon-{horizon}-{output}")
+    rows = random_rows(rng, 6)
+    call = f"hopping_window(s, e, 6L, 4L, 1L, '{output}', {sql_ticks(horizon)})"
+    actual, query = run(spark, rows, call)
+    expected = ref.hopping_window(ref_rows(rows), 6, 4, 1, output, horizon=horizon)
+    assert_same(actual, expected, rows, query, horizon)
+
+
+# ----------------------------------------------------------------------------------------------
+# Many events in one key: the sliding aggregate grows and packs
+
+
+@pytest.mark.parametrize("call,expected", [
+    ("hopping_window(s, e, 9L, 2L, 1L, 'window')",
+     lambda rows: ref.hopping_window(rows, 9, 2, 1, "window")),
+    ("hopping_window(s, e, 9L, 2L, 1L, 'changes')",
+     lambda rows: ref.hopping_window(rows, 9, 2, 1, "changes")),
+    ("snapshot_window(s, e)", lambda rows: ref.snapshot_window(rows)),
+], ids=["window", "changes", "snapshot"])
+def test_one_big_key(spark, call, expected):
+    rng = random.Random("big-" + call)
+    rows = []
+    for _ in range(400):
+        s = rng.randint(-300, 300)
+        r = rng.random()
+        e = None if r < 0.03 else s + (1 if r < 0.3 else rng.randint(1, 60))
+        rows.append((0, 1, s, e, rng.randint(-1000, 1000)))
+    actual, query = run(spark, rows, call)
+    assert_same(actual, expected(ref_rows(rows)), rows, query)
+
+
+# ----------------------------------------------------------------------------------------------
+# TIMESTAMP time (microseconds; the end of time is 9999-12-31 23:59:59.999999)
+
+
+def micros(text):
+    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
+    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
+    d = datetime.datetime.strptime(text, fmt)
+    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond
+
+
+TIMESTAMP_CASES = [
+    # (base, size, hop, alignment): times are base + whole seconds in [-40, 40], +- a microsecond.
+    ("2012-06-28 00:00:00", "5 seconds", 5_000_000, "2 seconds", 2_000_000,
+     "2012-03-15 12:00:00"),
+    ("1970-01-01 00:00:10", "7 seconds", 7_000_000, "3 seconds", 3_000_000,
+     "1969-12-31 23:59:58.5"),
+    ("1969-07-20 20:17:40", "4 seconds", 4_000_000, "4 seconds", 4_000_000,
+     "1900-01-01 00:00:01"),
+]
+
+
+@pytest.mark.parametrize("output", ["window", "point", "changes"])
+@pytest.mark.parametrize("case", TIMESTAMP_CASES, ids=lambda c: c[0][:4] + "-" + c[1][0])
+def test_hopping_timestamp_random(spark, case, output):
+    base_text, size_text, size, hop_text, hop, align_text = case
+    rng = random.Random(f"timestamp-{base_text}-{output}")
+    base = micros(base_text)
+    rows = [(c, k, None if s is None else s + base, None if e is None else e + base, v)
+            for c, k, s, e, v in random_rows(rng, 8, scale=1_000_000, jitter=(-1, 1, 500_000))]
+    call = f"hopping_window(s, e, '{size_text}', '{hop_text}', '{align_text}', '{output}')"
+    actual, query = run(spark, rows, call, time="timestamp")
+    expected = ref.hopping_window(ref_rows(rows), size, hop, micros(align_text), output,
+                                  line_max=ref.TIMESTAMP_MAX)
+    assert_same(actual, expected, rows, query, ref.default_horizon(ref_rows(rows)))
+
+
+@pytest.mark.parametrize("output", ["window", "changes"])
+def test_hopping_timestamp_point_events_random(spark, output):
+    rng = random.Random(f"timestamp-points-{output}")
+    base = micros("2012-06-28 00:00:00")
+    rows = [(c, k, None if s is None else s + base, None, v)
+            for c, k, s, e, v in random_rows(rng, 8, scale=1_000_000, jitter=(-1, 1))]
+    call = (f"hopping_window(s, INTERVAL 5 SECONDS, INTERVAL 2 SECONDS, "
+            f"TIMESTAMP '2012-03-15 12:00:00', '{output}')")
+    actual, query = run(spark, rows, call, time="timestamp")
+    expected = ref.hopping_window(ref_rows(rows), 5_000_000, 2_000_000,
+                                  micros("2012-03-15 12:00:00"), output, point=True,
+                                  line_max=ref.TIMESTAMP_MAX)
+    assert_same(actual, expected, rows, query)
+
+
+def test_snapshot_timestamp_random(spark):
+    rng = random.Random("timestamp-snapshot")
+    base = micros("1969-12-31 23:59:50")
+    rows = [(c, k, None if s is None else s + base, None if e is None else e + base, v)
+            for c, k, s, e, v in random_rows(rng, 12, scale=1_000_000, jitter=(-1, 1))]
+    actual, query = run(spark, rows, "snapshot_window(s, e)", time="timestamp")
+    expected = ref.snapshot_window(ref_rows(rows), line_max=ref.TIMESTAMP_MAX)
+    assert_same(actual, expected, rows, query)
+
+
+# ----------------------------------------------------------------------------------------------
+# The operator agrees with itself: 'changes' expanded into window ends gives the 'point' rows
+
+
+@pytest.mark.parametrize("params", [(7, 3, 2), (5, 5, -3), (10, 1, 4), (6, 4, -11)],
+                         ids=_hopping_param_id)
+def test_changes_expand_to_point_rows(spark, params):
+    size, hop, alignment = params
+    rng = random.Random(f"expansion-{size}-{hop}-{alignment}")
+    rows = random_rows(rng, 8)
+    common = f"{size}L, {hop}L, {sql_ticks(alignment)}"
+    changes, _ = run(spark, rows, f"hopping_window(s, e, {common}, 'changes')")
+    point, query = run(spark, rows, f"hopping_window(s, e, {common}, 'point')")
+    horizon = ref.default_horizon(ref_rows(rows))
+    # Every 'point' row is a window starting at or before the horizon; beyond it, 'changes' goes
+    # on with the open-ended events only.
+    expanded = ref.expand_changes(changes, hop, size, horizon)
+    assert_same(point, expanded, rows, query + "  (expected: expanded 'changes' rows)", horizon)
+    # The rows of one key are disjoint intervals.
+    for key, group in itertools.groupby(changes, key=lambda r: r[0]):
+        group = list(group)
+        for a, b in zip(group, group[1:]):
+            assert a[2] <= b[1], (key, a, b)
+
+
+def test_reference_changes_agree_with_window_sets():
+    """The reference checks itself: 'changes' as a snapshot of snapped lifetimes equals runs of
+    hopping windows with the same set of events, and expands into the reference's 'point' rows."""
+    rng = random.Random("self-check")
+    for _ in range(300):
+        size = rng.randint(1, 9)
+        hop = rng.randint(1, size)
+        alignment = rng.randint(-20, 20)
+        point = rng.random() < 0.2
+        rows = ref_rows(random_rows(rng, 1, t_lo=-15, t_hi=15, max_events=8))
+        changes = ref.hopping_changes(rows, size, hop, alignment, point=point)
+        assert changes == ref.changes_from_window_sets(rows, size, hop, alignment, point=point)
+        horizon = ref.default_horizon(rows, point)
+        if horizon is not None:
+            assert ref.expand_changes(changes, hop, size, horizon) == ref.hopping_window(
+                rows, size, hop, alignment, "point", point=point)
+
+
+# ----------------------------------------------------------------------------------------------
+# Hand-worked cases with exact rows
+
+END = ref.BIGINT_MAX
+
+
+def rows_of(spark, sql):
+    return [tuple(r) for r in spark.sql(sql).collect()]
+
+
+def test_seed_000_bigint(spark):
+    """Seed 000 in ticks of a second since 2012-06-28 00:00:00 (the alignment 2012-03-15 12:00:00
+    is an even number of seconds before): e0 [0, open), e1 [1, 2), e2 [3, 10), e3 [9, 10)."""
+    events = "VALUES (0L, CAST(NULL AS BIGINT)), (1L, 2L), (3L, 10L), (9L, 10L) AS t(s, e)"
+    adjusted = rows_of(spark, f"SELECT adjust_start_time(s, 5L, 2L, 0L), "
+                              f"adjust_end_time(e, 5L, 2L, 0L) FROM {events} ORDER BY s")
+    assert adjusted == [(1, END), (3, 7), (5, 15), (11, 15)]
+    query = rows_of(spark, f"SELECT window.start, window.end, count(*) FROM {events} "
+                           f"GROUP BY hopping_window(s, e, 5L, 2L, 0L, 'changes') ORDER BY 1")
+    assert query == [(1, 3, 1), (3, 5, 2), (5, 7, 3), (7, 11, 2), (11, 15, 3), (15, END, 1)]
+    rows = [(None, 0, None, 1), (None, 1, 2, 1), (None, 3, 10, 1), (None, 9, 10, 1)]
+    assert [r[1:4] for r in ref.hopping_changes(rows, 5, 2, 0)] == query
+
+
+def test_seed_000_timestamp(spark):
+    events = ("VALUES (TIMESTAMP '2012-06-28 00:00:00', CAST(NULL AS TIMESTAMP)), "
+              "(TIMESTAMP '2012-06-28 00:00:01', TIMESTAMP '2012-06-28 00:00:02'), "
+              "(TIMESTAMP '2012-06-28 00:00:03', TIMESTAMP '2012-06-28 00:00:10'), "
+              "(TIMESTAMP '2012-06-28 00:00:09', TIMESTAMP '2012-06-28 00:00:10') AS t(s, e)")
+    got = rows_of(spark, f"SELECT date_format(window.start, 'yyyy-MM-dd HH:mm:ss.SSSSSS'), "
+                         f"date_format(window.end, 'yyyy-MM-dd HH:mm:ss.SSSSSS'), count(*) "
+                         f"FROM {events} GROUP BY hopping_window(s, e, INTERVAL 5 SECONDS, "
+                         f"INTERVAL 2 SECONDS, TIMESTAMP '2012-03-15 12:00:00', 'changes') "
+                         f"ORDER BY 1")
+    d = "2012-06-28 00:00:"
+    assert got == [
+        (d + "01.000000", d + "03.000000", 1),
+        (d + "03.000000", d + "05.000000", 2),
+        (d + "05.000000", d + "07.000000", 3),
+        (d + "07.000000", d + "11.000000", 2),
+        (d + "11.000000", d + "15.000000", 3),
+        (d + "15.000000", "9999-12-31 23:59:59.999999", 1),
+    ]
+
+
+def test_documented_examples(spark):
+    assert rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES (1L), (3L) "
+                          "AS t(ts) GROUP BY hopping_window(ts, 4L, 2L) ORDER BY 1") == \
+        [(-2, 2, 1), (0, 4, 2), (2, 6, 1)]
+    # The tumbling_window docs show "0 1 / 2 2" here, but 4 lies in [4, 6), not in [2, 4): the
+    # documented output is wrong, the operator right.
+    assert rows_of(spark, "SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L) AS t(ts) "
+                          "GROUP BY tumbling_window(ts, 2L) ORDER BY 1") == [(0, 1), (2, 1), (4, 1)]
+    assert rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES (0L, 4L), "
+                          "(2L, 6L) AS t(s, e) GROUP BY snapshot_window(s, e) ORDER BY 1") == \
+        [(0, 2, 1), (2, 4, 2), (4, 6, 1)]
+
+
+def test_floor_rounding_before_the_alignment(spark):
+    """Tumbling windows of 5 from 0: -1 and -5 are in [-5, 0), 0 in [0, 5), -6 in [-10, -5)."""
+    got = rows_of(spark, "SELECT window.start, window.end, collect_list(ts) FROM VALUES (-1L), "
+                         "(-5L), (0L), (-6L) AS t(ts) GROUP BY tumbling_window(ts, 5L) "
+                         "ORDER BY 1")
+    assert [(s, e, sorted(l)) for s, e, l in got] == \
+        [(-10, -5, [-6]), (-5, 0, [-5, -1]), (0, 5, [0])]
+
+
+def test_gaps(spark):
+    """size 2, hop 5, alignment 0: windows [5n, 5n + 2); a point at 3 is in none."""
+    got = rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES (3L), (5L), "
+                         "(6L), (-4L) AS t(ts) GROUP BY hopping_window(ts, 2L, 5L) ORDER BY 1")
+    assert got == [(-5, -3, 1), (5, 7, 2)]
+    # An interval [3, 11) spans the gap: windows [5, 7) and [10, 12).
+    got = rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES (3L, 11L) "
+                         "AS t(s, e) GROUP BY hopping_window(s, e, 2L, 5L) ORDER BY 1")
+    assert got == [(5, 7, 1), (10, 12, 1)]
+
+
+def test_open_ended_default_horizon(spark):
+    """Events [0, open) and [2, 5): the horizon is 4, so the open event covers [0, 5)."""
+    events = "VALUES (0L, CAST(NULL AS BIGINT)), (2L, 5L) AS t(s, e)"
+    got = rows_of(spark, f"SELECT window.start, window.end, count(*) FROM {events} "
+                         f"GROUP BY tumbling_window(s, e, 2L) ORDER BY 1")
+    assert got == [(0, 2, 1), (2, 4, 2), (4, 6, 2)]
+    got = rows_of(spark, f"SELECT window.start, window.end, count(*) FROM {events} "
+                         f"GROUP BY tumbling_window(s, e, 2L, 0L, 'point') ORDER BY 1")
+    assert got == [(2, 3, 1), (4, 5, 2), (6, 7, 2)]
+    got = rows_of(spark, f"SELECT window.start, window.end, count(*) FROM {events} "
+                         f"GROUP BY tumbling_window(s, e, 2L, 0L, 'changes') ORDER BY 1")
+    # [2, 5) is in the windows ending at 4 and 6: snapped to [4, 8), i.e. the 'point' rows at 4, 6.
+    assert got == [(2, 4, 1), (4, 8, 2), (8, END, 1)]
+    got = rows_of(spark, f"SELECT window.start, window.end, count(*) FROM {events} "
+                         f"GROUP BY snapshot_window(s, e) ORDER BY 1")
+    assert got == [(0, 2, 1), (2, 5, 2), (5, END, 1)]
+
+
+def test_explicit_horizon_before_the_start(spark):
+    """An open event starting after the horizon still covers its own start tick."""
+    got = rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES "
+                         "(10L, CAST(NULL AS BIGINT)) AS t(s, e) "
+                         "GROUP BY tumbling_window(s, e, 5L, 0L, 'window', 3L) ORDER BY 1")
+    assert got == [(10, 15, 1)]
+    got = rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES "
+                         "(10L, CAST(NULL AS BIGINT)), (1L, 2L) AS t(s, e) "
+                         "GROUP BY tumbling_window(s, e, 5L, 0L, 'window', 7L) ORDER BY 1")
+    assert got == [(0, 5, 1), (10, 15, 1)]
+
+
+def test_null_start_row_does_not_move_the_horizon(spark):
+    """A row with a NULL start is skipped: it is no event, so its end is no "finite time in the
+    input" and must not stretch open-ended events (SPEC 1 and 3.1; the function docs say rows
+    with a NULL start are skipped). Here the only event is [0, open): horizon 0, one window."""
+    rows = [(0, 1, 0, None, 1), (0, 1, None, 100, 2)]
+    actual, query = run(spark, rows, "tumbling_window(s, e, 10L, 0L, 'window')")
+    expected = ref.tumbling_window(ref_rows(rows), 10, 0, "window")
+    assert expected == [((0, 1), 0, 10, 1, 1, 1, 1)]
+    assert_same(actual, expected, rows, query, ref.default_horizon(ref_rows(rows)))
+
+
+def test_null_start_rows_are_skipped(spark):
+    got = rows_of(spark, "SELECT window.start, window.end, count(*), sum(v) FROM VALUES "
+                         "(CAST(NULL AS BIGINT), 3L, 5L), (1L, 2L, 7L), "
+                         "(CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), 11L) AS t(s, e, v) "
+                         "GROUP BY snapshot_window(s, e) ORDER BY 1")
+    assert got == [(1, 2, 1, 7)]
+
+
+def test_changes_near_the_end_of_time_does_not_fail(spark):
+    """A valid event two seconds before the end of time: its window [23:59:55, 00:00:00 of year
+    10000) saturates to end at the end of time ('window' output gives [23:59:55, end of time)).
+    SPEC 1: time arithmetic saturates, it never fails; the input row is valid, so 'changes' must
+    give a result rather than reject a snapped lifetime [end of time, end of time) that the user
+    never wrote."""
+    events = "VALUES (TIMESTAMP '9999-12-31 23:59:58') AS t(ts)"
+    window = rows_of(spark, f"SELECT unix_micros(window.start), unix_micros(window.end), count(*) "
+                            f"FROM {events} GROUP BY tumbling_window(ts, '5 seconds', "
+                            f"'2012-01-01 00:00:00', 'window')")
+    assert window == [(ref.TIMESTAMP_MAX - 4_999_999, ref.TIMESTAMP_MAX, 1)]
+    rows_of(spark, f"SELECT unix_micros(window.start), unix_micros(window.end), count(*) "
+                   f"FROM {events} GROUP BY tumbling_window(ts, '5 seconds', "
+                   f"'2012-01-01 00:00:00', 'changes')")
