@@ -72,13 +72,28 @@ class BadInputSuite extends EventWindowsSuite {
     assert(e.getMessage.contains("DISTINCT aggregates are not supported"))
   }
 
-  test("an event that ends before or when it starts fails the query, naming the row") {
+  test("an event that ends before it starts fails the query, naming the row") {
     val message = errorOf(sql(
       """SELECT id, count(*) FROM VALUES ('ok', 1L, 3L), ('bad', 7L, 4L) AS t(id, s, e)
         |GROUP BY id, snapshot_window(s, e)""".stripMargin).collect())
-    assert(message.contains("an event must end after it starts"))
+    assert(message.contains("an event must not end before it starts"))
     assert(message.contains("id=bad") && message.contains("s=7") && message.contains("e=4"),
       message)
+  }
+
+  test("under 'changes' the user's lifetime is checked, not the snapped one") {
+    // Snapped, [3, 2) would become [5, 7): a valid-looking lifetime.
+    val message = errorOf(sql(
+      """SELECT count(*) FROM VALUES (3L, 2L) AS t(s, e)
+        |GROUP BY hopping_window(s, e, 5L, 2L, 0L, 'changes')""".stripMargin).collect())
+    assert(message.contains("an event must not end before it starts") &&
+      message.contains("start 3") && message.contains("end 2"), message)
+  }
+
+  test("an empty lifetime is in no window") {
+    assert(rows(sql(
+      """SELECT window.start, count(*) FROM VALUES (2L, 2L), (3L, 4L) AS t(s, e)
+        |GROUP BY tumbling_window(s, e, 5L)""".stripMargin)) === Seq(Seq(0L, 1L)))
   }
 
   test("rows with a NULL start are skipped, as by Spark's window()") {

@@ -1,6 +1,6 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, EventWindow, WindowParameters}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, Snapshot}
 
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, Literal, NamedExpression, TimestampAddInterval}
@@ -95,7 +95,8 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       val filters = filterAliases.map(_.map(_.toAttribute).getOrElse(Literal.TrueLiteral))
       val (family, start, end, lifetimeAliases) = window.family match {
         case h: Hopping if h.output == OutputPolicy.Changes =>
-          val end = window.end.getOrElse(pointEnd(window.start))
+          // The operator sees only the snapped lifetimes: the user's are checked here.
+          val end = window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
           val snappedStart = Alias(
             AdjustStartTime(window.start, h.size, h.hop, h.alignment), "snapped_start")()
           val snappedEnd = Alias(AdjustEndTime(end, h.size, h.hop, h.alignment), "snapped_end")()

@@ -77,8 +77,11 @@ case class EventWindowAggregateExec(
       var latest = Long.MinValue
       rows.foreach { row =>
         project(row)
-        if (!times.isNullAt(0)) latest = Math.max(latest, times.getLong(0))
-        if (lifetime.size > 1 && !times.isNullAt(1)) latest = Math.max(latest, times.getLong(1) - 1)
+        // Rows with a NULL start are skipped by the operator, so they do not count here either.
+        if (!times.isNullAt(0)) {
+          latest = Math.max(latest, times.getLong(0))
+          if (lifetime.size > 1 && !times.isNullAt(1)) latest = Math.max(latest, times.getLong(1) - 1)
+        }
       }
       Iterator.single(latest)
     }.fold(Long.MinValue)(Math.max(_, _))

@@ -3,7 +3,7 @@ package io.eventwindows.execution
 import java.util.{ArrayDeque, PriorityQueue}
 
 import io.eventwindows.EventWindowsInputException
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
@@ -34,6 +34,7 @@ final class WindowSweepIterator(
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
+  private val lineMax = EventTime.lineMax(timeType)
   private val lifetime = MutableProjection.create(
     start +: end.toSeq, inputAttributes)
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
@@ -113,17 +114,19 @@ final class WindowSweepIterator(
     if (times.isNullAt(0)) return // Rows with a NULL start are skipped, as by Spark's window().
     val s = times.getLong(0)
     val e = if (end.isEmpty) {
-      TimeArithmetic.add(s, 1L)
+      Math.min(TimeArithmetic.add(s, 1L), lineMax)
     } else if (times.isNullAt(1)) {
       axis.openEnd(s)
     } else {
       val e = times.getLong(1)
-      if (e <= s) rejectLifetime(row, s, e)
+      if (e < s) rejectLifetime(row, s, e)
       e
     }
+    // An empty lifetime intersects no window; nor does an event in a gap between windows.
+    if (e == s) return
     val enter = axis.enter(s, e)
     val leave = axis.leave(s, e)
-    if (leave <= enter) return // In no window: the event falls into a gap between windows.
+    if (leave <= enter) return
 
     val rowKey = keyProjection(row)
     if (started && rowKey != key) finishGroup()
@@ -171,7 +174,7 @@ final class WindowSweepIterator(
       s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType)}"
     }
     throw new EventWindowsInputException(
-      s"eventwindows: an event must end after it starts, but the row (${values.mkString(", ")}) " +
-        s"has end ${Literal(e, timeType)} <= start ${Literal(s, timeType)}")
+      s"eventwindows: an event must not end before it starts, but the row " +
+        s"(${values.mkString(", ")}) has end ${Literal(e, timeType)} < start ${Literal(s, timeType)}")
   }
 }

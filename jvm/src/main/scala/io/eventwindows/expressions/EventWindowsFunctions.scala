@@ -32,8 +32,9 @@ object EventWindowsFunctions {
       * start - the event's start time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks).
       * end - optional, the event's exclusive end time, of the type of `start`. Omit it for point
           events, which last one tick (1 microsecond, or 1 for BIGINT). A NULL end is an
-          open-ended event that lasts to the end of time. An end before or at the start is an
-          error naming the row; rows with a NULL start are skipped, as by Spark's window().
+          open-ended event that lasts to the end of time. An end before the start is an error
+          naming the row; an end equal to the start is an empty lifetime, in no window; rows with
+          a NULL start are skipped, as by Spark's window().
     """
 
   private val hoppingParameters =
