@@ -1,0 +1,163 @@
+"""The eventwindows Python functions under Spark Connect.
+
+A local Spark Connect server (``SparkSession.builder.remote("local[2]")``: PySpark starts a
+classic SparkContext with the Connect plugin in this process and talks to it over gRPC) cannot
+share a Python process with the classic session of the ``spark`` fixture, so the Connect half
+runs in a child process: this file run as a script. The child prints one ``RESULT <json>`` line;
+the test checks it against hand-worked answers.
+
+The child sets SPARK_TESTING=1, which makes PySpark bind the server to an ephemeral port and find
+that port through the local JVM (instead of the fixed 15002, which another run on this machine
+may hold).
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+CANNOT_START = 3  # the child's exit code when no Connect session can be started
+TIMEOUT_SECONDS = 300
+
+
+def _child():
+    import warnings
+
+    # The static configurations below are applied when the local server starts; the client then
+    # tries to set them again as session configurations and warns that it cannot.
+    warnings.filterwarnings("ignore", message="Failed to set spark")
+
+    from pyspark.sql import SparkSession
+
+    import eventwindows as ew
+
+    try:
+        spark = (
+            SparkSession.builder.remote("local[2]")
+            .config("spark.jars", ew.jar_path())
+            .config("spark.sql.extensions", ew.EXTENSION_CLASS)
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
+        spark.range(1).collect()
+    except Exception as e:  # noqa: BLE001  (any failure to start means: cannot test Connect here)
+        print(f"CANNOT_START {type(e).__name__}: {e}", flush=True)
+        sys.exit(CANNOT_START)
+
+    import datetime
+
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    result = {
+        "session": f"{type(spark).__module__}.{type(spark).__name__}",
+        "column": type(ew.hopping_window("s", "e", 4, 2)).__module__,
+    }
+
+    events = spark.createDataFrame(
+        [("a", 0, 4, 1), ("a", 2, 6, 10), ("b", 1, 2, 100)], "k string, s bigint, e bigint, v bigint")
+    hopping = events.groupBy("k", ew.hopping_window("s", "e", 4, 2)).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    result["hopping_columns"] = hopping.columns
+    result["hopping"] = sorted(
+        list(r) for r in hopping.select("k", "window.start", "window.end", "n", "total").collect())
+
+    snapshot = events.groupBy(ew.snapshot_window("s", "e")).count()
+    result["snapshot"] = sorted(
+        list(r) for r in snapshot.select("window.start", "window.end", "count").collect())
+
+    seed = spark.createDataFrame([
+        ("e0", "2012-06-28 00:00:00", None),
+        ("e1", "2012-06-28 00:00:01", "2012-06-28 00:00:02"),
+        ("e2", "2012-06-28 00:00:03", "2012-06-28 00:00:10"),
+        ("e3", "2012-06-28 00:00:09", "2012-06-28 00:00:10"),
+    ], "id string, s string, e string").select(
+        "id", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"))
+    changes = seed.groupBy(ew.hopping_window(
+        "s", "e", datetime.timedelta(seconds=5), "2 seconds",
+        alignment=datetime.datetime(2012, 3, 15, 12, 0, 0), output="changes")).count()
+    result["seed_changes"] = sorted(list(r) for r in changes.select(
+        F.col("window.start").cast("string"), F.col("window.end").cast("string"), "count"
+    ).collect())
+
+    scalars = spark.createDataFrame([(-3,), (7,)], "t bigint").select(
+        "t", ew.snap_to_boundary("t", 3, 5), ew.adjust_start_time("t", 10, 5),
+        ew.adjust_end_time("t", 10, 5, 3))
+    result["scalars"] = sorted(list(r) for r in scalars.collect())
+
+    try:
+        events.groupBy(ew.hopping_window("s", "e", 0, 2)).count().columns
+        result["bad_size"] = None
+    except AnalysisException as e:
+        result["bad_size"] = f"{type(e).__name__}: {e}"
+    except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
+        result["bad_size"] = f"UNEXPECTED {type(e).__module__}.{type(e).__name__}: {e}"
+
+    print("RESULT " + json.dumps(result), flush=True)
+    spark.stop()
+
+
+@pytest.fixture(scope="module")
+def connect_result():
+    env = dict(os.environ, SPARK_TESTING="1", PYTHONUNBUFFERED="1")
+    env.pop("SPARK_REMOTE", None)
+    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+    lines = proc.stdout.splitlines()
+    if proc.returncode == CANNOT_START:
+        reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
+        pytest.skip(f"cannot start a local Spark Connect session here: {reason}\n"
+                    f"{proc.stderr[-2000:]}")
+    results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and results, (
+        f"Connect child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
+        f"{proc.stderr[-6000:]}")
+    return json.loads(results[-1])
+
+
+def test_runs_under_spark_connect(connect_result):
+    assert connect_result["session"] == "pyspark.sql.connect.session.SparkSession"
+    assert connect_result["column"] == "pyspark.sql.connect.column"
+
+
+def test_hopping_window_aggregate(connect_result):
+    # size 4, hop 2: windows [2j, 2j + 4). a/[0,4) v=1 -> windows starting -2, 0, 2;
+    # a/[2,6) v=10 -> 0, 2, 4; b/[1,2) v=100 -> -2, 0.
+    assert connect_result["hopping_columns"] == ["k", "window", "n", "total"]
+    assert connect_result["hopping"] == [
+        ["a", -2, 2, 1, 1], ["a", 0, 4, 2, 11], ["a", 2, 6, 2, 11], ["a", 4, 8, 1, 10],
+        ["b", -2, 2, 1, 100], ["b", 0, 4, 1, 100]]
+
+
+def test_snapshot_window(connect_result):
+    # [0,4), [2,6), [1,2): endpoints 0 1 2 4 6 -> [0,1) 1; [1,2) 2; [2,4) 2; [4,6) 1.
+    assert connect_result["snapshot"] == [[0, 1, 1], [1, 2, 2], [2, 4, 2], [4, 6, 1]]
+
+
+def test_seed_000_changes(connect_result):
+    # timedelta size, string hop, naive datetime alignment; see test_python_api for the derivation.
+    day = "2012-06-28 00:00:"
+    assert connect_result["seed_changes"] == [
+        [day + "01", day + "03", 1], [day + "03", day + "05", 2], [day + "05", day + "07", 3],
+        [day + "07", day + "11", 2], [day + "11", day + "15", 3],
+        [day + "15", "9999-12-31 23:59:59.999999", 1]]
+
+
+def test_scalar_functions(connect_result):
+    # As in test_python_api.test_scalar_functions_bigint.
+    assert connect_result["scalars"] == [[-3, -7, 0, 8], [7, 3, 10, 18]]
+
+
+def test_bad_parameter_is_an_analysis_exception(connect_result):
+    assert connect_result["bad_size"] is not None
+    assert connect_result["bad_size"].startswith("AnalysisException: ")
+    assert "`size`" in connect_result["bad_size"]
+
+
+if __name__ == "__main__":
+    _child()

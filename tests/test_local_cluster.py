@@ -1,0 +1,150 @@
+"""Windowed queries on ``local-cluster[2,1,1024]`` (two executor JVMs) agree with local mode.
+
+A second SparkContext cannot live in the pytest process beside the ``spark`` fixture, so the
+cluster half runs in a child process (this file run as a script) that prints one
+``RESULT <json>`` line. The jar reaches the executors through ``spark.jars`` (set by
+``eventwindows.builder()``): the window operator runs there, so a missing jar fails the query.
+The same queries then run on the fixture's local[2] session and the answers must be equal.
+
+Local-cluster mode starts its executors from SPARK_HOME; pip-installed PySpark points it at the
+package directory, which holds the launch scripts and jars.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+MASTER = "local-cluster[2,1,1024]"
+CANNOT_START = 3  # the child's exit code when no local cluster can be started
+TIMEOUT_SECONDS = 300
+ROWS = 2000
+KEYS = 10
+
+
+def events(spark):
+    """2000 events over 10 keys, round-robin over 7 partitions so every key is in every partition.
+
+    s = (id * 7919) mod 5000 spreads the starts; e = s + 1 + id mod 97 gives lifetimes of 1 to 97.
+    """
+    from pyspark.sql import functions as F
+
+    return spark.range(ROWS).select(
+        (F.col("id") % KEYS).alias("k"),
+        (F.col("id") * 7919 % 5000).alias("s"),
+        (F.col("id") * 7919 % 5000 + 1 + F.col("id") % 97).alias("e"),
+        F.col("id").alias("v"),
+    ).repartition(7)
+
+
+def queries(spark):
+    """The windowed queries, each as rows of plain values (JSON-able, sorted)."""
+    import eventwindows as ew
+    from pyspark.sql import functions as F
+
+    df = events(spark)
+    aggs = [F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v")]
+
+    def rows(result, *columns):
+        return sorted(list(r) for r in result.select(
+            "k", F.col("window.start"), F.col("window.end"), *columns).collect())
+
+    return {
+        "hopping": rows(df.groupBy("k", ew.hopping_window("s", "e", 100, 40)).agg(*aggs),
+                        "n", "sum(v)", "min(v)", "max(v)"),
+        "points": rows(df.groupBy("k", ew.hopping_window("s", None, 100, 50)).agg(aggs[0]), "n"),
+        "changes": rows(df.groupBy("k", ew.hopping_window(
+            "s", "e", 100, 40, alignment=7, output="changes")).agg(*aggs[:2]), "n", "sum(v)"),
+        "snapshot": rows(df.groupBy("k", ew.snapshot_window("s", "e")).agg(*aggs[:2]),
+                         "n", "sum(v)"),
+        "tumbling_timestamps": rows(
+            df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
+                "k", ew.tumbling_window("t", None, "1 minute")).count()
+            .withColumn("window", F.struct(F.col("window.start").cast("string").alias("start"),
+                                           F.col("window.end").cast("string").alias("end"))),
+            "count"),
+    }
+
+
+def _child():
+    import eventwindows as ew
+
+    try:
+        spark = (
+            ew.builder()
+            .master(MASTER)
+            .appName("eventwindows-local-cluster")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.executor.memory", "512m")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
+        spark.range(4).repartition(4).collect()  # waits for executors
+    except Exception as e:  # noqa: BLE001  (any failure to start means: cannot test here)
+        print(f"CANNOT_START {type(e).__name__}: {e}", flush=True)
+        sys.exit(CANNOT_START)
+    spark.sparkContext.setLogLevel("ERROR")
+    # The ids of the executors (not the driver) registered with the driver.
+    executors = spark.sparkContext._jsc.sc().getExecutorIds().mkString(",").split(",")
+    result = {
+        "master": spark.sparkContext.master,
+        "executors": sorted(executors),
+        "queries": queries(spark),
+    }
+    print("RESULT " + json.dumps(result), flush=True)
+    spark.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster_result():
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+    lines = proc.stdout.splitlines()
+    if proc.returncode == CANNOT_START:
+        reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
+        pytest.skip(f"cannot start {MASTER} here: {reason}\n{proc.stderr[-2000:]}")
+    results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and results, (
+        f"local-cluster child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
+        f"{proc.stderr[-6000:]}")
+    return json.loads(results[-1])
+
+
+def test_ran_on_two_executor_jvms(cluster_result):
+    assert cluster_result["master"] == MASTER
+    assert cluster_result["executors"] == ["0", "1"]
+
+
+def test_cluster_agrees_with_local_mode(spark, cluster_result):
+    local = json.loads(json.dumps(queries(spark)))  # the same JSON shape as the child's answer
+    assert set(cluster_result["queries"]) == set(local)
+    for name, rows in local.items():
+        assert rows, name
+        assert cluster_result["queries"][name] == rows, name
+
+
+def test_answers_hold_hand_checkable_invariants(cluster_result):
+    answers = cluster_result["queries"]
+    # Every key has events: rows of all 10 keys in every query.
+    for name, rows in answers.items():
+        assert {r[0] for r in rows} == set(range(KEYS)), name
+    # size 100, hop 50: every point event lies in exactly 2 windows.
+    assert sum(r[3] for r in answers["points"]) == 2 * ROWS
+    # Tumbling windows hold every point event once; s < 5000 s covers 84 one-minute windows at
+    # most, and the 200 events of a key (s = 7919 id mod 5000, id = k mod 10) count 200 in total.
+    per_key = {}
+    for k, _, _, n in answers["tumbling_timestamps"]:
+        per_key[k] = per_key.get(k, 0) + n
+    assert per_key == {k: ROWS // KEYS for k in range(KEYS)}
+    # Hopping windows [40j, 40j + 100) each hold a key's events; the row's sum of v is the sum
+    # of distinct ids of that key, so it is congruent to n * k modulo 10.
+    for k, _, _, n, total, low, high in answers["hopping"]:
+        assert total % KEYS == (n * k) % KEYS and low % KEYS == k and high % KEYS == k
+
+
+if __name__ == "__main__":
+    _child()

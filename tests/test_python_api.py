@@ -1,0 +1,453 @@
+"""The Python API (eventwindows.functions) in classic PySpark, with hand-worked expected answers.
+
+Timestamps are built from strings and read back as strings (``CAST(... AS STRING)``), both in the
+session time zone (UTC, see conftest.py), so no answer depends on the machine's time zone.
+"""
+import datetime
+import doctest
+import re
+
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+import eventwindows as ew
+from eventwindows import functions as ewf
+
+FUNCTIONS = [
+    ew.hopping_window,
+    ew.tumbling_window,
+    ew.snapshot_window,
+    ew.snap_to_boundary,
+    ew.adjust_start_time,
+    ew.adjust_end_time,
+]
+
+END_OF_TIME = "9999-12-31 23:59:59.999999"
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+
+
+def timestamp_events(spark, rows, schema="k string, s string, e string, v bigint"):
+    """A DataFrame of `rows` whose `s` and `e` strings become TIMESTAMPs (session time zone)."""
+    df = spark.createDataFrame(rows, schema)
+    return df.select(*[F.col(c).cast("timestamp").alias(c) if c in ("s", "e") else c
+                       for c in df.columns])
+
+
+def windowed(df, *aggs, keys=()):
+    """The rows of an aggregated window query: (keys..., window.start, window.end, aggs...), sorted,
+    timestamps as strings."""
+    start = F.col("window.start")
+    end = F.col("window.end")
+    if df.schema["window"].dataType.simpleString().startswith("struct<start:timestamp"):
+        start, end = start.cast("string"), end.cast("string")
+    out = df.select(*keys, start.alias("ws"), end.alias("we"), *aggs)
+    return sorted(tuple(r) for r in out.collect())
+
+
+def normalized(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def analysis_error(build):
+    """The AnalysisException raised while analyzing the DataFrame `build()` returns."""
+    with pytest.raises(AnalysisException) as info:
+        build().schema  # noqa: B018  (analysis is enough: the builders check at analysis time)
+    return str(info.value)
+
+
+# ----------------------------------------------------------------------------------------------
+# Hopping, tumbling and snapshot windows
+
+
+def test_hopping_interval_events_overlapping_windows(spark):
+    # size 4 s, hop 2 s, epoch alignment: windows [2j, 2j + 4) seconds after midnight.
+    # a/A [00:00:00, 00:00:03) v=10 intersects the windows starting in (-4, 3): -2, 0, 2
+    # a/B [00:00:04, 00:00:05) v=1  intersects the windows starting in (0, 5):  2, 4
+    # b/C [00:00:01, 00:00:02) v=5  intersects the windows starting in (-3, 2): -2, 0
+    # Windows overlap, so A and C are each seen by two or three windows.
+    events = timestamp_events(spark, [
+        ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
+        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
+        ("b", "2024-01-01 00:00:01", "2024-01-01 00:00:02", 5),
+    ])
+    result = events.groupBy("k", ew.hopping_window("s", "e", "4 seconds", "2 seconds")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    assert result.columns == ["k", "window", "n", "total"]
+    assert windowed(result, "n", "total", keys=["k"]) == [
+        ("a", "2023-12-31 23:59:58", "2024-01-01 00:00:02", 1, 10),  # A
+        ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:04", 1, 10),  # A
+        ("a", "2024-01-01 00:00:02", "2024-01-01 00:00:06", 2, 11),  # A, B
+        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:08", 1, 1),   # B
+        ("b", "2023-12-31 23:59:58", "2024-01-01 00:00:02", 1, 5),   # C
+        ("b", "2024-01-01 00:00:00", "2024-01-01 00:00:04", 1, 5),   # C
+    ]
+
+
+def test_window_column_is_a_struct_named_window(spark):
+    events = timestamp_events(spark, [("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 1)])
+    result = events.groupBy("k", ew.hopping_window("s", "e", "4 seconds", "2 seconds")).count()
+    assert result.columns == ["k", "window", "count"]
+    assert result.schema["window"].dataType.simpleString() == "struct<start:timestamp,end:timestamp>"
+    bigint = spark.createDataFrame([(1,)], "t bigint").groupBy(
+        ew.tumbling_window("t", None, 2)).count()
+    assert bigint.columns == ["window", "count"]
+    assert bigint.schema["window"].dataType.simpleString() == "struct<start:bigint,end:bigint>"
+
+
+POINTS = ["2024-01-01 00:00:00", "2024-01-01 00:00:01", "2024-01-01 00:00:02",
+          "2024-01-01 00:00:04", "2024-01-01 00:00:07"]
+
+
+# Columns need a running SparkContext, so every form is built lazily, in the test.
+@pytest.mark.parametrize("alignment", [
+    lambda: "2024-01-01 00:00:01",
+    lambda: datetime.datetime(2024, 1, 1, 0, 0, 1),  # naive: read in the session time zone
+    lambda: datetime.datetime(2024, 1, 1, 0, 0, 1, tzinfo=datetime.timezone.utc),
+    lambda: datetime.datetime(2024, 1, 1, 1, 0, 1,
+                              tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
+    lambda: F.lit("2024-01-01 00:00:01").cast("timestamp"),
+], ids=["string", "naive-datetime", "utc-datetime", "plus-one-hour-datetime", "column"])
+def test_tumbling_point_events_with_alignment(spark, alignment):
+    # Tumbling windows of 3 s aligned on 00:00:01: [1 + 3j, 4 + 3j) seconds after midnight.
+    # Point events at 0 -> [-2, 1); 1 and 2 -> [1, 4); 4 -> [4, 7); 7 -> [7, 10).
+    events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
+    result = events.groupBy(ew.tumbling_window("s", None, "3 seconds", alignment())).count()
+    assert windowed(result, "count") == [
+        ("2023-12-31 23:59:58", "2024-01-01 00:00:01", 1),
+        ("2024-01-01 00:00:01", "2024-01-01 00:00:04", 2),
+        ("2024-01-01 00:00:04", "2024-01-01 00:00:07", 1),
+        ("2024-01-01 00:00:07", "2024-01-01 00:00:10", 1),
+    ]
+
+
+@pytest.mark.parametrize("alignment", [
+    "2024-01-01 00:00:01", datetime.datetime(2024, 1, 1, 0, 0, 1)], ids=["string", "datetime"])
+def test_tumbling_timestamp_ntz_with_alignment(spark, alignment):
+    # As test_tumbling_point_events_with_alignment, on TIMESTAMP_NTZ: a string or a naive
+    # datetime alignment is the same wall-clock time.
+    events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS]).withColumn(
+        "s", F.col("s").cast("timestamp_ntz"))
+    result = events.groupBy(ew.tumbling_window("s", None, "3 seconds", alignment)).count()
+    assert result.schema["window"].dataType.simpleString() == (
+        "struct<start:timestamp_ntz,end:timestamp_ntz>")
+    assert windowed(result, "count") == [
+        ("2023-12-31 23:59:58", "2024-01-01 00:00:01", 1),
+        ("2024-01-01 00:00:01", "2024-01-01 00:00:04", 2),
+        ("2024-01-01 00:00:04", "2024-01-01 00:00:07", 1),
+        ("2024-01-01 00:00:07", "2024-01-01 00:00:10", 1),
+    ]
+
+
+def test_tumbling_point_events_default_alignment_is_the_epoch(spark):
+    # Windows [3j, 3j + 3) seconds after the epoch; 2024-01-01 00:00:00 is 1704067200 s after it,
+    # a multiple of 3, so the windows are [0, 3), [3, 6), [6, 9) seconds after midnight:
+    # 0, 1, 2 -> [0, 3); 4 -> [3, 6); 7 -> [6, 9).
+    events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
+    result = events.groupBy(ew.tumbling_window("s", None, datetime.timedelta(seconds=3))).count()
+    assert windowed(result, "count") == [
+        ("2024-01-01 00:00:00", "2024-01-01 00:00:03", 3),
+        ("2024-01-01 00:00:03", "2024-01-01 00:00:06", 1),
+        ("2024-01-01 00:00:06", "2024-01-01 00:00:09", 1),
+    ]
+
+
+def test_snapshot_windows_over_interval_events(spark):
+    # A [0, 4) v=1, B [2, 6) v=10, C [5, 7) v=100, D [9, 10) v=1000.
+    # Endpoints 0 2 4 5 6 7 9 10; the intervals between them with an active event:
+    # [0,2) A; [2,4) A B; [4,5) B; [5,6) B C; [6,7) C; (nothing in [7,9)); [9,10) D.
+    events = spark.createDataFrame([(0, 4, 1), (2, 6, 10), (5, 7, 100), (9, 10, 1000)],
+                                   "s bigint, e bigint, v bigint")
+    result = events.groupBy(ew.snapshot_window("s", "e")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    assert result.columns == ["window", "n", "total"]
+    assert windowed(result, "n", "total") == [
+        (0, 2, 1, 1), (2, 4, 2, 11), (4, 5, 1, 10), (5, 6, 2, 110), (6, 7, 1, 100),
+        (9, 10, 1, 1000),
+    ]
+
+
+def test_snapshot_windows_over_point_events(spark):
+    # Point events last one tick: 3, 3 -> [3, 4) holds two events; 5 -> [5, 6).
+    events = spark.createDataFrame([(3,), (3,), (5,)], "t bigint")
+    result = events.groupBy(ew.snapshot_window("t")).count()
+    assert windowed(result, "count") == [(3, 4, 2), (5, 6, 1)]
+
+
+# ----------------------------------------------------------------------------------------------
+# Seed 000 through the Python API
+
+SEED_EVENTS = [
+    ("e0", "2012-06-28 00:00:00", None),
+    ("e1", "2012-06-28 00:00:01", "2012-06-28 00:00:02"),
+    ("e2", "2012-06-28 00:00:03", "2012-06-28 00:00:10"),
+    ("e3", "2012-06-28 00:00:09", "2012-06-28 00:00:10"),
+]
+
+
+def seed_events(spark):
+    return timestamp_events(spark, SEED_EVENTS, "id string, s string, e string")
+
+
+def seed_query(spark, output, horizon=None):
+    return seed_events(spark).groupBy(ew.hopping_window(
+        "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00", output=output,
+        horizon=horizon)).agg(F.count("*").alias("n"))
+
+
+def test_seed_000_changes_golden(spark):
+    # Windows [a + 2j, a + 2j + 5) with a = 2012-03-15 12:00:00, which is 9028800 s (even) before
+    # 2012-06-28 00:00:00: the windows start at even seconds after midnight, end at odd ones.
+    # The seed's "Query" table: one row per run of windows holding the same events, its
+    # lifetime the run of window ends (e0 is open-ended, so the last row lasts forever).
+    assert windowed(seed_query(spark, "changes"), "n") == [
+        ("2012-06-28 00:00:01", "2012-06-28 00:00:03", 1),  # end 1: [-4, 1) e0
+        ("2012-06-28 00:00:03", "2012-06-28 00:00:05", 2),  # end 3: [-2, 3) e0 e1
+        ("2012-06-28 00:00:05", "2012-06-28 00:00:07", 3),  # end 5: [0, 5) e0 e1 e2
+        ("2012-06-28 00:00:07", "2012-06-28 00:00:11", 2),  # ends 7, 9: e0 e2
+        ("2012-06-28 00:00:11", "2012-06-28 00:00:15", 3),  # ends 11, 13: e0 e2 e3
+        ("2012-06-28 00:00:15", END_OF_TIME, 1),            # ends 15...: e0
+    ]
+
+
+def test_seed_000_point_output_with_horizon(spark):
+    # output 'point': a one-tick event at each non-empty window's end. With the horizon at
+    # 00:00:12, open-ended e0 covers through 00:00:12, so the windows starting at 10 and 12 hold
+    # e0 alone (window ends 15 and 17); the window starting at 14 is empty.
+    # These are exactly the 'changes' rows above expanded into the window ends they cover.
+    def point(second, n):
+        return (f"2012-06-28 00:00:{second:02d}", f"2012-06-28 00:00:{second:02d}.000001", n)
+
+    result = seed_query(spark, "point", horizon="2012-06-28 00:00:12")
+    assert windowed(result, "n") == [
+        point(1, 1), point(3, 2), point(5, 3), point(7, 2), point(9, 2), point(11, 3),
+        point(13, 3), point(15, 1), point(17, 1)]
+
+
+def test_seed_000_window_output_default_horizon(spark):
+    # Default horizon: the latest finite time of the input, 00:00:10 minus one tick, so e0 stops
+    # before 00:00:10 and the last window is [8, 13).
+    assert windowed(seed_query(spark, None), "n") == [
+        ("2012-06-27 23:59:56", "2012-06-28 00:00:01", 1),
+        ("2012-06-27 23:59:58", "2012-06-28 00:00:03", 2),
+        ("2012-06-28 00:00:00", "2012-06-28 00:00:05", 3),
+        ("2012-06-28 00:00:02", "2012-06-28 00:00:07", 2),
+        ("2012-06-28 00:00:04", "2012-06-28 00:00:09", 2),
+        ("2012-06-28 00:00:06", "2012-06-28 00:00:11", 3),
+        ("2012-06-28 00:00:08", "2012-06-28 00:00:13", 3),
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# Durations and BIGINT time
+
+
+@pytest.mark.parametrize("durations", [
+    lambda: ("4 seconds", "2 seconds"),
+    lambda: (datetime.timedelta(seconds=4), datetime.timedelta(seconds=2)),
+    lambda: (datetime.timedelta(seconds=4), "2000 milliseconds"),
+    lambda: (F.expr("INTERVAL 4 SECONDS"), F.expr("INTERVAL '2' SECOND")),
+], ids=["strings", "timedeltas", "mixed", "columns"])
+def test_duration_forms_agree(spark, durations):
+    size, hop = durations()
+    # As in test_hopping_interval_events_overlapping_windows, key a only.
+    events = timestamp_events(spark, [
+        ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
+        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
+    ])
+    result = events.groupBy(ew.hopping_window("s", "e", size, hop)).count()
+    assert windowed(result, "count") == [
+        ("2023-12-31 23:59:58", "2024-01-01 00:00:02", 1),
+        ("2024-01-01 00:00:00", "2024-01-01 00:00:04", 1),
+        ("2024-01-01 00:00:02", "2024-01-01 00:00:06", 2),
+        ("2024-01-01 00:00:04", "2024-01-01 00:00:08", 1),
+    ]
+
+
+def test_sub_second_timedelta(spark):
+    # Tumbling windows of 1.5 s from the epoch; 2024-01-01 00:00:00 is 1704067200 s after the
+    # epoch, a multiple of 1.5 s, so windows are [0, 1.5), [1.5, 3), ... after midnight.
+    # Points at 0, 1 -> [0, 1.5); 2 -> [1.5, 3); 4 -> [3, 4.5).
+    events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS[:4]])
+    result = events.groupBy(
+        ew.tumbling_window("s", None, datetime.timedelta(milliseconds=1500))).count()
+    assert windowed(result, "count") == [
+        ("2024-01-01 00:00:00", "2024-01-01 00:00:01.5", 2),
+        ("2024-01-01 00:00:01.5", "2024-01-01 00:00:03", 1),
+        ("2024-01-01 00:00:03", "2024-01-01 00:00:04.5", 1),
+    ]
+
+
+def bigint_points(spark):
+    return spark.createDataFrame([(-3,), (7,), (12,)], "t bigint")
+
+
+def test_bigint_hopping_point_events(spark):
+    # size 10, hop 5: windows [5j, 5j + 10). A point p is in the windows starting in (p - 10, p]:
+    # -3 -> -10, -5 (floor rounding before 0); 7 -> 0, 5; 12 -> 5, 10.
+    result = bigint_points(spark).groupBy(ew.hopping_window("t", None, 10, 5)).count()
+    assert windowed(result, "count") == [
+        (-10, 0, 1), (-5, 5, 1), (0, 10, 1), (5, 15, 2), (10, 20, 1)]
+
+
+def test_bigint_output_policies(spark):
+    # Same windows as above. 'point': one tick at each window end. 'changes': window ends 0 and 5
+    # hold {-3}, 10 holds {7}, 15 holds {7, 12}, 20 holds {12}: runs [0,10) [10,15) [15,20) [20,25).
+    points = bigint_points(spark)
+    point = points.groupBy(ew.hopping_window("t", None, 10, 5, output="point")).count()
+    assert windowed(point, "count") == [(0, 1, 1), (5, 6, 1), (10, 11, 1), (15, 16, 2), (20, 21, 1)]
+    changes = points.groupBy(ew.hopping_window("t", None, 10, 5, None, "changes")).count()
+    assert windowed(changes, "count") == [(0, 10, 1), (10, 15, 1), (15, 20, 2), (20, 25, 1)]
+
+
+def test_bigint_tumbling_with_int_alignment(spark):
+    # size 5 aligned on 3: windows [3 + 5j, 8 + 5j): -3 -> [-7, -2); 7 -> [3, 8); 12 -> [8, 13).
+    result = bigint_points(spark).groupBy(ew.tumbling_window("t", None, 5, alignment=3)).count()
+    assert windowed(result, "count") == [(-7, -2, 1), (3, 8, 1), (8, 13, 1)]
+
+
+def test_later_optional_argument_after_none(spark):
+    # alignment=None with output given: passed as NULL, which means the epoch. Windows [5j, 5j+5):
+    # -3 -> [-5, 0) ends at 0; 7 -> [5, 10) ends at 10; 12 -> [10, 15) ends at 15.
+    result = bigint_points(spark).groupBy(
+        ew.tumbling_window("t", None, 5, alignment=None, output="point")).count()
+    assert windowed(result, "count") == [(0, 1, 1), (10, 11, 1), (15, 16, 1)]
+
+
+# ----------------------------------------------------------------------------------------------
+# Scalar functions
+
+
+def test_scalar_functions_bigint(spark):
+    # snap_to_boundary(t, 3, 5): the largest 3 + 5n <= t: -3 -> -7, 7 -> 3, 12 -> 8.
+    # adjust_start_time(t, 10, 5): the end of the earliest window [5j, 5j + 10) holding t:
+    #   -3 -> [-10, 0) -> 0; 7 -> [0, 10) -> 10; 12 -> [5, 15) -> 15.
+    # adjust_end_time(t, 10, 5, 3): windows start at 3 + 5j; the latest starting before t, its
+    #   end, plus one hop: -3 -> start -7, end 3, 8; 7 -> 3, 13, 18; 12 -> 8, 18, 23.
+    result = bigint_points(spark).select(
+        "t",
+        ew.snap_to_boundary("t", 3, 5).alias("snapped"),
+        ew.adjust_start_time("t", 10, 5).alias("adjusted_start"),
+        ew.adjust_end_time(F.col("t"), 10, 5, 3).alias("adjusted_end"))
+    assert sorted(tuple(r) for r in result.collect()) == [
+        (-3, -7, 0, 8), (7, 3, 10, 18), (12, 8, 15, 23)]
+
+
+def test_scalar_functions_timestamp(spark):
+    # snap_to_boundary floors before 1970: 23:59:59 on 2 s boundaries from the epoch -> 23:59:58.
+    # Seed 000: size 5 s, hop 2 s, alignment a = 2012-03-15 12:00:00 (windows start at even
+    # seconds after 2012-06-28 00:00:00): e2 [3, 10) becomes [5, 15) ("Adjusted Events").
+    df = spark.createDataFrame(
+        [("1969-12-31 23:59:59", "2012-06-28 00:00:03", "2012-06-28 00:00:10")],
+        "t string, s string, e string").select(*[F.col(c).cast("timestamp") for c in "tse"])
+    size, hop, a = datetime.timedelta(seconds=5), "2 seconds", "2012-03-15 12:00:00"
+    result = df.select(
+        ew.snap_to_boundary("t", "1970-01-01 00:00:00", "2 seconds").cast("string"),
+        ew.adjust_start_time("s", size, hop, a).cast("string"),
+        ew.adjust_end_time("e", size, hop, a).cast("string"))
+    assert tuple(result.first()) == (
+        "1969-12-31 23:59:58", "2012-06-28 00:00:05", "2012-06-28 00:00:15")
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input
+
+
+def test_bad_size_names_the_parameter(spark):
+    events = seed_events(spark)
+    message = analysis_error(lambda: events.groupBy(
+        ew.hopping_window("s", "e", "0 seconds", "2 seconds")).count())
+    assert "`size`" in message and "positive" in message
+
+
+def test_bad_output_names_the_parameter(spark):
+    events = seed_events(spark)
+    message = analysis_error(lambda: events.groupBy(
+        ew.hopping_window("s", "e", "5 seconds", "2 seconds", output="bogus")).count())
+    assert "`output`" in message and "'changes'" in message
+
+
+def test_end_of_wrong_type_names_the_parameter(spark):
+    events = seed_events(spark)
+    message = analysis_error(lambda: events.groupBy(
+        ew.hopping_window("s", "id", "5 seconds", "2 seconds")).count())
+    assert "`end`" in message and "TIMESTAMP" in message
+
+
+@pytest.mark.parametrize("build, parameter", [
+    (lambda e: ew.hopping_window("s", "e", "2 seconds", "5 seconds", output="changes"), "hop"),
+    (lambda e: ew.hopping_window("s", "e", "5 seconds", "2 seconds", alignment=3), "`alignment`"),
+    (lambda e: ew.tumbling_window("s", "e", 5), "`size`"),
+    (lambda e: ew.tumbling_window("s", "e", "5 parsecs"), "`size`"),
+    (lambda e: ew.tumbling_window("id", None, "5 seconds"), "`start`"),
+], ids=["changes-hop-over-size", "int-alignment", "int-size", "bad-interval", "string-start"])
+def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
+    events = seed_events(spark)
+    assert parameter in analysis_error(lambda: events.groupBy(build(events)).count())
+
+
+def test_end_before_start_names_the_row(spark):
+    events = spark.createDataFrame([(5, 3)], "s bigint, e bigint")
+    with pytest.raises(Exception, match=r"\(s=5, e=3\)"):
+        events.groupBy(ew.snapshot_window("s", "e")).count().collect()
+
+
+def test_python_types_are_checked_before_spark():
+    with pytest.raises(TypeError, match="`size`"):
+        ew.hopping_window("s", None, 1.5, 1)
+    with pytest.raises(TypeError, match="`alignment`"):
+        ew.tumbling_window("s", None, 5, alignment=1.5)
+    with pytest.raises(TypeError, match="`start`"):
+        ew.snapshot_window(3)
+
+
+def test_functions_return_columns():
+    for column in [ew.hopping_window("s", "e", "1 second", "1 second"),
+                   ew.tumbling_window("s", None, 1), ew.snapshot_window("s"),
+                   ew.snap_to_boundary("t", 0, 1), ew.adjust_start_time("t", 2, 1),
+                   ew.adjust_end_time("t", 2, 1, 0)]:
+        assert isinstance(column, Column)
+
+
+# ----------------------------------------------------------------------------------------------
+# Documentation
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.__name__)
+def test_docstring_mirrors_the_sql_documentation(spark, function):
+    doc = function.__doc__
+    assert doc and doc.startswith(function.__name__ + "(")
+    assert "Examples" in doc and ">>>" in doc
+    described = {}
+    for (line,) in spark.sql(f"DESCRIBE FUNCTION EXTENDED {function.__name__}").collect():
+        label, _, text = line.partition(":")
+        described[label] = text
+    usage = normalized(described["Usage"])
+    arguments = normalized(described["Extended Usage"].split("Examples:")[0])
+    assert usage.startswith(function.__name__ + "(")
+    assert arguments.startswith("Arguments:")
+    assert usage in normalized(doc)
+    assert arguments in normalized(doc)
+
+
+def test_docstring_examples_run(spark):
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    globs = {"spark": spark, **{f.__name__: f for f in FUNCTIONS}}
+    report = []
+    for test in finder.find(ewf, "eventwindows.functions", globs=globs):
+        runner.run(test, out=report.append)
+    assert runner.tries >= 2 * len(FUNCTIONS)
+    assert runner.failures == 0, "".join(report)
+
+
+def test_exports():
+    assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS}
+    for f in FUNCTIONS:
+        assert getattr(ew, f.__name__) is f
+        assert f.__name__ in ew.__all__
+    assert {"EXTENSION_CLASS", "builder", "jar_path"} <= set(ew.__all__)
