@@ -396,7 +396,7 @@ def test_end_before_start_names_the_row(spark):
         events.groupBy(ew.snapshot_window("s", "e")).count().collect()
 
 
-def test_python_types_are_checked_before_spark():
+def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkContext
     with pytest.raises(TypeError, match="`size`"):
         ew.hopping_window("s", None, 1.5, 1)
     with pytest.raises(TypeError, match="`alignment`"):
@@ -405,7 +405,7 @@ def test_python_types_are_checked_before_spark():
         ew.snapshot_window(3)
 
 
-def test_functions_return_columns():
+def test_functions_return_columns(spark):
     for column in [ew.hopping_window("s", "e", "1 second", "1 second"),
                    ew.tumbling_window("s", None, 1), ew.snapshot_window("s"),
                    ew.snap_to_boundary("t", 0, 1), ew.adjust_start_time("t", 2, 1),
