@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.DataType
 
 /**
  * Drives Spark's own aggregate functions over aggregation buffers that all share one layout:
- * initialize a buffer, update it with an input row, merge one buffer into another, evaluate the
+ * initialize a buffer, update it with an input row, merge two buffers into a third, evaluate the
  * results. Declarative functions run as generated mutable projections over their
  * initial/update/merge/evaluate expressions, imperative ones (collect_list, percentile_approx,
  * `Aggregator` UDAFs, ...) through their own methods at their buffer offsets, as Spark's
@@ -72,7 +72,11 @@ final class AggregateBuffers(
     },
     bufferAttributes ++ input)
 
-  private val merge =
+  /**
+   * `target := left merged with right` for declarative functions in one projection: the merge
+   * expressions read the left buffer as the buffer and the right one as the input buffer.
+   */
+  private val combine =
     MutableProjection.create(declarative(_.mergeExpressions), bufferAttributes ++ mergeInputAttributes)
 
   private val evaluate = MutableProjection.create(
@@ -118,13 +122,23 @@ final class AggregateBuffers(
     }
   }
 
-  /** Merges the partial aggregate `other` into `buffer`; `other` is left as it was. */
-  def merge(buffer: InternalRow, other: InternalRow): Unit = {
-    merge.target(buffer)(joined(buffer, other))
+  /**
+   * Sets `target` to the merge of `left` and `right` (in that order), leaving both as they were.
+   * One projection for the declarative functions; imperative ones start from their initial
+   * buffer and merge both sides.
+   */
+  def combine(target: InternalRow, left: InternalRow, right: InternalRow): Unit = {
+    combine.target(target)(joined(left, right))
     var i = 0
     while (i < imperative.length) {
-      if (typed(i) != null) typed(i).mergeBuffersObjects(buffer, other)
-      else imperative(i).merge(buffer, other)
+      imperative(i).initialize(target)
+      if (typed(i) != null) {
+        typed(i).mergeBuffersObjects(target, left)
+        typed(i).mergeBuffersObjects(target, right)
+      } else {
+        imperative(i).merge(target, left)
+        imperative(i).merge(target, right)
+      }
       i += 1
     }
   }

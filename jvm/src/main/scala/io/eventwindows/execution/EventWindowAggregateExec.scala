@@ -53,8 +53,10 @@ case class EventWindowAggregateExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
-    val axis = WindowAxis(family, EventTime.lineMin(timeType), EventTime.lineMax(timeType),
-      latestFiniteTime())
+    val lineMax = EventTime.lineMax(timeType)
+    // Only open-ended events use the horizon: without a nullable end no job computes it.
+    val axis = WindowAxis(family, EventTime.lineMin(timeType), lineMax,
+      if (end.exists(_.nullable)) latestFiniteTime() else lineMax)
     val inputAttributes = child.output
     SparkInternals.mapPartitions(child.execute()) { rows =>
       val buffers = new AggregateBuffers(aggregates, filters, inputAttributes)
@@ -66,7 +68,8 @@ case class EventWindowAggregateExec(
   /**
    * The default horizon of per-window output over open-ended events: the latest finite time of
    * the input (the greatest start, or end minus one tick). Computed by a job of its own, only when
-   * the family asks for it (a by-name argument of [[WindowAxis.apply]]).
+   * events may be open-ended and the family asks for it (a by-name argument of
+   * [[WindowAxis.apply]]).
    */
   private def latestFiniteTime(): Long = {
     val inputAttributes = child.output

@@ -21,7 +21,7 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
 
   private var capacity = 16
   private var nodes: Array[InternalRow] = Array.fill(2 * capacity)(buffers.newBuffer())
-  /** Live entries below each node; empty subtrees are skipped when merging. */
+  /** Live entries below each node. */
   private var counts = new Array[Int](2 * capacity)
   private var entries = new Array[Entry](capacity)
   private var nextLeaf = 0
@@ -82,12 +82,9 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
     }
   }
 
-  private def remerge(node: Int): Unit = {
-    val target = nodes(node)
-    buffers.reset(target)
-    if (counts(2 * node) > 0) buffers.merge(target, nodes(2 * node))
-    if (counts(2 * node + 1) > 0) buffers.merge(target, nodes(2 * node + 1))
-  }
+  /** Empty subtrees hold initial buffers, so merging them changes nothing. */
+  private def remerge(node: Int): Unit =
+    buffers.combine(nodes(node), nodes(2 * node), nodes(2 * node + 1))
 
   /** Packs the live leaves to the left, in order, doubling the capacity if over half are live. */
   private def pack(): Unit = {
