@@ -140,6 +140,8 @@ HOPPING = [
     (6, 4, 1000),
     (3, 8, -5),           # wide gaps
     (9, 2, -(2**62) + 3),  # an alignment far before the data
+    (7, 3, -(2**63) + 1),  # index * hop overflows where the window start does not
+    (3, 10, 2**63 - 1),   # the same, after the data, with gaps
     (5, 5, 7),            # hop == size
 ]
 

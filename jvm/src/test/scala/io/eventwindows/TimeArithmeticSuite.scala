@@ -48,6 +48,18 @@ class TimeArithmeticSuite extends AnyFunSuite {
     assert(boundaryIndex(Max, -1L, Max) === 1L)
   }
 
+  test("boundary is exact where the product overflows but the boundary does not") {
+    val rng = new scala.util.Random(7)
+    for (_ <- 1 to 2000) {
+      val (n, a, p) = (rng.nextLong(), rng.nextLong(), 1L + rng.nextInt(1000))
+      val exact = BigInt(a) + BigInt(n) * p
+      assert(boundary(n, a, p, Min, Max) === exact.max(BigInt(Min)).min(BigInt(Max)).toLong)
+    }
+    // 922337203685477581 * 10 = Max + 3; plus an alignment of -Max: the window starting at 3.
+    assert(boundary(922337203685477581L, -Max, 10L, Min, Max) === 3L)
+    assert(boundary(-1L, 2L, 7L, 0L, 10L) === 0L) // clamped to the time line
+  }
+
   test("adjusted lifetimes of seed 000 (ticks of seconds, alignment 0, size 5, hop 2)") {
     // Windows [2n, 2n + 5). Start 3 lies in [0,5) and [2,7): the earliest ends at 5.
     assert(adjustStartTime(3L, 5L, 2L, 0L, Min, Max) === 5L)

@@ -1,11 +1,12 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, WindowParameters}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, PointEventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, Snapshot}
 
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DayTimeIntervalType, LongType}
@@ -78,6 +79,10 @@ object EventWindowing extends Rule[LogicalPlan] {
  * For hopping windows with output 'changes' the rewrite of seed 000 is planned here and shows in
  * `explain()`: the Project computes the snapped lifetimes `adjust_start_time(start)` and
  * `adjust_end_time(end)`, and the window family becomes a snapshot window over them.
+ *
+ * Point events in windows that cannot overlap (tumbling windows, or hopping windows with gaps)
+ * under per-window output are in at most one window each: those stay a Spark Aggregate, grouped
+ * by the [[PointEventWindow]] of each event, as Spark plans `window()`; no window operator needed.
  */
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
@@ -89,27 +94,63 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         WindowParameters.fail(window.prettyName, s"DISTINCT aggregates are not supported over " +
           s"event windows, got ${ae.sql}")
       }
-      val keys = grouping.filterNot(_.exprId == windowAttribute.exprId)
-      val keyAliases = keys.collect { case alias: Alias => alias }
-      val filterAliases = aggregateExpressions.map(_.filter.map(Alias(_, "filter")()))
-      val filters = filterAliases.map(_.map(_.toAttribute).getOrElse(Literal.TrueLiteral))
-      val (family, start, end, lifetimeAliases) = window.family match {
-        case h: Hopping if h.output == OutputPolicy.Changes =>
-          // The operator sees only the snapped lifetimes: the user's are checked here.
-          val end = window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
-          val snappedStart = Alias(
-            AdjustStartTime(window.start, h.size, h.hop, h.alignment), "snapped_start")()
-          val snappedEnd = Alias(AdjustEndTime(end, h.size, h.hop, h.alignment), "snapped_end")()
-          (Snapshot, snappedStart.toAttribute, Some(snappedEnd.toAttribute),
-            Seq(snappedStart, snappedEnd))
-        case other => (other, window.start, window.end, Nil)
+      window.family match {
+        case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) =>
+          a.copy(child = pointEventWindows(list, input, window, h, windowAttribute))
+        case _ =>
+          eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
+            results)
       }
-      val child = Project(
-        input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
-      val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end,
-        windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
-        aggregateExpressions.map(_.resultAttribute), child)
-      Project(results, node)
+  }
+
+  /**
+   * The input of a Spark Aggregate over the only window of each point event: the window column
+   * computed by [[PointEventWindow]], events in no window filtered out.
+   */
+  private def pointEventWindows(
+      list: Seq[NamedExpression],
+      input: LogicalPlan,
+      window: EventWindow,
+      family: Hopping,
+      windowAttribute: Attribute): LogicalPlan = {
+    val computed = Alias(PointEventWindow(window.start, family), EventWindow.ColumnName)(
+      exprId = windowAttribute.exprId)
+    val withWindows = Project(list.map {
+      case alias: Alias if alias.exprId == windowAttribute.exprId => computed
+      case other => other
+    }, input)
+    Filter(IsNotNull(computed.toAttribute), withWindows)
+  }
+
+  /** The [[EventWindowAggregate]] of the aggregation, under a Project of the results. */
+  private def eventWindowAggregate(
+      window: EventWindow,
+      windowAttribute: Attribute,
+      input: LogicalPlan,
+      grouping: Seq[NamedExpression],
+      aggregateExpressions: Seq[AggregateExpression],
+      results: Seq[NamedExpression]): LogicalPlan = {
+    val keys = grouping.filterNot(_.exprId == windowAttribute.exprId)
+    val keyAliases = keys.collect { case alias: Alias => alias }
+    val filterAliases = aggregateExpressions.map(_.filter.map(Alias(_, "filter")()))
+    val filters = filterAliases.map(_.map(_.toAttribute).getOrElse(Literal.TrueLiteral))
+    val (family, start, end, lifetimeAliases) = window.family match {
+      case h: Hopping if h.output == OutputPolicy.Changes =>
+        // The operator sees only the snapped lifetimes: the user's are checked here.
+        val end = window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
+        val snappedStart = Alias(
+          AdjustStartTime(window.start, h.size, h.hop, h.alignment), "snapped_start")()
+        val snappedEnd = Alias(AdjustEndTime(end, h.size, h.hop, h.alignment), "snapped_end")()
+        (Snapshot, snappedStart.toAttribute, Some(snappedEnd.toAttribute),
+          Seq(snappedStart, snappedEnd))
+      case other => (other, window.start, window.end, Nil)
+    }
+    val child = Project(
+      input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
+    val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end,
+      windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
+      aggregateExpressions.map(_.resultAttribute), child)
+    Project(results, node)
   }
 
   private def placedWindow(list: Seq[NamedExpression]): Option[(EventWindow, Attribute)] =

@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import io.eventwindows.expressions.EventTime
-import io.eventwindows.plans.{Hopping, OutputPolicy, WindowFamily}
+import io.eventwindows.plans.{WindowAxis, WindowFamily}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow

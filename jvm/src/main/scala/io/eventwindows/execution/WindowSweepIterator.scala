@@ -4,6 +4,7 @@ import java.util.{ArrayDeque, PriorityQueue}
 
 import io.eventwindows.EventWindowsInputException
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.plans.WindowAxis
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
@@ -114,7 +115,7 @@ final class WindowSweepIterator(
     if (times.isNullAt(0)) return // Rows with a NULL start are skipped, as by Spark's window().
     val s = times.getLong(0)
     val e = if (end.isEmpty) {
-      Math.min(TimeArithmetic.add(s, 1L), lineMax)
+      TimeArithmetic.pointEventEnd(s, lineMax)
     } else if (times.isNullAt(1)) {
       axis.openEnd(s)
     } else {

@@ -19,6 +19,9 @@ object TimeArithmetic {
     if (((a ^ r) & (b ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue } else r
   }
 
+  /** The exclusive end of a point event at `t`: one tick later, but not past the end of time. */
+  def pointEventEnd(t: Long, lineMax: Long): Long = Math.min(add(t, 1L), lineMax)
+
   /** `a - b`, saturated to the range of Long. */
   def subtract(a: Long, b: Long): Long = {
     val r = a - b
@@ -46,9 +49,19 @@ object TimeArithmetic {
     add(whole, Math.floorDiv(Math.floorMod(t, period) - Math.floorMod(alignment, period), period))
   }
 
-  /** The boundary `alignment + n * period` for index n, saturated to the time line. */
-  def boundary(n: Long, alignment: Long, period: Long, lineMin: Long, lineMax: Long): Long =
-    clamp(add(alignment, multiply(n, period)), lineMin, lineMax)
+  /**
+   * The boundary `alignment + n * period` for index n, saturated to the time line. Exact: only the
+   * result saturates, not the product, which may overflow where the sum does not.
+   */
+  def boundary(n: Long, alignment: Long, period: Long, lineMin: Long, lineMax: Long): Long = {
+    // The 128-bit sum (high, low) of the 128-bit product and the sign-extended alignment.
+    val productLow = n * period
+    val low = productLow + alignment
+    val carry = if (java.lang.Long.compareUnsigned(low, productLow) < 0) 1L else 0L
+    val high = Math.multiplyHigh(n, period) + (alignment >> 63) + carry
+    val exact = if (high == (low >> 63)) low else if (high < 0) Long.MinValue else Long.MaxValue
+    clamp(exact, lineMin, lineMax)
+  }
 
   /** The largest `alignment + n * period <= t` (floor modulo), saturated to the time line. */
   def snapToBoundary(t: Long, alignment: Long, period: Long, lineMin: Long, lineMax: Long): Long = {

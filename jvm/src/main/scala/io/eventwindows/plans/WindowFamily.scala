@@ -2,7 +2,7 @@ package io.eventwindows.plans
 
 /**
  * The parameters of one window family, as planned. The run-time behaviour of each family lives in
- * its [[io.eventwindows.execution.WindowAxis]]; everything here is plain data, so the logical
+ * its [[WindowAxis]]; everything here is plain data, so the logical
  * node, the physical operator and `explain()` can all carry and show it.
  */
 sealed trait WindowFamily extends Product with Serializable {

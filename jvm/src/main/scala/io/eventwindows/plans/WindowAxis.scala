@@ -1,7 +1,6 @@
-package io.eventwindows.execution
+package io.eventwindows.plans
 
 import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{Hopping, OutputPolicy, Snapshot, WindowFamily}
 
 /**
  * How one window family maps events onto the line the sweep walks, and runs of that line back
@@ -43,7 +42,9 @@ object WindowAxis {
     family match {
       case h: Hopping =>
         require(h.output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
-        HoppingAxis(h.size, h.hop, h.alignment, h.output == OutputPolicy.Point,
+        // The windows depend only on the alignment modulo the hop; the smallest such alignment
+        // keeps every window index within Long.
+        HoppingAxis(h.size, h.hop, Math.floorMod(h.alignment, h.hop), h.output == OutputPolicy.Point,
           h.horizon.getOrElse(horizon), lineMin, lineMax)
       case Snapshot => SnapshotAxis(lineMax)
     }

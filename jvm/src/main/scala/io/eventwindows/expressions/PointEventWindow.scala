@@ -1,0 +1,68 @@
+package io.eventwindows.expressions
+
+import io.eventwindows.plans.{Hopping, OutputPolicy, WindowAxis}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
+import org.apache.spark.sql.types.DataType
+
+/**
+ * The window of a point event in hopping windows that cannot overlap (`hop >= size`: tumbling
+ * windows, or windows with gaps) under per-window output. Such an event lies in at most one
+ * window, so the window is a function of the row, and
+ * [[io.eventwindows.analysis.EventWindowAggregation]] plans the query as Spark's own hash
+ * aggregate grouped by this column (with partial aggregation before the shuffle), as Spark plans
+ * `window()`, instead of shuffling and sorting every event for the window operator.
+ *
+ * The window comes from the family's [[WindowAxis]], the one the operator uses, so both plans give
+ * the same rows. NULL when the event is in no window: a NULL start, a start at the end of time
+ * (an empty lifetime) or a start in a gap between windows.
+ */
+case class PointEventWindow(start: Expression, family: Hopping) extends UnaryExpression {
+  require(PointEventWindow.atMostOneWindow(family), s"$family may give a point event several windows")
+
+  override def child: Expression = start
+  override def dataType: DataType = EventWindow.windowType(start.dataType)
+  override def nullable: Boolean = true
+  override def prettyName: String = "point_event_window"
+  override def toString: String = s"$prettyName($start, $family)"
+
+  private def lineMax: Long = EventTime.lineMax(start.dataType)
+
+  // Point events are never open-ended, so no horizon is needed.
+  @transient private lazy val axis =
+    WindowAxis(family, EventTime.lineMin(start.dataType), lineMax, horizon = lineMax)
+
+  override protected def nullSafeEval(t: Any): Any =
+    PointEventWindow.windowOf(axis, lineMax, t.asInstanceOf[Long])
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val axisRef = ctx.addReferenceObj("axis", axis, classOf[WindowAxis].getName)
+    val self = PointEventWindow.getClass.getName.stripSuffix("$")
+    nullSafeCodeGen(ctx, ev, t =>
+      s"""${ev.value} = $self.windowOf($axisRef, ${lineMax}L, $t);
+         |${ev.isNull} = ${ev.value} == null;""".stripMargin)
+  }
+
+  override protected def withNewChildInternal(newChild: Expression): PointEventWindow =
+    copy(start = newChild)
+}
+
+object PointEventWindow {
+
+  /** True if a point event is in at most one window of `family`, each window a row. */
+  def atMostOneWindow(family: Hopping): Boolean =
+    family.hop >= family.size && family.output != OutputPolicy.Changes
+
+  /** The output lifetime (start, end) of the window of the point event at `start`, or null. */
+  def windowOf(axis: WindowAxis, lineMax: Long, start: Long): InternalRow = {
+    val end = TimeArithmetic.pointEventEnd(start, lineMax)
+    if (end == start) return null
+    val window = axis.enter(start, end)
+    val leave = axis.leave(start, end)
+    if (leave <= window) null
+    else new GenericInternalRow(Array[Any](
+      axis.outputStart(window, leave), axis.outputEnd(window, leave)))
+  }
+}
