@@ -72,6 +72,19 @@ class BadInputSuite extends EventWindowsSuite {
     assert(e.getMessage.contains("DISTINCT aggregates are not supported"))
   }
 
+  test("an aggregate's input or FILTER cannot use the window column") {
+    for (query <- Seq(
+        "SELECT sum(e - window.start) FROM events GROUP BY snapshot_window(s, e)",
+        "SELECT count(*) FILTER (WHERE window.end > 3) FROM events GROUP BY tumbling_window(s, e, 5L)",
+        "SELECT max(window.start) FROM events GROUP BY tumbling_window(s, 5L)")) {
+      val e = intercept[AnalysisException](sql(events + query).queryExecution.assertAnalyzed())
+      assert(e.getMessage.contains("an aggregate's input cannot use the window column"), query)
+    }
+    // The window in the result is fine: every event of a snapshot window covers all of it.
+    assert(rows(sql(events + "SELECT sum(k2) * (window.end - window.start) FROM " +
+      "(SELECT s, e, 3L AS k2 FROM events) GROUP BY snapshot_window(s, e)")) === Seq(Seq(12L)))
+  }
+
   test("an event that ends before it starts fails the query, naming the row") {
     val message = errorOf(sql(
       """SELECT id, count(*) FROM VALUES ('ok', 1L, 3L), ('bad', 7L, 4L) AS t(id, s, e)

@@ -94,6 +94,12 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         WindowParameters.fail(window.prettyName, s"DISTINCT aggregates are not supported over " +
           s"event windows, got ${ae.sql}")
       }
+      aggregateExpressions.find(_.references.contains(windowAttribute)).foreach { ae =>
+        WindowParameters.fail(window.prettyName, "an aggregate's input cannot use the window " +
+          "column: each event is read once, not once per window. Use the window in the result " +
+          "instead, e.g. sum(v) * (window.end - window.start) is the time-weighted sum over " +
+          s"snapshot windows and 'changes', where every event covers the whole window; got ${ae.sql}")
+      }
       window.family match {
         case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) =>
           a.copy(child = pointEventWindows(list, input, window, h, windowAttribute))
