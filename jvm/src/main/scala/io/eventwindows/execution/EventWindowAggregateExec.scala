@@ -5,7 +5,7 @@ import io.eventwindows.plans.{WindowAxis, WindowFamily}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, MutableProjection, SortOrder, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, MutableProjection, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
@@ -14,8 +14,9 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 /**
  * The physical operator of [[io.eventwindows.plans.EventWindowAggregate]]: Spark clusters its input
- * by the grouping keys and sorts each partition by keys and event start; each partition then
- * streams once through a [[WindowSweepIterator]] driven by the family's [[WindowAxis]].
+ * by the grouping keys; each partition is sorted by a [[KeyTimeSorter]] (each key's rows together,
+ * by event start), then streams once through a [[WindowSweepIterator]] driven by the family's
+ * [[WindowAxis]].
  */
 case class EventWindowAggregateExec(
     keys: Seq[Attribute],
@@ -36,13 +37,13 @@ case class EventWindowAggregateExec(
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq(keys.map(SortOrder(_, Ascending)) :+ SortOrder(start, Ascending))
-
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "sortTime" -> SQLMetrics.createTimingMetric(sparkContext, "sort time"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
 
   private def timeType = start.dataType
 
@@ -53,14 +54,18 @@ case class EventWindowAggregateExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
+    val (sortTime, peakMemory, spillSize) =
+      (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
     val lineMax = EventTime.lineMax(timeType)
     // Only open-ended events use the horizon: without a nullable end no job computes it.
     val axis = WindowAxis(family, EventTime.lineMin(timeType), lineMax,
       if (end.exists(_.nullable)) latestFiniteTime() else lineMax)
     val inputAttributes = child.output
     SparkInternals.mapPartitions(child.execute()) { rows =>
+      val sorted = new KeyTimeSorter(keys, start, inputAttributes)
+        .sort(rows, sortTime, peakMemory, spillSize)
       val buffers = new AggregateBuffers(aggregates, filters, inputAttributes)
-      new WindowSweepIterator(rows, inputAttributes, keys, start, end, timeType, axis, buffers,
+      new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType, axis, buffers,
         numOutputRows)
     }
   }

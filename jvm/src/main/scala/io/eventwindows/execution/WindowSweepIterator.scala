@@ -12,7 +12,8 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
 /**
- * The loop of the window operator: one pass over rows sorted by grouping keys, then event start.
+ * The loop of the window operator: one pass over rows in which each key's rows come together,
+ * sorted by event start (see [[KeyTimeSorter]]).
  *
  * Within a key group each event occupies an interval `[enter, leave)` of the family's
  * [[WindowAxis]]. The sweep walks the axis from one enter/leave point to the next: at an enter

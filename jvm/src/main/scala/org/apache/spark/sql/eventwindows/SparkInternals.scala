@@ -2,6 +2,7 @@ package org.apache.spark.sql.eventwindows
 
 import scala.reflect.ClassTag
 
+import org.apache.spark.executor.TaskMetrics
 import org.apache.spark.rdd.RDD
 
 /**
@@ -13,4 +14,8 @@ object SparkInternals {
   /** `RDD.mapPartitionsInternal`: no closure cleaning, no task context wrapping. */
   def mapPartitions[T, U: ClassTag](rdd: RDD[T])(f: Iterator[T] => Iterator[U]): RDD[U] =
     rdd.mapPartitionsInternal(f)
+
+  /** `TaskMetrics.incPeakExecutionMemory`, as Spark's own sort reports its memory. */
+  def incPeakExecutionMemory(metrics: TaskMetrics, bytes: Long): Unit =
+    metrics.incPeakExecutionMemory(bytes)
 }

@@ -1,0 +1,115 @@
+package io.eventwindows.execution
+
+import java.util.concurrent.TimeUnit.NANOSECONDS
+
+import io.eventwindows.expressions.TimeArithmetic
+
+import org.apache.spark.{SparkEnv, TaskContext}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.eventwindows.SparkInternals
+import org.apache.spark.sql.execution.UnsafeExternalRowSorter
+import org.apache.spark.sql.execution.UnsafeExternalRowSorter.PrefixComputer
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
+
+/**
+ * Sorts one partition for the sweep: the rows of each key together, each key's rows by start.
+ *
+ * Spark's sort by (keys, start) takes its 64-bit sort prefix from the first key alone, so two rows
+ * of one key always tie on it and are compared by reading both records from memory: with few keys
+ * per partition, nearly every comparison. This sort puts both parts in the prefix: the key's
+ * ordinal (the order in which this partition first saw the key, from a hash map) in the high bits
+ * and the start, relative to the first start seen, in the low bits. The order is
+ * (ordinal, keys, start): each key's rows together and by start, though the keys are not in key
+ * order, which the sweep does not need. Records are read only on ties: equal starts, starts beyond
+ * the prefix's range (clamped, so still in order), and keys past the first [[SharedOrdinal]],
+ * which share that ordinal and no time part, so their records decide (this bounds the map).
+ *
+ * Memory, spilling and clean-up are Spark's `UnsafeExternalRowSorter`'s, as in `SortExec`.
+ */
+final class KeyTimeSorter(keys: Seq[Attribute], start: Expression, input: Seq[Attribute]) {
+  import KeyTimeSorter._
+
+  private val keyProjection = UnsafeProjection.create(keys, input)
+  private val startProjection = UnsafeProjection.create(Seq(start), input)
+  private val ordinals = new java.util.HashMap[UnsafeRow, Integer]
+  private var origin = 0L
+  private var originSet = false
+
+  private val prefixComputer = new PrefixComputer {
+    private val prefix = new PrefixComputer.Prefix
+
+    override def computePrefix(row: InternalRow): PrefixComputer.Prefix = {
+      val ordinal = ordinalOf(row)
+      // Keys that share the last ordinal must not be ordered by time first: their time part is
+      // constant, and their records decide.
+      val time = if (ordinal == SharedOrdinal) 0L else timePart(row)
+      prefix.value = (ordinal.toLong << TimeBits) | time
+      prefix
+    }
+  }
+
+  /** The rows, sorted; `sortTime`, `peakMemory` and `spillSize` as in Spark's SortExec. */
+  def sort(
+      rows: Iterator[InternalRow],
+      sortTime: SQLMetric,
+      peakMemory: SQLMetric,
+      spillSize: SQLMetric): Iterator[InternalRow] = {
+    val ordering = RowOrdering.create(
+      keys.map(SortOrder(_, Ascending)) :+ SortOrder(start, Ascending), input)
+    val sorter = UnsafeExternalRowSorter.create(DataTypeUtils.fromAttributes(input), ordering,
+      PrefixComparators.LONG, prefixComputer, SparkEnv.get.memoryManager.pageSizeBytes,
+      false) // The prefix does not decide every comparison, so no radix sort.
+    val metrics = TaskContext.get().taskMetrics()
+    val spilledBefore = metrics.memoryBytesSpilled
+    val sorted = sorter.sort(rows.asInstanceOf[Iterator[UnsafeRow]])
+    sortTime += NANOSECONDS.toMillis(sorter.getSortTimeNanos)
+    peakMemory += sorter.getPeakMemoryUsage
+    spillSize += metrics.memoryBytesSpilled - spilledBefore
+    SparkInternals.incPeakExecutionMemory(metrics, sorter.getPeakMemoryUsage)
+    ordinals.clear()
+    sorted
+  }
+
+  private def ordinalOf(row: InternalRow): Int = {
+    val key = keyProjection(row)
+    val known = ordinals.get(key)
+    if (known != null) {
+      known
+    } else if (ordinals.size < SharedOrdinal) {
+      ordinals.put(key.copy(), ordinals.size)
+      ordinals.size - 1
+    } else {
+      SharedOrdinal
+    }
+  }
+
+  /**
+   * The start, relative to an origin half the range before the first start seen, clamped to the
+   * range: non-decreasing in the start, so consistent with the order. NULL (first in the order)
+   * is 0.
+   */
+  private def timePart(row: InternalRow): Long = {
+    val t = startProjection(row)
+    if (t.isNullAt(0)) return 0L
+    val s = t.getLong(0)
+    if (!originSet) {
+      origin = TimeArithmetic.subtract(s, TimeRange / 2)
+      originSet = true
+    }
+    TimeArithmetic.clamp(TimeArithmetic.subtract(s, origin), 0L, TimeRange - 1)
+  }
+}
+
+object KeyTimeSorter {
+  /** Bits of the prefix for the start: 2^47 ticks, 4.4 years of microseconds. */
+  final val TimeBits = 47
+
+  /** Values of the time part of the prefix. */
+  final val TimeRange: Long = 1L << TimeBits
+
+  /** Ordinals fit the 16 bits above the time part (the sign bit stays 0); the last is shared. */
+  final val SharedOrdinal: Int = (1 << (63 - TimeBits)) - 1
+}

@@ -1,0 +1,42 @@
+package io.eventwindows
+
+import io.eventwindows.execution.KeyTimeSorter
+
+/**
+ * The operator's own sort: each key's rows together and by start, also for keys past the
+ * ordinal limit (which share one prefix ordinal) and for starts beyond the prefix's time range.
+ * The answers are worked out with Spark alone (every window of every event, then GROUP BY).
+ */
+class KeyTimeSorterSuite extends EventWindowsSuite {
+
+  test("more keys in a partition than ordinals, starts far beyond the prefix range") {
+    val keys = KeyTimeSorter.SharedOrdinal + 4000
+    // Three overlapping events per key, starting within 30 ticks of one of five bases 2^49 apart
+    // (the prefix holds 2^47 ticks around the first start seen, so most starts are clamped), lasting
+    // 1 to 40 ticks: the rows of many keys interleave in time. Every 97th row has a NULL start.
+    val events =
+      s"""SELECT k, s, s + 1 + pmod(xxhash64(id, 1), 40) AS e, id AS v FROM (
+         |  SELECT id, id % $keys AS k, CASE WHEN id % 97 = 0 THEN NULL
+         |    ELSE (id % $keys % 5 - 2) * (1L << 49) + pmod(xxhash64(id), 30) END AS s
+         |  FROM range(${3 * keys}))""".stripMargin
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
+    try {
+      val ours = rows(sql(
+        s"""SELECT k, window.start, window.end, count(*), sum(v) FROM ($events)
+           |GROUP BY k, tumbling_window(s, e, 10L) ORDER BY k, window.start""".stripMargin))
+      // The same windows with Spark alone: window n = [10n, 10n + 10) for
+      // n from floor((s - 10) / 10) + 1 to floor((e - 1) / 10).
+      val floor10 = (x: String) => s"(($x) - pmod($x, 10)) div 10"
+      val expected = rows(sql(
+        s"""SELECT k, n * 10, n * 10 + 10, count(*), sum(v) FROM (
+           |  SELECT k, v, explode(sequence(${floor10("s - 10")} + 1, ${floor10("e - 1")})) AS n
+           |  FROM ($events) WHERE s IS NOT NULL)
+           |GROUP BY k, n ORDER BY k, n""".stripMargin))
+      assert(ours.size === expected.size)
+      assert(ours === expected)
+      assert(ours.map(_.head).distinct.size === keys)
+    } finally {
+      spark.conf.set("spark.sql.shuffle.partitions", "4")
+    }
+  }
+}
