@@ -4,7 +4,7 @@ import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, 
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, Snapshot}
 
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
-import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -81,8 +81,9 @@ object EventWindowing extends Rule[LogicalPlan] {
  * `adjust_end_time(end)`, and the window family becomes a snapshot window over them.
  *
  * Point events in windows that cannot overlap (tumbling windows, or hopping windows with gaps)
- * under per-window output are in at most one window each: those stay a Spark Aggregate, grouped
- * by the [[PointEventWindow]] of each event, as Spark plans `window()`; no window operator needed.
+ * under per-window output are in at most one window each: when every aggregate is insensitive to
+ * input order, those stay a Spark Aggregate, grouped by the [[PointEventWindow]] of each event, as
+ * Spark plans `window()`; no window operator needed.
  */
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
@@ -101,12 +102,25 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
           s"snapshot windows and 'changes', where every event covers the whole window; got ${ae.sql}")
       }
       window.family match {
-        case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) =>
+        case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) &&
+            aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
           a.copy(child = pointEventWindows(list, input, window, h, windowAttribute))
         case _ =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
             results)
       }
+  }
+
+  /**
+   * True if the function's result does not depend on the order of its input rows, so that Spark's
+   * hash aggregate may feed it rows in any order. The operator feeds events in time order, which
+   * first, last, any_value, max_by/min_by (on ties) and imperative functions (collect_list,
+   * sketches, UDAFs) may depend on.
+   */
+  private def orderInsensitive(f: AggregateFunction): Boolean = f match {
+    case _: First | _: Last | _: AnyValue | _: MaxMinBy => false
+    case _: DeclarativeAggregate => true
+    case _ => false
   }
 
   /**
