@@ -4,7 +4,9 @@ A second SparkContext cannot live in the pytest process beside the ``spark`` fix
 cluster half runs in a child process (this file run as a script) that prints one
 ``RESULT <json>`` line. The jar reaches the executors through ``spark.jars`` (set by
 ``eventwindows.builder()``): the window operator runs there, so a missing jar fails the query.
-The same queries then run on the fixture's local[2] session and the answers must be equal.
+The same queries then run on the fixture's local[2] session and the answers must be equal. The
+cluster forces its sorters to spill every 100 rows, so the operator's sort is also checked when it
+merges spilled runs.
 
 Local-cluster mode starts its executors from SPARK_HOME; pip-installed PySpark points it at the
 package directory, which holds the launch scripts and jars.
@@ -78,6 +80,9 @@ def _child():
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.executor.memory", "512m")
+            # Sorters spill every 100 rows: the operator's sort (KeyTimeSorter, on Spark's
+            # UnsafeExternalRowSorter) merges spilled runs in the executors, local mode does not.
+            .config("spark.shuffle.spill.numElementsForceSpillThreshold", "100")
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .getOrCreate()
