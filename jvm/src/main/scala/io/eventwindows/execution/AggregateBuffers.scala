@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
 
@@ -93,23 +93,9 @@ final class AggregateBuffers(
   private val results = new SpecificInternalRow(resultTypes)
   evaluate.target(results)
 
-  /**
-   * Buffers of fixed-length fields only are UnsafeRows, as in Spark's hash aggregate: the tree's
-   * merges read their fields straight from memory. Others (the objects of typed imperative
-   * functions, long decimals) are SpecificInternalRows.
-   */
-  private val unsafeBuffers = bufferTypes.forall(UnsafeRow.isFixedLength)
-
   /** A new buffer holding the initial values. */
   def newBuffer(): InternalRow = {
-    val buffer = if (unsafeBuffers) {
-      val size = UnsafeRow.calculateBitSetWidthInBytes(bufferTypes.length) + 8 * bufferTypes.length
-      val row = new UnsafeRow(bufferTypes.length)
-      row.pointTo(new Array[Byte](size), size)
-      row
-    } else {
-      new SpecificInternalRow(bufferTypes.toIndexedSeq)
-    }
+    val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
     reset(buffer)
     buffer
   }
