@@ -75,12 +75,9 @@ def interval_events(spark: SparkSession, n: int, keys: int, span_seconds: int,
 
 
 def best_time(df: DataFrame, repeat: int) -> float:
-    """The best wall time of `repeat` full evaluations of df (written to the noop sink), each
-    after a full garbage collection, so that no run pays for the garbage of the one before."""
-    jvm = df.sparkSession.sparkContext._jvm
+    """The best wall time of `repeat` full evaluations of df (written to the noop sink)."""
     times = []
     for _ in range(repeat):
-        jvm.java.lang.System.gc()
         t0 = time.perf_counter()
         df.write.format("noop").mode("overwrite").save()
         times.append(time.perf_counter() - t0)
