@@ -28,15 +28,6 @@ object TimeArithmetic {
     if (((a ^ b) & (a ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue } else r
   }
 
-  /** `a * b`, saturated to the range of Long. */
-  def multiply(a: Long, b: Long): Long = {
-    val hi = Math.multiplyHigh(a, b)
-    val lo = a * b
-    if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) lo
-    else if ((a < 0) != (b < 0)) Long.MinValue
-    else Long.MaxValue
-  }
-
   /** `t` clamped to `[lineMin, lineMax]`. */
   def clamp(t: Long, lineMin: Long, lineMax: Long): Long = Math.max(lineMin, Math.min(lineMax, t))
 
