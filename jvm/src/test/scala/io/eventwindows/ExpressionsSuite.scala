@@ -106,7 +106,7 @@ class ExpressionsSuite extends EventWindowsSuite {
         val df = sql(query)
         val named = df.toDF(df.columns.indices.map("c" + _): _*)
         val actual = named.selectExpr(named.columns.map(c => s"CAST($c AS STRING)").toSeq: _*)
-          .collect().map(_.toSeq.mkString("\t"))
+          .collect().map(_.toSeq.map(v => if (v == null) "NULL" else v).mkString("\t"))
         assert(actual.toSeq === expected.toSeq, query)
         i += 1 + expected.length
       }

@@ -167,7 +167,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     }
     val child = Project(
       input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
-    val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end,
+    val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end, window.order,
       windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
       aggregateExpressions.map(_.resultAttribute), child)
     Project(results, node)

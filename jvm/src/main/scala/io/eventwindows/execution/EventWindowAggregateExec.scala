@@ -1,11 +1,11 @@
 package io.eventwindows.execution
 
 import io.eventwindows.expressions.EventTime
-import io.eventwindows.plans.{WindowAxis, WindowFamily}
+import io.eventwindows.plans.WindowFamily
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, MutableProjection, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, MutableProjection, RowOrdering, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
@@ -15,14 +15,15 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 /**
  * The physical operator of [[io.eventwindows.plans.EventWindowAggregate]]: Spark clusters its input
  * by the grouping keys; each partition is sorted by a [[KeyTimeSorter]] (each key's rows together,
- * by event start), then streams once through a [[WindowSweepIterator]] driven by the family's
- * [[WindowAxis]].
+ * by event start, ties by [[tieBreak]]), then streams once through a [[WindowSweepIterator]]
+ * driven by the family's [[SweepPolicy]].
  */
 case class EventWindowAggregateExec(
     keys: Seq[Attribute],
     family: WindowFamily,
     start: Expression,
     end: Option[Expression],
+    order: Seq[Expression],
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
@@ -47,6 +48,16 @@ case class EventWindowAggregateExec(
 
   private def timeType = start.dataType
 
+  /**
+   * How rows with equal keys and start are ordered, so that every result is deterministic: by the
+   * family's `order` columns, then by the input columns the aggregates and their filters read, in
+   * input order. Rows equal in all of these are interchangeable for this query.
+   */
+  private def tieBreak: Seq[Expression] = {
+    val read = AttributeSet((aggregates ++ filters).flatMap(_.references))
+    order ++ child.output.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
+  }
+
   override def simpleString(maxFields: Int): String =
     s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
       s" lifetime=[$start, ${end.getOrElse("point")})" +
@@ -56,17 +67,19 @@ case class EventWindowAggregateExec(
     val numOutputRows = longMetric("numOutputRows")
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
-    val lineMax = EventTime.lineMax(timeType)
+    val (lineMin, lineMax) = (EventTime.lineMin(timeType), EventTime.lineMax(timeType))
     // Only open-ended events use the horizon: without a nullable end no job computes it.
-    val axis = WindowAxis(family, EventTime.lineMin(timeType), lineMax,
-      if (end.exists(_.nullable)) latestFiniteTime() else lineMax)
+    lazy val horizon = if (end.exists(_.nullable)) latestFiniteTime() else lineMax
+    // Policies are built on the driver so that the horizon job runs once, before the tasks.
+    val newPolicy = SweepPolicy.factory(family, lineMin, lineMax, horizon)
     val inputAttributes = child.output
+    val sortTieBreak = tieBreak
     SparkInternals.mapPartitions(child.execute()) { rows =>
-      val sorted = new KeyTimeSorter(keys, start, inputAttributes)
+      val sorted = new KeyTimeSorter(keys, start, sortTieBreak, inputAttributes)
         .sort(rows, sortTime, peakMemory, spillSize)
       val buffers = new AggregateBuffers(aggregates, filters, inputAttributes)
-      new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType, axis, buffers,
-        numOutputRows)
+      new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType,
+        family.extraWindowFields, newPolicy(buffers), buffers.resultTypes, numOutputRows)
     }
   }
 
@@ -74,7 +87,7 @@ case class EventWindowAggregateExec(
    * The default horizon of per-window output over open-ended events: the latest finite time of
    * the input (the greatest start, or end minus one tick). Computed by a job of its own, only when
    * events may be open-ended and the family asks for it (a by-name argument of
-   * [[WindowAxis.apply]]).
+   * [[SweepPolicy.factory]]).
    */
   private def latestFiniteTime(): Long = {
     val inputAttributes = child.output

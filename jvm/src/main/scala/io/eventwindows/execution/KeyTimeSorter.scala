@@ -15,7 +15,9 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
 /**
- * Sorts one partition for the sweep: the rows of each key together, each key's rows by start.
+ * Sorts one partition for the sweep: the rows of each key together, each key's rows by start, and
+ * rows with equal starts by `tieBreak` (ascending, NULLs first), so that the sweep sees a
+ * deterministic order.
  *
  * Spark's sort by (keys, start) takes its 64-bit sort prefix from the first key alone, so two rows
  * of one key always tie on it and are compared by reading both records from memory: with few keys
@@ -29,7 +31,11 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
  *
  * Memory, spilling and clean-up are Spark's `UnsafeExternalRowSorter`'s, as in `SortExec`.
  */
-final class KeyTimeSorter(keys: Seq[Attribute], start: Expression, input: Seq[Attribute]) {
+final class KeyTimeSorter(
+    keys: Seq[Attribute],
+    start: Expression,
+    tieBreak: Seq[Expression],
+    input: Seq[Attribute]) {
   import KeyTimeSorter._
 
   private val keyProjection = UnsafeProjection.create(keys, input)
@@ -58,7 +64,7 @@ final class KeyTimeSorter(keys: Seq[Attribute], start: Expression, input: Seq[At
       peakMemory: SQLMetric,
       spillSize: SQLMetric): Iterator[InternalRow] = {
     val ordering = RowOrdering.create(
-      keys.map(SortOrder(_, Ascending)) :+ SortOrder(start, Ascending), input)
+      (keys ++ (start +: tieBreak)).map(SortOrder(_, Ascending)), input)
     val sorter = UnsafeExternalRowSorter.create(DataTypeUtils.fromAttributes(input), ordering,
       PrefixComparators.LONG, prefixComputer, SparkEnv.get.memoryManager.pageSizeBytes,
       false) // The prefix does not decide every comparison, so no radix sort.

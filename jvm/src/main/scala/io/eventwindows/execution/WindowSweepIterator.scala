@@ -1,10 +1,9 @@
 package io.eventwindows.execution
 
-import java.util.{ArrayDeque, PriorityQueue}
+import java.util.ArrayDeque
 
 import io.eventwindows.EventWindowsInputException
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.WindowAxis
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
@@ -12,17 +11,17 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
 /**
- * The loop of the window operator: one pass over rows in which each key's rows come together,
- * sorted by event start (see [[KeyTimeSorter]]).
+ * The loop of the window operator, shared by every family: one pass over rows in which each key's
+ * rows come together, sorted by event start (see [[KeyTimeSorter]]).
  *
- * Within a key group each event occupies an interval `[enter, leave)` of the family's
- * [[WindowAxis]]. The sweep walks the axis from one enter/leave point to the next: at an enter
- * point it appends the events entering there to the [[SlidingAggregator]] (events with the same
- * interval share one entry, a pane), at a leave point it removes the events leaving. Between two
- * points the contents are constant; that run is evaluated once and becomes output rows through the
- * axis (one row for a snapshot interval, one per window for hopping windows). Cost: O(log n)
- * merges per entry, one evaluation per run, and the output rows themselves; memory holds the
- * events of the current windows, not the partition.
+ * It reads each row's lifetime, skips rows that are no events (a NULL start, an empty lifetime),
+ * rejects a row that ends before it starts, and hands the events of each key group to the
+ * family's [[SweepPolicy]], which keeps the window contents in a sliding aggregate and decides
+ * what to emit. What it emits ([[SweepRun]]s: one evaluated result and the windows it holds for)
+ * becomes output rows here: the keys, the `window` struct and the aggregate results.
+ *
+ * Cost: the policy's (amortized O(1) or O(log n) merges per event, one evaluation per result) and
+ * the output rows themselves; memory holds the current window contents, not the partition.
  */
 final class WindowSweepIterator(
     input: Iterator[InternalRow],
@@ -31,56 +30,49 @@ final class WindowSweepIterator(
     start: Expression,
     end: Option[Expression],
     timeType: DataType,
-    axis: WindowAxis,
-    buffers: AggregateBuffers,
-    numOutputRows: SQLMetric) extends Iterator[InternalRow] {
+    extraWindowFields: Seq[String],
+    policy: SweepPolicy,
+    resultTypes: Seq[DataType],
+    numOutputRows: SQLMetric) extends Iterator[InternalRow] with SweepOutput {
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   private val lineMax = EventTime.lineMax(timeType)
-  private val lifetime = MutableProjection.create(
-    start +: end.toSeq, inputAttributes)
+  private val lifetime = MutableProjection.create(start +: end.toSeq, inputAttributes)
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
   lifetime.target(times)
 
-  private val resultCopy = UnsafeProjection.create(buffers.resultTypes.toArray)
+  private val resultCopy = UnsafeProjection.create(resultTypes.toArray)
   private val output = {
     val keyRefs = keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) }
-    val window = CreateNamedStruct(Seq(
-      Literal("start"), BoundReference(keys.size, timeType, nullable = false),
-      Literal("end"), BoundReference(keys.size + 1, timeType, nullable = false)))
-    val results = buffers.resultTypes.zipWithIndex.map { case (t, i) =>
-      BoundReference(keys.size + 2 + i, t, nullable = true)
+    val fields = Seq("start", "end") ++ extraWindowFields
+    val window = CreateNamedStruct(fields.zipWithIndex.flatMap { case (name, i) =>
+      Seq(Literal(name), BoundReference(keys.size + i, timeType, nullable = false))
+    })
+    val results = resultTypes.zipWithIndex.map { case (t, i) =>
+      BoundReference(keys.size + fields.size + i, t, nullable = true)
     }
     UnsafeProjection.create(keyRefs ++ (window +: results))
   }
-  private val outputTimes = new SpecificInternalRow(Seq(timeType, timeType))
+  private val windowRow = new SpecificInternalRow(Seq.fill(2 + extraWindowFields.size)(timeType))
   private val outputRow = new JoinedRow
-  private val timesAndResults = new JoinedRow
+  private val windowAndResults = new JoinedRow
 
-  private val sliding = new SlidingAggregator(buffers)
-
-  /** An entry of the sliding aggregate and where it leaves the axis. */
-  private final class Held(val leave: Long, val entry: sliding.Entry)
-  private val held = new PriorityQueue[Held](64, (a: Held, b: Held) => java.lang.Long.compare(a.leave, b.leave))
-
-  /** A run of constant contents, evaluated, waiting to become rows. */
-  private final class Run(val from: Long, val to: Long, val key: UnsafeRow, val results: UnsafeRow)
-  private val runs = new ArrayDeque[Run]
-  private var current: Run = _
-  private var nextPosition = 0L
+  private val runs = new ArrayDeque[SweepRun]
+  private var current: SweepRun = _
 
   private var key: UnsafeRow = _
-  private var position = 0L
   private var started = false
-  private var open: sliding.Entry = _
-  private var openLeave = 0L
   private var inputDone = false
 
+  /** True when `windowRow` holds the window of the next row of `current`. */
+  private var ready = false
+
   override def hasNext: Boolean = {
-    while (current == null || nextPosition >= current.to) {
-      if (!runs.isEmpty) {
+    while (!ready) {
+      if (current != null && current.nextWindow(windowRow)) {
+        ready = true
+      } else if (!runs.isEmpty) {
         current = runs.poll()
-        nextPosition = current.from
       } else if (!pull()) {
         return false
       }
@@ -90,12 +82,17 @@ final class WindowSweepIterator(
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
-    outputTimes.setLong(0, axis.outputStart(nextPosition, current.to))
-    outputTimes.setLong(1, axis.outputEnd(nextPosition, current.to))
-    nextPosition = if (axis.rowPerPosition) nextPosition + 1 else current.to
+    ready = false
     numOutputRows += 1
-    output(outputRow(current.key, timesAndResults(outputTimes, current.results)))
+    output(outputRow(current.key, windowAndResults(windowRow, current.results)))
   }
+
+  // SweepOutput
+  override def groupKey: UnsafeRow = key
+
+  override def copyResults(results: InternalRow): UnsafeRow = resultCopy(results).copy()
+
+  override def emit(run: SweepRun): Unit = runs.add(run)
 
   /** Reads one more input row, or ends the last group; false when nothing is left. */
   private def pull(): Boolean = {
@@ -104,7 +101,7 @@ final class WindowSweepIterator(
       true
     } else if (!inputDone) {
       inputDone = true
-      if (started) finishGroup()
+      if (started) policy.finishGroup(this)
       true
     } else {
       false
@@ -118,57 +115,25 @@ final class WindowSweepIterator(
     val e = if (end.isEmpty) {
       TimeArithmetic.pointEventEnd(s, lineMax)
     } else if (times.isNullAt(1)) {
-      axis.openEnd(s)
+      policy.openEnd(s)
     } else {
       val e = times.getLong(1)
       if (e < s) rejectLifetime(row, s, e)
       e
     }
-    // An empty lifetime intersects no window; nor does an event in a gap between windows.
+    // An empty lifetime intersects no window.
     if (e == s) return
-    val enter = axis.enter(s, e)
-    val leave = axis.leave(s, e)
-    if (leave <= enter) return
 
     val rowKey = keyProjection(row)
-    if (started && rowKey != key) finishGroup()
+    if (started && rowKey != key) {
+      policy.finishGroup(this)
+      started = false
+    }
     if (!started) {
       key = rowKey.copy()
-      position = enter
       started = true
-    } else if (enter > position) {
-      advanceTo(enter)
     }
-    if (open == null || openLeave != leave) {
-      sealOpen()
-      open = sliding.append()
-      openLeave = leave
-    }
-    sliding.update(open, row)
-  }
-
-  private def sealOpen(): Unit = if (open != null) {
-    sliding.seal(open)
-    held.add(new Held(openLeave, open))
-    open = null
-  }
-
-  /** Emits the runs before `target` and removes the events leaving on the way. */
-  private def advanceTo(target: Long): Unit = {
-    sealOpen()
-    while (!sliding.isEmpty && position < target) {
-      val runEnd = Math.min(held.peek().leave, target)
-      runs.add(new Run(position, runEnd, key, resultCopy(sliding.results()).copy()))
-      position = runEnd
-      while (!held.isEmpty && held.peek().leave <= position) sliding.remove(held.poll().entry)
-    }
-    position = target
-  }
-
-  private def finishGroup(): Unit = {
-    advanceTo(Long.MaxValue)
-    sliding.restart()
-    started = false
+    policy.consume(row, s, e, this)
   }
 
   private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing = {
@@ -178,5 +143,47 @@ final class WindowSweepIterator(
     throw new EventWindowsInputException(
       s"eventwindows: an event must not end before it starts, but the row " +
         s"(${values.mkString(", ")}) has end ${Literal(e, timeType)} < start ${Literal(s, timeType)}")
+  }
+}
+
+/** Where a [[SweepPolicy]] sends what it decides; the shared iterator makes rows of it. */
+trait SweepOutput {
+  /** The grouping keys of the current group (a copy the policy may keep). */
+  def groupKey: UnsafeRow
+
+  /** A copy of aggregate results, to keep in a [[SweepRun]]. */
+  def copyResults(results: InternalRow): UnsafeRow
+
+  /** Queues output rows. */
+  def emit(run: SweepRun): Unit
+
+  /** Queues one output row: the current key, `results` and the window's fields. */
+  def emitRow(results: InternalRow, window: Array[Long]): Unit =
+    emit(new SingleWindow(groupKey, copyResults(results), window))
+}
+
+/**
+ * Output rows a policy has decided: one key and one aggregate result, for one or more windows.
+ * Runs are expanded lazily, so a result that holds for many windows costs one evaluation and no
+ * memory per window.
+ */
+abstract class SweepRun(val key: UnsafeRow, val results: UnsafeRow) {
+  /** Writes the next window's fields (`start`, `end`, ...) into `window`; false when done. */
+  def nextWindow(window: InternalRow): Boolean
+}
+
+/** A run of one row whose window fields are known. */
+final class SingleWindow(key: UnsafeRow, results: UnsafeRow, fields: Array[Long])
+  extends SweepRun(key, results) {
+  private var done = false
+
+  override def nextWindow(window: InternalRow): Boolean = !done && {
+    var i = 0
+    while (i < fields.length) {
+      window.setLong(i, fields(i))
+      i += 1
+    }
+    done = true
+    true
   }
 }

@@ -7,8 +7,9 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType}
 
 /**
  * The marker a window function leaves in `GROUP BY`, like Spark's `TimeWindow`: the lifetime of
- * each event (`start`, and `end` unless events are points) and the window family's parameters.
- * It is never evaluated: the analyzer rules replace the grouping by an
+ * each event (`start`, and `end` unless events are points), the columns that order events with
+ * equal starts (`order`, given by the user for index windows) and the window family's
+ * parameters. It is never evaluated: the analyzer rules replace the grouping by an
  * [[io.eventwindows.plans.EventWindowAggregate]].
  *
  * It stays unresolved until [[io.eventwindows.analysis.EventWindowing]] has placed it below the
@@ -19,9 +20,10 @@ case class EventWindow(
     start: Expression,
     end: Option[Expression],
     family: WindowFamily,
+    order: Seq[Expression] = Nil,
     placed: Boolean = false) extends Expression with Unevaluable {
 
-  override def children: Seq[Expression] = start +: end.toSeq
+  override def children: Seq[Expression] = (start +: end.toSeq) ++ order
   override def nullable: Boolean = false
   override def prettyName: String = family.functionName
   override lazy val resolved: Boolean = placed && childrenResolved
@@ -30,19 +32,22 @@ case class EventWindow(
   def timeType: DataType = start.dataType
 
   /** `window`: the lifetime of the output event, so the result is again an event table. */
-  override def dataType: DataType = EventWindow.windowType(timeType)
+  override def dataType: DataType = EventWindow.windowType(timeType, family.extraWindowFields)
 
   override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindow =
-    copy(start = newChildren.head, end = if (end.isDefined) Some(newChildren(1)) else None)
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindow = {
+    val lifetime = 1 + end.size
+    copy(start = newChildren.head, end = if (end.isDefined) Some(newChildren(1)) else None,
+      order = newChildren.drop(lifetime))
+  }
 }
 
 object EventWindow {
   /** The name of the grouping column a window function yields. */
   final val ColumnName = "window"
 
-  def windowType(timeType: DataType): StructType = StructType(Seq(
-    StructField("start", timeType, nullable = false),
-    StructField("end", timeType, nullable = false)))
+  /** The `window` struct: `start`, `end` and a family's further fields, all times, non-null. */
+  def windowType(timeType: DataType, extraFields: Seq[String] = Nil): StructType =
+    StructType(("start" +: "end" +: extraFields).map(StructField(_, timeType, nullable = false)))
 }

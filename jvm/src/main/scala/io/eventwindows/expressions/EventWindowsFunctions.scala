@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{Hopping, OutputPolicy, Snapshot}
+import io.eventwindows.plans.{Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, Snapshot}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal}
@@ -107,6 +107,89 @@ object EventWindowsFunctions {
         4	6	1
     """)(snapshotBuilder)
 
+  val countWindow: Registration = register(
+    "count_window",
+    """
+    _FUNC_(start[, end], n[, output]) - Groups events into StreamInsight's count windows: for
+      every n consecutive distinct start times s_i, ..., s_k of the events (k = i + n - 1), the
+      window [s_i, s_k + 1 tick) holding every event whose lifetime intersects it (several
+      events with one start time all count, so a window may hold more than n events). No window
+      until n distinct start times exist. Use it in GROUP BY; it yields the column `window`
+      (struct of `start`, `end`: the lifetime of the output row, and `first`, `last`: s_i and
+      s_k).
+    """,
+    s"""
+    Arguments:$lifetimeArguments
+      * n - the number of distinct start times in a window: a constant integer, at least 1.
+      * output - optional, 'point' (default, as StreamInsight: a point event at s_k) or 'window'
+          (the row's lifetime is the window [s_i, s_k + 1 tick)).
+    """,
+    """
+    Examples:
+      > SELECT window.start, window.first, count(*), sum(v) FROM VALUES (1L, 10), (2L, 20), (2L, 5), (4L, 40) AS t(ts, v) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
+        2	1	3	35
+        4	2	3	65
+    """)(countBuilder)
+
+  val indexWindow: Registration = register(
+    "index_window",
+    """
+    _FUNC_(time, lo, hi[, order]) - Groups messages (point events) into the windows by relative
+      message index of psi (Platform for Situated Intelligence): with the messages of a key
+      numbered in time order, the window of the message at index p (the anchor) holds the
+      messages with index in [p + lo, p + hi]. Only full
+      windows give a row: one per anchor whose whole window exists. Use it in GROUP BY; it
+      yields the column `window` (struct of `start`, `end`: a point event at the anchor's time,
+      and `first`, `last`: the times of the window's first and last messages).
+    """,
+    """
+    Arguments:
+      * time - the message time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks). Rows with a NULL
+          time are skipped.
+      * lo - the first message of the window relative to the anchor: a constant integer, or NULL
+          for no lower end (a running window from the key's first message).
+      * hi - the last message of the window relative to the anchor: a constant integer, at least
+          `lo`.
+      * order - optional, a column ordering messages with equal times (ascending, NULLs first).
+          Messages with equal times (and equal `order`) are ordered by the values of the columns
+          the aggregates read, ascending, so that results are deterministic.
+    """,
+    """
+    Examples:
+      > SELECT window.start, window.first, avg(v) FROM VALUES (1L, 1), (2L, 2), (3L, 4), (5L, 8) AS t(ts, v) GROUP BY _FUNC_(ts, -1, 0) ORDER BY 1;
+        2	1	1.5
+        3	2	3.0
+        5	3	6.0
+    """)(indexBuilder)
+
+  val timeWindow: Registration = register(
+    "time_window",
+    """
+    _FUNC_(time, lo, hi[, bounds]) - Groups messages (point events) into the windows by
+      relative time of psi (Platform for Situated Intelligence): every message (the anchor, at time t) has the window of the messages of its
+      key with time in [t + lo, t + hi]. One row for every message, also when its window is
+      empty (count 0, sum NULL). Use it in GROUP BY; it yields the column `window` (struct of
+      `start`, `end`: a point event at the anchor's time).
+    """,
+    """
+    Arguments:
+      * time - the message time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks). Rows with a NULL
+          time are skipped.
+      * lo - the window's start relative to the anchor, of any sign: a day-time interval or a
+          string such as '-10 seconds' (an integer number of ticks for BIGINT time).
+      * hi - the window's end relative to the anchor, like `lo`; at least `lo`.
+      * bounds - optional, which ends belong to the window: '[]' (default, both, as psi's
+          RelativeTimeInterval), '[)', '(]' or '()'.
+    """,
+    """
+    Examples:
+      > SELECT window.start, count(*), sum(v) FROM VALUES (1L, 1), (2L, 2), (3L, 4), (7L, 8) AS t(ts, v) GROUP BY _FUNC_(ts, -2, -1) ORDER BY 1;
+        1	0	NULL
+        2	1	1
+        3	2	3
+        7	0	NULL
+    """)(timeBuilder)
+
   val snapToBoundary: Registration = register(
     "snap_to_boundary",
     """
@@ -180,7 +263,8 @@ object EventWindowsFunctions {
 
   /** Every registration, in the order `SHOW FUNCTIONS` would list them. */
   val all: Seq[Registration] = Seq(
-    adjustEndTime, adjustStartTime, hoppingWindow, snapToBoundary, snapshotWindow, tumblingWindow)
+    adjustEndTime, adjustStartTime, countWindow, hoppingWindow, indexWindow, snapToBoundary,
+    snapshotWindow, timeWindow, tumblingWindow)
 
   private def timeZone: Option[String] = Some(SQLConf.get.sessionLocalTimeZone)
 
@@ -234,5 +318,47 @@ object EventWindowsFunctions {
     val (start, end, params) = lifetime("snapshot_window", args, 0)
     if (params.nonEmpty) arity("snapshot_window", "1 or 2 arguments (start[, end])", args)
     EventWindow(start, end, Snapshot)
+  }
+
+  private def countBuilder(args: Seq[Expression]): Expression = {
+    val name = "count_window"
+    val (start, end, params) = lifetime(name, args, 1)
+    if (params.size > 2) arity(name, "at most 2 parameters after the lifetime columns (n, output)",
+      args)
+    val n = WindowParameters.integer(name, "n", params.head)
+    if (n < 1) WindowParameters.fail(name, s"`n` must be at least 1, got $n")
+    val output = OutputPolicy(WindowParameters.policy(name, "output", params.lift(1),
+      Seq(OutputPolicy.Point, OutputPolicy.Window).map(_.sqlName), OutputPolicy.Point.sqlName))
+    EventWindow(start, end, CountWindow(n, output))
+  }
+
+  private def indexBuilder(args: Seq[Expression]): Expression = {
+    val name = "index_window"
+    if (args.size < 3 || args.size > 4) arity(name, "3 or 4 arguments (time, lo, hi[, order])", args)
+    val time = args.head
+    WindowParameters.timeType(name, "time", time)
+    val lo = if (args(1).foldable && args(1).eval() == null) None
+      else Some(WindowParameters.integer(name, "lo", args(1)))
+    val hi = WindowParameters.integer(name, "hi", args(2))
+    lo.filter(_ > hi).foreach { l =>
+      WindowParameters.fail(name, s"`lo` must not exceed `hi`, got lo $l > hi $hi (psi would " +
+        "swap them; eventwindows does not guess)")
+    }
+    EventWindow(time, None, IndexWindow(lo, hi), order = args.drop(3))
+  }
+
+  private def timeBuilder(args: Seq[Expression]): Expression = {
+    val name = "time_window"
+    if (args.size < 3 || args.size > 4) arity(name, "3 or 4 arguments (time, lo, hi[, bounds])", args)
+    val time = args.head
+    val timeType = WindowParameters.timeType(name, "time", time)
+    val lo = WindowParameters.offsetTicks(name, "lo", args(1), timeType)
+    val hi = WindowParameters.offsetTicks(name, "hi", args(2), timeType)
+    if (lo > hi) {
+      WindowParameters.fail(name, s"`lo` must not exceed `hi`, got ${args(1).sql} > ${args(2).sql}")
+    }
+    val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(3),
+      Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
+    EventWindow(time, None, RelativeTimeWindow(lo, hi, bounds))
   }
 }

@@ -119,4 +119,39 @@ object WindowParameters {
             s", got ${p.sql}")
       }
   }
+
+  /** A constant integer of any integral type (TINYINT to BIGINT), not NULL. */
+  def integer(function: String, parameter: String, e: Expression): Long =
+    (constant(function, parameter, e), e.dataType) match {
+      case (null, _) => fail(function, s"`$parameter` must not be NULL")
+      case (n: Number, ByteType | ShortType | IntegerType | LongType) => n.longValue()
+      case (_, other) => fail(function, s"`$parameter` must be an integer, got ${other.sql} (${e.sql})")
+    }
+
+  /**
+   * A relative time offset of any sign in ticks of the time type `time`: for timestamps a
+   * day-time interval or an interval string such as '-5 seconds'; for BIGINT time an integer.
+   */
+  def offsetTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
+    val value = constant(function, parameter, e)
+    if (value == null) fail(function, s"`$parameter` must not be NULL")
+    (time, e.dataType, value) match {
+      case (LongType, ByteType | ShortType | IntegerType | LongType, n) => n.asInstanceOf[Number].longValue()
+      case (LongType, other, _) =>
+        fail(function, s"`$parameter` must be an integer number of ticks for BIGINT time, got " +
+          s"${other.sql}")
+      case (_, _: DayTimeIntervalType, micros: Long) => micros
+      case (_, StringType, s: UTF8String) =>
+        val interval = try IntervalUtils.stringToInterval(s) catch {
+          case _: IllegalArgumentException | _: ArithmeticException =>
+            fail(function, s"`$parameter` is not a valid interval: '$s'")
+        }
+        calendarMicros(function, parameter, interval)
+      case (_, CalendarIntervalType, interval: CalendarInterval) =>
+        calendarMicros(function, parameter, interval)
+      case (_, other, _) =>
+        fail(function, s"`$parameter` must be a day-time interval or an interval string such as " +
+          s"'5 seconds' for ${time.sql} time, got ${other.sql}")
+    }
+  }
 }

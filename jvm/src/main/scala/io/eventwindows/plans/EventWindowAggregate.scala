@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  * Aggregates events by `keys` and by the windows of one window family.
  *
  * Per row of `child`: the grouping keys are attributes, the event lifetime is `[start, end)` (no
- * `end`: point events lasting one tick; a NULL end: open-ended), and aggregate i sees the row if
+ * `end`: point events lasting one tick; a NULL end: open-ended), events with equal starts are
+ * ordered by `order` first (then as the operator's tie rule says), and aggregate i sees the row if
  * `filters(i)` holds. Output: the keys, the `window` struct (the output lifetime) and one column
  * per aggregate function.
  *
@@ -20,6 +21,7 @@ case class EventWindowAggregate(
     family: WindowFamily,
     start: Expression,
     end: Option[Expression],
+    order: Seq[Expression],
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],

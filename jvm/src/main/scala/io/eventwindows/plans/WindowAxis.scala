@@ -38,7 +38,7 @@ object WindowAxis {
    * The axis of a family. `horizon` is the last tick open-ended events cover under per-window
    * output, when the family has not set one.
    */
-  def apply(family: WindowFamily, lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis =
+  def apply(family: AxisFamily, lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis =
     family match {
       case h: Hopping =>
         require(h.output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")

@@ -8,7 +8,16 @@ package io.eventwindows.plans
 sealed trait WindowFamily extends Product with Serializable {
   /** The SQL function that builds this family. */
   def functionName: String
+
+  /** The fields of the `window` struct after `start` and `end` (the output lifetime). */
+  def extraWindowFields: Seq[String] = Nil
 }
+
+/**
+ * Families whose events occupy intervals of a [[WindowAxis]], known from each event's own
+ * lifetime: hopping, tumbling and snapshot windows.
+ */
+sealed trait AxisFamily extends WindowFamily
 
 /** What a hopping or tumbling window emits for each of its windows. */
 sealed abstract class OutputPolicy(val sqlName: String) extends Serializable {
@@ -34,6 +43,21 @@ object OutputPolicy {
 }
 
 /**
+ * Which ends of a relative time interval belong to it: `[]` (both, as \psi's
+ * `RelativeTimeInterval`), `[)`, `(]` or `()`.
+ */
+case class Bounds(lowerInclusive: Boolean, upperInclusive: Boolean) {
+  def sqlName: String = (if (lowerInclusive) "[" else "(") + (if (upperInclusive) "]" else ")")
+  override def toString: String = sqlName
+}
+
+object Bounds {
+  val all: Seq[Bounds] = for (l <- Seq(true, false); u <- Seq(true, false)) yield Bounds(l, u)
+
+  def apply(name: String): Bounds = all.find(_.sqlName == name).get
+}
+
+/**
  * Hopping windows `[alignment + n*hop, alignment + n*hop + size)` for every integer n; tumbling
  * when `hop == size`. All times are ticks of the time column's type. `horizon` is the last tick
  * that open-ended events cover under a per-window policy (None: the latest finite time of the
@@ -44,11 +68,46 @@ case class Hopping(
     hop: Long,
     alignment: Long,
     output: OutputPolicy,
-    horizon: Option[Long]) extends WindowFamily {
+    horizon: Option[Long]) extends AxisFamily {
   override def functionName: String = if (hop == size) "tumbling_window" else "hopping_window"
 }
 
 /** Windows between consecutive distinct event endpoints, holding the events active there. */
-case object Snapshot extends WindowFamily {
+case object Snapshot extends AxisFamily {
   override def functionName: String = "snapshot_window"
+}
+
+/**
+ * StreamInsight's count windows: for every n consecutive distinct start times s_i..s_k
+ * (k = i + n - 1) of a key, the window `[s_i, s_k + 1 tick)` holding every event whose lifetime
+ * intersects it. `output` is [[OutputPolicy.Point]] (a point event at s_k) or
+ * [[OutputPolicy.Window]] (the window itself); `window.first` and `window.last` are s_i and s_k.
+ */
+case class CountWindow(n: Long, output: OutputPolicy) extends WindowFamily {
+  override def functionName: String = "count_window"
+  override def extraWindowFields: Seq[String] = Seq("first", "last")
+}
+
+/**
+ * \psi's windows anchored at every message of a key (messages are point events in time order): the
+ * output row of an anchor is a point event at the anchor's time.
+ */
+sealed trait MessageFamily extends WindowFamily
+
+/**
+ * \psi's windows by relative message index: the messages with index in `[p + lo, p + hi]` around
+ * anchor p (`lo` None: from the key's first message, a running window), full windows only.
+ * `window.first` and `window.last` are the times of the window's first and last messages.
+ */
+case class IndexWindow(lo: Option[Long], hi: Long) extends MessageFamily {
+  override def functionName: String = "index_window"
+  override def extraWindowFields: Seq[String] = Seq("first", "last")
+}
+
+/**
+ * \psi's windows by relative time: the messages with time in `[t + lo, t + hi]` around an anchor
+ * at t, the ends open or closed as `bounds` says; a row for every anchor, also an empty window.
+ */
+case class RelativeTimeWindow(lo: Long, hi: Long, bounds: Bounds) extends MessageFamily {
+  override def functionName: String = "time_window"
 }

@@ -1,0 +1,153 @@
+package io.eventwindows.execution
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+/**
+ * The aggregate of a window whose entries leave in the order they came, first in first out, in
+ * amortized O(1) merges per entry whatever the window's length: the "two stacks" sliding-window
+ * aggregation, on a ring of Spark aggregation buffers.
+ *
+ * Entries are numbered in arrival order and kept from [[headIndex]] (the oldest) to the newest.
+ * Each holds the partial aggregate of one input row. The entries from the head up to
+ * [[waitingIndex]] are in the aggregate; later ones are waiting to be [[include]]d, which lets a
+ * window be computed after rows beyond it have arrived (windows that look ahead).
+ *
+ * The included entries are split at `flip`: the older ones (the "front") each hold the aggregate of
+ * themselves and every included entry after them up to `flip` (a suffix aggregate), the newer ones
+ * (the "back") are merged into one running buffer. Including an entry is one merge into the back;
+ * evicting the oldest drops it from the front; when the front is empty, one pass from newest to
+ * oldest turns the back into a front (one merge per entry, once per entry). The result is the
+ * front's oldest suffix merged with the back: one merge. Order is kept (older entries on the left
+ * of every merge), so first, last and collect_list see arrival order.
+ */
+final class FifoAggregator(buffers: AggregateBuffers) {
+
+  private var capacity = 16
+  private var times = new Array[Long](capacity)
+  private var leaves: Array[InternalRow] = Array.fill(capacity)(buffers.newBuffer())
+  private var suffixes: Array[InternalRow] = Array.fill(capacity)(buffers.newBuffer())
+
+  private var head = 0L
+  private var flip = 0L
+  private var included = 0L
+  private var tail = 0L
+
+  /** The merge of the back, and a spare buffer to merge into (merges are not in place). */
+  private var back = buffers.newBuffer()
+  private var spare = buffers.newBuffer()
+  private val scratch = buffers.newBuffer()
+  private val empty = buffers.newBuffer()
+
+  /** The index of the oldest entry held. */
+  def headIndex: Long = head
+
+  /** The index of the oldest waiting entry (the number of entries ever included). */
+  def waitingIndex: Long = included
+
+  /** The index the next entry added will have (the number of entries ever added). */
+  def tailIndex: Long = tail
+
+  /** True if no entry is in the aggregate. */
+  def isEmpty: Boolean = head == included
+
+  def hasWaiting: Boolean = included < tail
+
+  /** The time of the oldest entry held. */
+  def headTime: Long = times(slot(head))
+
+  /** The time of the oldest waiting entry. */
+  def waitingTime: Long = times(slot(included))
+
+  /** The time of the newest entry in the aggregate. */
+  def lastIncludedTime: Long = times(slot(included - 1))
+
+  /** Adds an entry holding `row` at `time`, waiting. */
+  def add(time: Long, row: InternalRow): Unit = {
+    if (tail - head == capacity) grow()
+    val i = slot(tail)
+    times(i) = time
+    buffers.reset(leaves(i))
+    buffers.update(leaves(i), row)
+    tail += 1
+  }
+
+  /** The oldest waiting entry joins the aggregate. */
+  def include(): Unit = {
+    buffers.combine(spare, back, leaves(slot(included)))
+    val merged = spare
+    spare = back
+    back = merged
+    included += 1
+  }
+
+  /** Drops the oldest entry of the aggregate. */
+  def evict(): Unit = {
+    require(head < included, "no entry to evict")
+    if (head == flip) turnBackIntoFront()
+    head += 1
+  }
+
+  /** The results of the aggregate functions over the included entries (a reused row). */
+  def results(): InternalRow = {
+    if (head == flip) {
+      buffers.results(back)
+    } else {
+      buffers.combine(scratch, suffixes(slot(head)), back)
+      buffers.results(scratch)
+    }
+  }
+
+  /** Forgets every entry. */
+  def clear(): Unit = {
+    head = 0L
+    flip = 0L
+    included = 0L
+    tail = 0L
+    buffers.reset(back)
+  }
+
+  private def slot(index: Long): Int = (index & (capacity - 1)).toInt
+
+  /** Suffix aggregates over the back, newest first; the back becomes empty. */
+  private def turnBackIntoFront(): Unit = {
+    var i = included - 1
+    var right = empty
+    while (i >= head) {
+      val s = slot(i)
+      buffers.combine(suffixes(s), leaves(s), right)
+      right = suffixes(s)
+      i -= 1
+    }
+    flip = included
+    buffers.reset(back)
+  }
+
+  private def grow(): Unit = {
+    val grown = capacity * 2
+    val newTimes = new Array[Long](grown)
+    val newLeaves = new Array[InternalRow](grown)
+    val newSuffixes = new Array[InternalRow](grown)
+    var i = 0L
+    while (i < capacity) {
+      // Every slot moves to where its held index lands; the unused slots keep spare buffers.
+      val index = if (i >= slot(head)) head - slot(head) + i else head - slot(head) + capacity + i
+      val to = (index & (grown - 1)).toInt
+      newTimes(to) = times(i.toInt)
+      newLeaves(to) = leaves(i.toInt)
+      newSuffixes(to) = suffixes(i.toInt)
+      i += 1
+    }
+    var j = 0
+    while (j < grown) {
+      if (newLeaves(j) == null) {
+        newLeaves(j) = buffers.newBuffer()
+        newSuffixes(j) = buffers.newBuffer()
+      }
+      j += 1
+    }
+    times = newTimes
+    leaves = newLeaves
+    suffixes = newSuffixes
+    capacity = grown
+  }
+}

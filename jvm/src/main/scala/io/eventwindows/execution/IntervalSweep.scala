@@ -1,0 +1,91 @@
+package io.eventwindows.execution
+
+import java.util.PriorityQueue
+
+import io.eventwindows.plans.WindowAxis
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+/**
+ * The policy of hopping, tumbling and snapshot windows: each event occupies an interval
+ * `[enter, leave)` of the family's [[WindowAxis]], known from its lifetime alone.
+ *
+ * The sweep walks the axis from one enter/leave point to the next: at an enter point it appends
+ * the events entering there to the [[SlidingAggregator]] (consecutive events with the same
+ * interval share one entry, a pane), at a leave point it removes the events leaving (a heap
+ * ordered by leave point). Between two points the contents are constant; that run is evaluated
+ * once and becomes output rows through the axis (one row for a snapshot interval, one per window
+ * for hopping windows). Cost: O(log n) merges per entry and one evaluation per run.
+ */
+final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends SweepPolicy {
+
+  private val sliding = new SlidingAggregator(buffers)
+
+  /** An entry of the sliding aggregate and where it leaves the axis. */
+  private final class Held(val leave: Long, val entry: sliding.Entry)
+  private val held = new PriorityQueue[Held](64,
+    (a: Held, b: Held) => java.lang.Long.compare(a.leave, b.leave))
+
+  private var position = 0L
+  private var started = false
+  private var open: sliding.Entry = _
+  private var openLeave = 0L
+
+  override def openEnd(start: Long): Long = axis.openEnd(start)
+
+  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
+    val enter = axis.enter(start, end)
+    val leave = axis.leave(start, end)
+    if (leave <= enter) return // In a gap between windows.
+    if (!started) {
+      position = enter
+      started = true
+    } else if (enter > position) {
+      advanceTo(enter, out)
+    }
+    if (open == null || openLeave != leave) {
+      sealOpen()
+      open = sliding.append()
+      openLeave = leave
+    }
+    sliding.update(open, row)
+  }
+
+  override def finishGroup(out: SweepOutput): Unit = {
+    if (started) advanceTo(Long.MaxValue, out)
+    sliding.restart()
+    started = false
+  }
+
+  private def sealOpen(): Unit = if (open != null) {
+    sliding.seal(open)
+    held.add(new Held(openLeave, open))
+    open = null
+  }
+
+  /** Emits the runs before `target` and removes the events leaving on the way. */
+  private def advanceTo(target: Long, out: SweepOutput): Unit = {
+    sealOpen()
+    while (!sliding.isEmpty && position < target) {
+      val runEnd = Math.min(held.peek().leave, target)
+      out.emit(new AxisRun(out.groupKey, out.copyResults(sliding.results()), position, runEnd))
+      position = runEnd
+      while (!held.isEmpty && held.peek().leave <= position) sliding.remove(held.poll().entry)
+    }
+    position = target
+  }
+
+  /** The rows of axis positions `[from, to)`, all with the same results. */
+  private final class AxisRun(key: UnsafeRow, results: UnsafeRow, from: Long, to: Long)
+    extends SweepRun(key, results) {
+    private var next = from
+
+    override def nextWindow(window: InternalRow): Boolean = next < to && {
+      window.setLong(0, axis.outputStart(next, to))
+      window.setLong(1, axis.outputEnd(next, to))
+      next = if (axis.rowPerPosition) next + 1 else to
+      true
+    }
+  }
+}

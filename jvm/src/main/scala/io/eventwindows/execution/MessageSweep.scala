@@ -1,0 +1,91 @@
+package io.eventwindows.execution
+
+import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow}
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+/**
+ * The policy of \psi's windows anchored at every message (point events, in time order):
+ * [[IndexWindow]] and [[RelativeTimeWindow]].
+ *
+ * Each message is an anchor and a possible member of other anchors' windows. An anchor's window is
+ * the messages whose key (their index for index windows, their time for time windows) lies in
+ * `[lower, upper]`, bounds that never decrease from one anchor to the next; so the window contents
+ * slide first in first out, in a [[FifoAggregator]]. Messages are added to it as they arrive,
+ * waiting; an anchor is computed once a message with a key beyond its upper bound has arrived (or
+ * the group ends): the waiting messages up to `upper` are included, the oldest ones below `lower`
+ * evicted, and the result emitted as a point event at the anchor. Cost: amortized O(1) merges per
+ * message and one evaluation per anchor; memory: the messages from the oldest one still needed to
+ * the newest, i.e. the window's span.
+ */
+final class MessageSweep(
+    family: MessageFamily,
+    buffers: AggregateBuffers,
+    lineMax: Long) extends SweepPolicy {
+  import TimeArithmetic.add
+
+  private val window = new FifoAggregator(buffers)
+  /** The times of the anchors not computed yet, oldest first. */
+  private val anchors = new LongQueue
+  /** The index of the oldest pending anchor. */
+  private var anchorIndex = 0L
+
+  private val byIndex = family.isInstanceOf[IndexWindow]
+
+  /** Inclusive key bounds of the window of anchor (index, time). */
+  private val (lowerOf, upperOf): ((Long, Long) => Long, (Long, Long) => Long) = family match {
+    case IndexWindow(lo, hi) =>
+      (lo.map(l => (p: Long, _: Long) => add(p, l)).getOrElse((_: Long, _: Long) => Long.MinValue),
+        (p: Long, _: Long) => add(p, hi))
+    case RelativeTimeWindow(lo, hi, bounds) =>
+      val lowerOffset = if (bounds.lowerInclusive) 0L else 1L
+      val upperOffset = if (bounds.upperInclusive) 0L else -1L
+      ((_: Long, t: Long) => add(add(t, lo), lowerOffset),
+        (_: Long, t: Long) => add(add(t, hi), upperOffset))
+  }
+
+  /** Messages are point events: no end column, so never open-ended. */
+  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
+
+  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
+    // Every anchor whose upper bound this message passes has its whole window.
+    val key = keyOf(window.tailIndex, start)
+    while (!anchors.isEmpty && upperOf(anchorIndex, anchors.first) < key) computeAnchor(out)
+    window.add(start, row)
+    anchors.add(start)
+  }
+
+  override def finishGroup(out: SweepOutput): Unit = {
+    while (!anchors.isEmpty) computeAnchor(out)
+    window.clear()
+    anchorIndex = 0L
+  }
+
+  private def computeAnchor(out: SweepOutput): Unit = {
+    val p = anchorIndex
+    val t = anchors.removeFirst()
+    anchorIndex += 1
+    val lower = lowerOf(p, t)
+    val upper = upperOf(p, t)
+    while (window.hasWaiting && keyOf(window.waitingIndex, window.waitingTime) <= upper) {
+      window.include()
+    }
+    while (!window.isEmpty && keyOf(window.headIndex, window.headTime) < lower) window.evict()
+    family match {
+      case IndexWindow(lo, hi) =>
+        // Full windows only: the window's first and last messages exist.
+        val first = lo.map(add(p, _)).getOrElse(0L)
+        if (first >= 0 && first <= upper && window.waitingIndex > upper) {
+          out.emitRow(window.results(), Array(t, pointEnd(t), window.headTime,
+            window.lastIncludedTime))
+        }
+      case _: RelativeTimeWindow =>
+        out.emitRow(window.results(), Array(t, pointEnd(t)))
+    }
+  }
+
+  private def keyOf(index: Long, time: Long): Long = if (byIndex) index else time
+
+  private def pointEnd(t: Long): Long = TimeArithmetic.pointEventEnd(t, lineMax)
+}

@@ -1,0 +1,41 @@
+package io.eventwindows.execution
+
+import io.eventwindows.plans.{AxisFamily, CountWindow, MessageFamily, WindowAxis, WindowFamily}
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+/**
+ * A window family's work on the events of one key group, which the shared
+ * [[WindowSweepIterator]] hands it in sorted order (by start; ties as [[KeyTimeSorter]] orders
+ * them). A policy decides where an event enters the window contents, when it leaves them and when
+ * a result is emitted; the contents live in a [[SlidingAggregator]] or [[FifoAggregator]] of
+ * Spark's aggregation buffers ([[AggregateBuffers]]).
+ */
+trait SweepPolicy {
+
+  /** The end given to an open-ended event (a NULL end). */
+  def openEnd(start: Long): Long
+
+  /** One event `[start, end)` (non-empty) of the current group, and its row. */
+  def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit
+
+  /** The current group has no more events: emit what is left and forget the group. */
+  def finishGroup(out: SweepOutput): Unit
+}
+
+object SweepPolicy {
+
+  /**
+   * Makes the policies of a family, one per partition, from that partition's aggregate buffers.
+   * `horizon` is the last tick open-ended events cover under per-window hopping output, when the
+   * family has not set one; only hopping windows ask for it, here, once.
+   */
+  def factory(family: WindowFamily, lineMin: Long, lineMax: Long, horizon: => Long)
+      : AggregateBuffers => SweepPolicy = family match {
+    case f: AxisFamily =>
+      val axis = WindowAxis(f, lineMin, lineMax, horizon)
+      new IntervalSweep(axis, _)
+    case f: CountWindow => new CountSweep(f, _, lineMax)
+    case f: MessageFamily => new MessageSweep(f, _, lineMax)
+  }
+}
