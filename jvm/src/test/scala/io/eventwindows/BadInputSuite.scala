@@ -114,4 +114,30 @@ class BadInputSuite extends EventWindowsSuite {
       """SELECT window.start, count(*) FROM VALUES (CAST(NULL AS BIGINT)), (3L) AS t(s)
         |GROUP BY tumbling_window(s, 5L)""".stripMargin)) === Seq(Seq(0L, 1L)))
   }
+
+  test("count windows: n must be a constant integer of at least 1, output 'point' or 'window'") {
+    rejected("count_window(s, e, 0)", "count_window", "`n` must be at least 1, got 0")
+    rejected("count_window(ts, -2L)", "`n` must be at least 1")
+    rejected("count_window(s, e, 1.5)", "`n` must be an integer", "DECIMAL")
+    rejected("count_window(s, e, s)", "`n` must be a constant")
+    rejected("count_window(s, e, 2, 'changes')", "`output` must be one of 'point', 'window'")
+    rejected("count_window(name, 2)", "`start` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT")
+  }
+
+  test("index windows: integer bounds, lo <= hi, hi not NULL") {
+    rejected("index_window(s, 1, -1)", "index_window", "`lo` must not exceed `hi`, got lo 1 > hi -1")
+    rejected("index_window(s, -1, CAST(NULL AS INT))", "`hi` must not be NULL")
+    rejected("index_window(s, 'a', 0)", "`lo` must be an integer")
+    rejected("index_window(name, -1, 0)", "`time` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT")
+    rejected("index_window(s, -1)", "takes 3 or 4 arguments")
+  }
+
+  test("relative-time windows: offsets of the time type, lo <= hi, known bounds") {
+    rejected("time_window(s, 2, 1)", "time_window", "`lo` must not exceed `hi`")
+    rejected("time_window(ts, '5 seconds', '-5 seconds')", "`lo` must not exceed `hi`")
+    rejected("time_window(s, -1, 1, '[[')", "`bounds` must be one of '[]', '[)', '(]', '()'")
+    rejected("time_window(s, '-5 seconds', 0)", "`lo` must be an integer number of ticks")
+    rejected("time_window(ts, '-1 month', '0 seconds')", "`lo` must not have months")
+    rejected("time_window(name, -1, 1)", "`time` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT")
+  }
 }
