@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, PointEventWindow, WindowParameters}
-import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, Snapshot}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
@@ -46,6 +46,7 @@ object EventWindowing extends Rule[LogicalPlan] {
         case _ if !window.childrenResolved || !p.childrenResolved =>
           p // Wait for the lifetime columns and the input to resolve.
         case a: Aggregate if a.groupingExpressions.contains(window) =>
+          checkResolved(window)
           val windowAttribute =
             AttributeReference(EventWindow.ColumnName, window.dataType, nullable = false)()
           val placed = Alias(window.copy(placed = true), EventWindow.ColumnName)(
@@ -58,6 +59,18 @@ object EventWindowing extends Rule[LogicalPlan] {
           WindowParameters.fail(window.prettyName, "a window function must be used as a GROUP " +
             s"BY expression, e.g. GROUP BY k, ${window.prettyName}(...)")
       }
+  }
+
+  /** Checks what can only be checked once the marker's inputs are resolved. */
+  private def checkResolved(window: EventWindow): Unit = window.family match {
+    case SlidingWindow(eviction, trigger) =>
+      // The attributes of delta policies: numeric or timestamps, with a delta of their units.
+      Seq(eviction, trigger).collect { case d: SplPolicy.Delta => d }.zip(window.values).foreach {
+        case (policy, attribute) =>
+          SplPolicies.deltaUnits(window.prettyName, if (policy eq eviction) "eviction" else "trigger",
+            policy, attribute.dataType)
+      }
+    case _ =>
   }
 
   private def isUnplaced(e: Expression): Boolean = e match {
@@ -168,7 +181,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     val child = Project(
       input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
     val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end, window.order,
-      windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
+      window.values, windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
       aggregateExpressions.map(_.resultAttribute), child)
     Project(results, node)
   }

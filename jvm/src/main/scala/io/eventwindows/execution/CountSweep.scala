@@ -44,7 +44,7 @@ final class CountSweep(family: CountWindow, buffers: AggregateBuffers, lineMax: 
     }
     if (open == null || openEnd != end) {
       sealOpen()
-      open = sliding.append()
+      open = sliding.append(start)
       openEnd = end
     }
     sliding.update(open, row)

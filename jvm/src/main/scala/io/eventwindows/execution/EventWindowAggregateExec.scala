@@ -24,6 +24,7 @@ case class EventWindowAggregateExec(
     start: Expression,
     end: Option[Expression],
     order: Seq[Expression],
+    values: Seq[Expression],
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
@@ -71,7 +72,7 @@ case class EventWindowAggregateExec(
     // Only open-ended events use the horizon: without a nullable end no job computes it.
     lazy val horizon = if (end.exists(_.nullable)) latestFiniteTime() else lineMax
     // Policies are built on the driver so that the horizon job runs once, before the tasks.
-    val newPolicy = SweepPolicy.factory(family, lineMin, lineMax, horizon)
+    val newPolicy = SweepPolicy.factory(family, values, child.output, lineMin, lineMax, horizon)
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
     SparkInternals.mapPartitions(child.execute()) { rows =>

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 object EventWindowStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case a: EventWindowAggregate =>
-      EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.order, a.windowAttribute, a.aggregates,
+      EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.order, a.values, a.windowAttribute, a.aggregates,
         a.filters, a.aggregateAttributes, planLater(a.child)) :: Nil
     case _ => Nil
   }

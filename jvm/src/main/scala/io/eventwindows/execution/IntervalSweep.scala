@@ -46,7 +46,7 @@ final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends S
     }
     if (open == null || openLeave != leave) {
       sealOpen()
-      open = sliding.append()
+      open = sliding.append(start)
       openLeave = leave
     }
     sliding.update(open, row)

@@ -16,8 +16,10 @@ import org.apache.spark.sql.catalyst.InternalRow
  */
 final class SlidingAggregator(buffers: AggregateBuffers) {
 
-  /** A live entry; `leaf` moves when the tree is packed. */
-  final class Entry private[SlidingAggregator] (private[SlidingAggregator] var leaf: Int)
+  /** A live entry, appended at `time`; `leaf` moves when the tree is packed. */
+  final class Entry private[SlidingAggregator] (
+      private[SlidingAggregator] var leaf: Int,
+      val time: Long)
 
   private var capacity = 16
   private var nodes: Array[InternalRow] = Array.fill(2 * capacity)(buffers.newBuffer())
@@ -28,10 +30,10 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
 
   def isEmpty: Boolean = counts(1) == 0
 
-  /** Appends an empty entry; fill it with [[update]], then call [[seal]]. */
-  def append(): Entry = {
+  /** Appends an empty entry at `time`; fill it with [[update]], then call [[seal]]. */
+  def append(time: Long): Entry = {
     if (nextLeaf == capacity) pack()
-    val entry = new Entry(nextLeaf)
+    val entry = new Entry(nextLeaf, time)
     entries(nextLeaf) = entry
     nextLeaf += 1
     entry
@@ -62,6 +64,22 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
       node >>= 1
     }
     remergeAbove(leaf)
+  }
+
+  /** The oldest sealed entry (the leftmost live leaf): O(log n). */
+  def oldest: Entry = entries(liveLeaf(leftFirst = true))
+
+  /** The newest sealed entry (the rightmost live leaf): O(log n). */
+  def newest: Entry = entries(liveLeaf(leftFirst = false))
+
+  private def liveLeaf(leftFirst: Boolean): Int = {
+    require(!isEmpty, "no entry")
+    var node = 1
+    while (node < capacity) {
+      val first = if (leftFirst) 2 * node else 2 * node + 1
+      node = if (counts(first) > 0) first else first ^ 1
+    }
+    node - capacity
   }
 
   /** The results of the aggregate functions over all sealed entries (a reused row). */

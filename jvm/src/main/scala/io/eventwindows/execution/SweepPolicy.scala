@@ -1,8 +1,9 @@
 package io.eventwindows.execution
 
-import io.eventwindows.plans.{AxisFamily, CountWindow, MessageFamily, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AxisFamily, CountWindow, MessageFamily, SlidingWindow, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 
 /**
  * A window family's work on the events of one key group, which the shared
@@ -27,15 +28,22 @@ object SweepPolicy {
 
   /**
    * Makes the policies of a family, one per partition, from that partition's aggregate buffers.
-   * `horizon` is the last tick open-ended events cover under per-window hopping output, when the
-   * family has not set one; only hopping windows ask for it, here, once.
+   * `values` are the per-row values the family reads, over `input`. `horizon` is the last tick
+   * open-ended events cover under per-window hopping output, when the family has not set one;
+   * only hopping windows ask for it, here, once.
    */
-  def factory(family: WindowFamily, lineMin: Long, lineMax: Long, horizon: => Long)
-      : AggregateBuffers => SweepPolicy = family match {
+  def factory(
+      family: WindowFamily,
+      values: Seq[Expression],
+      input: Seq[Attribute],
+      lineMin: Long,
+      lineMax: Long,
+      horizon: => Long): AggregateBuffers => SweepPolicy = family match {
     case f: AxisFamily =>
       val axis = WindowAxis(f, lineMin, lineMax, horizon)
       new IntervalSweep(axis, _)
     case f: CountWindow => new CountSweep(f, _, lineMax)
     case f: MessageFamily => new MessageSweep(f, _, lineMax)
+    case f: SlidingWindow => new SlidingSweep(f, _, values, input, lineMax)
   }
 }

@@ -136,14 +136,19 @@ final class WindowSweepIterator(
     policy.consume(row, s, e, this)
   }
 
-  private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing = {
-    val values = inputAttributes.zipWithIndex.map { case (a, i) =>
-      s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType)}"
-    }
+  private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing =
     throw new EventWindowsInputException(
       s"eventwindows: an event must not end before it starts, but the row " +
-        s"(${values.mkString(", ")}) has end ${Literal(e, timeType)} < start ${Literal(s, timeType)}")
-  }
+        s"${WindowSweepIterator.describe(row, inputAttributes)} has end ${Literal(e, timeType)} " +
+        s"< start ${Literal(s, timeType)}")
+}
+
+object WindowSweepIterator {
+  /** An input row as error messages name it: `(name=value, ...)`. */
+  def describe(row: InternalRow, attributes: Seq[Attribute]): String =
+    attributes.zipWithIndex.map { case (a, i) =>
+      s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType)}"
+    }.mkString("(", ", ", ")")
 }
 
 /** Where a [[SweepPolicy]] sends what it decides; the shared iterator makes rows of it. */

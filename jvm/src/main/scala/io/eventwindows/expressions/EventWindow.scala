@@ -8,8 +8,8 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType}
 /**
  * The marker a window function leaves in `GROUP BY`, like Spark's `TimeWindow`: the lifetime of
  * each event (`start`, and `end` unless events are points), the columns that order events with
- * equal starts (`order`, given by the user for index windows) and the window family's
- * parameters. It is never evaluated: the analyzer rules replace the grouping by an
+ * equal starts (`order`, given by the user for index windows), the per-row values the family
+ * reads (`values`, e.g. the attributes of SPL delta policies) and the window family's parameters. It is never evaluated: the analyzer rules replace the grouping by an
  * [[io.eventwindows.plans.EventWindowAggregate]].
  *
  * It stays unresolved until [[io.eventwindows.analysis.EventWindowing]] has placed it below the
@@ -21,9 +21,10 @@ case class EventWindow(
     end: Option[Expression],
     family: WindowFamily,
     order: Seq[Expression] = Nil,
+    values: Seq[Expression] = Nil,
     placed: Boolean = false) extends Expression with Unevaluable {
 
-  override def children: Seq[Expression] = (start +: end.toSeq) ++ order
+  override def children: Seq[Expression] = (start +: end.toSeq) ++ order ++ values
   override def nullable: Boolean = false
   override def prettyName: String = family.functionName
   override lazy val resolved: Boolean = placed && childrenResolved
@@ -39,7 +40,8 @@ case class EventWindow(
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindow = {
     val lifetime = 1 + end.size
     copy(start = newChildren.head, end = if (end.isDefined) Some(newChildren(1)) else None,
-      order = newChildren.drop(lifetime))
+      order = newChildren.slice(lifetime, lifetime + order.size),
+      values = newChildren.drop(lifetime + order.size))
   }
 }
 

@@ -1,11 +1,11 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, Snapshot}
+import io.eventwindows.plans.{Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, NullType, StringType}
+import org.apache.spark.sql.types.{ByteType, DayTimeIntervalType, IntegerType, LongType, NullType, ShortType, StringType}
 
 /**
  * The table of SQL functions eventwindows registers: name, documentation (shown by
@@ -190,6 +190,41 @@ object EventWindowsFunctions {
         7	0	NULL
     """)(timeBuilder)
 
+  val slidingWindow: Registration = register(
+    "sliding_window",
+    """
+    _FUNC_(order, eviction[, trigger]) - Groups tuples into IBM Streams SPL sliding windows. The
+      tuples of each group arrive in the order of `order`, the clock of time policies. The
+      eviction policy says which tuples the window holds, the trigger policy when it is
+      evaluated; a firing over a non-empty window gives a row. On each arrival, as in the SPL
+      runtime: a time trigger first fires at its instants before the arrival (after time
+      eviction at each); a delta trigger is checked against the window before the new tuple; then
+      eviction, then insertion; then a count trigger. Use it in GROUP BY (the other keys
+      partition the windows); it yields the column `window` (struct of `start`, `end`: a point
+      event at the firing time, and `first`, `last`: the order values of the window's oldest and
+      newest tuples).
+    """,
+    """
+    Arguments:
+      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
+          with a NULL order are skipped; ties are ordered by the values the aggregates read.
+      * eviction - 'count(n)': the window holds the last n tuples; 'time(t)': tuples leave once
+          they have been in the window for more than t (t an interval such as '5 seconds' or a
+          number of seconds, an integer number of ticks for BIGINT order); 'delta(attribute, d)':
+          a new tuple evicts every tuple whose attribute is more than d below its own (numeric or
+          timestamp attributes; d a number, or for timestamps an interval or seconds).
+      * trigger - optional, 'count(n)' (default 'count(1)'): fires on every n-th arrival;
+          'time(t)': fires at first + k * t (k >= 1, first = the group's first arrival) up to the
+          last arrival, also where no tuple arrives; 'delta(attribute, d)': fires when a tuple's
+          attribute exceeds the last firing tuple's by more than d (the first tuple only sets it).
+    """,
+    """
+    Examples:
+      > SELECT window.start, window.first, collect_list(v) FROM VALUES (1L, 1), (2L, 2), (3L, 3), (4L, 4), (5L, 5) AS t(ts, v) GROUP BY _FUNC_(ts, 'count(3)', 'count(2)') ORDER BY 1;
+        2	1	[1, 2]
+        4	2	[2, 3, 4]
+    """)(slidingBuilder)
+
   val snapToBoundary: Registration = register(
     "snap_to_boundary",
     """
@@ -263,8 +298,8 @@ object EventWindowsFunctions {
 
   /** Every registration, in the order `SHOW FUNCTIONS` would list them. */
   val all: Seq[Registration] = Seq(
-    adjustEndTime, adjustStartTime, countWindow, hoppingWindow, indexWindow, snapToBoundary,
-    snapshotWindow, timeWindow, tumblingWindow)
+    adjustEndTime, adjustStartTime, countWindow, hoppingWindow, indexWindow, slidingWindow,
+    snapToBoundary, snapshotWindow, timeWindow, tumblingWindow)
 
   private def timeZone: Option[String] = Some(SQLConf.get.sessionLocalTimeZone)
 
@@ -360,5 +395,23 @@ object EventWindowsFunctions {
     val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(3),
       Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
     EventWindow(time, None, RelativeTimeWindow(lo, hi, bounds))
+  }
+
+  private def slidingBuilder(args: Seq[Expression]): Expression = {
+    val name = "sliding_window"
+    if (args.size < 2 || args.size > 3) {
+      arity(name, "2 or 3 arguments (order, eviction[, trigger])", args)
+    }
+    val order = args.head.dataType match {
+      case ByteType | ShortType | IntegerType => Cast(args.head, LongType)
+      case _ => args.head
+    }
+    val orderType = WindowParameters.timeType(name, "order", order)
+    val (eviction, evictionAttribute) = SplPolicies.parse(name, "eviction",
+      WindowParameters.text(name, "eviction", args(1)), orderType)
+    val (trigger, triggerAttribute) = SplPolicies.parse(name, "trigger",
+      args.lift(2).map(WindowParameters.text(name, "trigger", _)).getOrElse("count(1)"), orderType)
+    EventWindow(order, None, SlidingWindow(eviction, trigger),
+      values = evictionAttribute.toSeq ++ triggerAttribute)
   }
 }

@@ -154,4 +154,12 @@ object WindowParameters {
           s"'5 seconds' for ${time.sql} time, got ${other.sql}")
     }
   }
+
+  /** A constant string, not NULL. */
+  def text(function: String, parameter: String, e: Expression): String =
+    (constant(function, parameter, e), e.dataType) match {
+      case (null, _) => fail(function, s"`$parameter` must not be NULL")
+      case (s: UTF8String, StringType) => s.toString
+      case (_, other) => fail(function, s"`$parameter` must be a string, got ${other.sql} (${e.sql})")
+    }
 }

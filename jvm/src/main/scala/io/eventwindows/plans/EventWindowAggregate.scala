@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  *
  * Per row of `child`: the grouping keys are attributes, the event lifetime is `[start, end)` (no
  * `end`: point events lasting one tick; a NULL end: open-ended), events with equal starts are
- * ordered by `order` first (then as the operator's tie rule says), and aggregate i sees the row if
- * `filters(i)` holds. Output: the keys, the `window` struct (the output lifetime) and one column
+ * ordered by `order` first (then as the operator's tie rule says), the family reads `values` (e.g.
+ * SPL delta attributes), and aggregate i sees the row if `filters(i)` holds. Output: the keys, the `window` struct (the output lifetime) and one column
  * per aggregate function.
  *
  * The aggregate functions are kept bare (not as `AggregateExpression`s, which only Spark's own
@@ -22,6 +22,7 @@ case class EventWindowAggregate(
     start: Expression,
     end: Option[Expression],
     order: Seq[Expression],
+    values: Seq[Expression],
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],

@@ -111,3 +111,47 @@ case class IndexWindow(lo: Option[Long], hi: Long) extends MessageFamily {
 case class RelativeTimeWindow(lo: Long, hi: Long, bounds: Bounds) extends MessageFamily {
   override def functionName: String = "time_window"
 }
+
+/** An IBM Streams SPL window policy, as an eviction or a trigger policy of a [[SlidingWindow]]. */
+sealed trait SplPolicy extends Product with Serializable {
+  /** The policy as written in SPL, e.g. `count(4)`. */
+  def sql: String
+  override def toString: String = sql
+}
+
+object SplPolicy {
+  /** `count(n)`: as eviction, the window holds the last n tuples; as trigger, every n-th tuple. */
+  case class Count(n: Long) extends SplPolicy {
+    override def sql: String = s"count($n)"
+  }
+
+  /**
+   * `time(t)` in ticks of the order column: as eviction, tuples that have been in the window for
+   * more than t leave; as trigger, the window fires every t from the partition's first arrival.
+   */
+  case class Time(ticks: Long, text: String) extends SplPolicy {
+    override def sql: String = s"time($text)"
+  }
+
+  /**
+   * `delta(attribute, d)`: as eviction, a new tuple evicts every tuple whose attribute is more than
+   * d below its own; as trigger, a tuple whose attribute is more than d above the last tuple that
+   * triggered fires the window. The attribute is an expression of the window marker (its text is
+   * kept for messages); `d` is read once the attribute's type is known.
+   */
+  case class Delta(attribute: String, deltaText: String) extends SplPolicy {
+    override def sql: String = s"delta($attribute, $deltaText)"
+  }
+}
+
+/**
+ * IBM Streams SPL sliding windows: the tuples of a partition arrive in the order of the order
+ * column (the clock of time policies); the eviction policy says which tuples the window holds,
+ * the trigger policy when it is evaluated. A row per firing over a non-empty window, a point event
+ * at the firing time; `window.first` and `window.last` are the order values of the window's oldest
+ * and newest tuples.
+ */
+case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends WindowFamily {
+  override def functionName: String = "sliding_window"
+  override def extraWindowFields: Seq[String] = Seq("first", "last")
+}

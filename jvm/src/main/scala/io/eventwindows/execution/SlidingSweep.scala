@@ -1,0 +1,232 @@
+package io.eventwindows.execution
+
+import java.util.PriorityQueue
+
+import io.eventwindows.EventWindowsInputException
+import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
+import io.eventwindows.plans.{SlidingWindow, SplPolicy}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression, MutableProjection, SpecificInternalRow, UnscaledValue}
+import org.apache.spark.sql.types._
+
+/**
+ * The policy of IBM Streams SPL sliding windows, which follows the SPL runtime on each arrival of
+ * a tuple (at order value `now`):
+ *
+ *  1. a time trigger first fires at each of its instants before `now` (after time eviction at
+ *     that instant);
+ *  1. a delta trigger is checked against the window as it is before the tuple: it fires if the
+ *     tuple's attribute exceeds the last triggering tuple's by more than d (the first tuple only
+ *     sets that reference), and the tuple becomes the reference;
+ *  1. eviction: count(n) drops the oldest while n are held; time(t) drops the tuples older than
+ *     `now - t`; delta(attribute, d) drops every tuple whose attribute is more than d below the
+ *     new one's, wherever it is in the window;
+ *  1. insertion;
+ *  1. a count trigger fires on every n-th arrival.
+ *
+ * At the end of the partition a time trigger fires at its remaining instants up to the last
+ * arrival. A firing over a non-empty window emits a point event at the firing time. Count and time
+ * eviction remove the oldest tuples, so the contents live in a [[FifoAggregator]] (amortized O(1)
+ * merges per tuple); delta eviction removes tuples anywhere, so they live in a
+ * [[SlidingAggregator]] (O(log n) merges), found through a heap ordered by the attribute
+ * (O(log n) per eviction).
+ */
+final class SlidingSweep(
+    family: SlidingWindow,
+    buffers: AggregateBuffers,
+    values: Seq[Expression],
+    input: Seq[Attribute],
+    lineMax: Long) extends SweepPolicy {
+  import TimeArithmetic.{add, subtract}
+
+  /** The delta policies in the order of `values`: the eviction's first, then the trigger's. */
+  private val deltas: Seq[(SplPolicy.Delta, Expression)] =
+    Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values)
+
+  private val units: Seq[DeltaUnits] = deltas.map { case (policy, attribute) =>
+    SplPolicies.deltaUnits(family.functionName, "policy", policy, attribute.dataType)
+  }
+
+  /** Each delta attribute as a BIGINT in exact units or a DOUBLE. */
+  private val attributeRow = new SpecificInternalRow(units.map(u => if (u.exact) LongType else DoubleType))
+  private val readAttributes = MutableProjection.create(
+    deltas.zip(units).map { case ((_, attribute), u) => comparable(attribute, u) }, input)
+    .target(attributeRow)
+
+  private val evictionDelta = family.eviction.isInstanceOf[SplPolicy.Delta]
+  private val triggerSlot = if (evictionDelta) 1 else 0
+
+  private val contents: Contents = if (evictionDelta) new TreeContents(units.head) else new FifoContents
+
+  private var arrivals = 0L
+  private var lastArrival = 0L
+  private var nextInstant = 0L
+  private var hasReference = false
+  private var referenceExact = 0L
+  private var referenceDouble = 0.0
+
+  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
+
+  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
+    readAttributes(row)
+    for (i <- units.indices if attributeRow.isNullAt(i)) {
+      throw new EventWindowsInputException(
+        s"${family.functionName}: the attribute of '${deltas(i)._1.sql}' is NULL in the row " +
+          s"${WindowSweepIterator.describe(row, input)}; filter such rows out or give them a value")
+    }
+    family.trigger match {
+      case SplPolicy.Time(period, _) =>
+        if (arrivals == 0) nextInstant = add(start, period) else fireInstantsBefore(start, period, out)
+      case _: SplPolicy.Delta =>
+        // The first tuple only sets the reference; a firing tuple becomes the reference.
+        val triggered = hasReference && exceeds(triggerSlot, referenceExact, referenceDouble)
+        if (triggered) fire(start, out)
+        if (triggered || !hasReference) {
+          hasReference = true
+          referenceExact = if (units(triggerSlot).exact) attributeRow.getLong(triggerSlot) else 0L
+          referenceDouble = if (units(triggerSlot).exact) 0.0 else attributeRow.getDouble(triggerSlot)
+        }
+      case _ =>
+    }
+    family.eviction match {
+      case SplPolicy.Count(n) => while (contents.size >= n) contents.evictOldest()
+      case SplPolicy.Time(t, _) => evictOlderThan(subtract(start, t))
+      case _: SplPolicy.Delta => contents.evictExceeded(attributeRow)
+    }
+    contents.insert(start, row, attributeRow)
+    arrivals += 1
+    lastArrival = start
+    family.trigger match {
+      case SplPolicy.Count(n) if arrivals % n == 0 => fire(start, out)
+      case _ =>
+    }
+  }
+
+  override def finishGroup(out: SweepOutput): Unit = {
+    family.trigger match {
+      case SplPolicy.Time(period, _) if arrivals > 0 =>
+        fireInstantsBefore(add(lastArrival, 1L), period, out)
+      case _ =>
+    }
+    contents.clear()
+    arrivals = 0L
+    hasReference = false
+  }
+
+  /** The time trigger's instants before `limit`, each after time eviction at that instant. */
+  private def fireInstantsBefore(limit: Long, period: Long, out: SweepOutput): Unit = {
+    while (nextInstant < limit) {
+      family.eviction match {
+        case SplPolicy.Time(t, _) => evictOlderThan(subtract(nextInstant, t))
+        case _ =>
+      }
+      if (contents.isEmpty) {
+        // Nothing to emit until a tuple arrives: skip to the first instant at or after the limit.
+        val steps = (subtract(limit, nextInstant) - 1) / period + 1
+        nextInstant = TimeArithmetic.boundary(steps, nextInstant, period, Long.MinValue, Long.MaxValue)
+      } else {
+        fire(nextInstant, out)
+        nextInstant = add(nextInstant, period)
+      }
+      if (nextInstant == Long.MaxValue) return
+    }
+  }
+
+  private def evictOlderThan(limit: Long): Unit =
+    while (!contents.isEmpty && contents.oldestOrder < limit) contents.evictOldest()
+
+  /** True if the current tuple's attribute `slot` exceeds the reference by more than the delta. */
+  private def exceeds(slot: Int, referenceExact: Long, referenceDouble: Double): Boolean =
+    SlidingSweep.exceeds(units(slot), attributeRow, slot, referenceExact, referenceDouble)
+
+  private def fire(at: Long, out: SweepOutput): Unit = if (!contents.isEmpty) {
+    out.emitRow(contents.results(), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
+      contents.oldestOrder, contents.newestOrder))
+  }
+
+  private def comparable(attribute: Expression, u: DeltaUnits): Expression = attribute.dataType match {
+    case _: DecimalType => UnscaledValue(attribute)
+    case TimestampType | TimestampNTZType | LongType => attribute
+    case _ if u.exact => Cast(attribute, LongType)
+    case _ => Cast(attribute, DoubleType)
+  }
+
+  /** The window's tuples in arrival order. */
+  private trait Contents {
+    def isEmpty: Boolean
+    def size: Long
+    def oldestOrder: Long
+    def newestOrder: Long
+    def insert(order: Long, row: InternalRow, attributes: InternalRow): Unit
+    def evictOldest(): Unit
+    /** Delta eviction: drops every tuple whose attribute the current one exceeds by more than d. */
+    def evictExceeded(attributes: InternalRow): Unit
+    def results(): InternalRow
+    def clear(): Unit
+  }
+
+  /** Contents that leave oldest first (count and time eviction). */
+  private final class FifoContents extends Contents {
+    private val fifo = new FifoAggregator(buffers)
+    override def isEmpty: Boolean = fifo.isEmpty
+    override def size: Long = fifo.waitingIndex - fifo.headIndex
+    override def oldestOrder: Long = fifo.headTime
+    override def newestOrder: Long = fifo.lastIncludedTime
+    override def insert(order: Long, row: InternalRow, attributes: InternalRow): Unit = {
+      fifo.add(order, row)
+      fifo.include()
+    }
+    override def evictOldest(): Unit = fifo.evict()
+    override def evictExceeded(attributes: InternalRow): Unit =
+      throw new IllegalStateException("delta eviction keeps its tuples in a tree")
+    override def results(): InternalRow = fifo.results()
+    override def clear(): Unit = fifo.clear()
+  }
+
+  /** Contents that leave in any order (delta eviction), with a heap by attribute value. */
+  private final class TreeContents(delta: DeltaUnits) extends Contents {
+    private val tree = new SlidingAggregator(buffers)
+    private final class Held(val exact: Long, val approx: Double, val entry: tree.Entry)
+    private val byAttribute = new PriorityQueue[Held](64, (a: Held, b: Held) =>
+      if (delta.exact) java.lang.Long.compare(a.exact, b.exact)
+      else java.lang.Double.compare(a.approx, b.approx))
+
+    override def isEmpty: Boolean = tree.isEmpty
+    override def size: Long = byAttribute.size
+    override def oldestOrder: Long = tree.oldest.time
+    override def newestOrder: Long = tree.newest.time
+    override def insert(order: Long, row: InternalRow, attributes: InternalRow): Unit = {
+      val entry = tree.append(order)
+      tree.update(entry, row)
+      tree.seal(entry)
+      byAttribute.add(new Held(if (delta.exact) attributes.getLong(0) else 0L,
+        if (delta.exact) 0.0 else attributes.getDouble(0), entry))
+    }
+    override def evictOldest(): Unit =
+      throw new IllegalStateException("delta eviction removes tuples by attribute")
+    override def evictExceeded(attributes: InternalRow): Unit = {
+      while (!byAttribute.isEmpty &&
+          SlidingSweep.exceeds(delta, attributes, 0, byAttribute.peek().exact, byAttribute.peek().approx)) {
+        tree.remove(byAttribute.poll().entry)
+      }
+    }
+    override def results(): InternalRow = tree.results()
+    override def clear(): Unit = {
+      while (!byAttribute.isEmpty) tree.remove(byAttribute.poll().entry)
+      tree.restart()
+    }
+  }
+}
+
+object SlidingSweep {
+  /** True if attribute `slot` of `attributes` exceeds the reference by more than the delta. */
+  def exceeds(
+      units: DeltaUnits,
+      attributes: InternalRow,
+      slot: Int,
+      referenceExact: Long,
+      referenceDouble: Double): Boolean =
+    if (units.exact) TimeArithmetic.subtract(attributes.getLong(slot), referenceExact) > units.wholeDelta
+    else attributes.getDouble(slot) - referenceDouble > units.doubleDelta
+}
