@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import io.eventwindows.expressions.EventTime
-import io.eventwindows.plans.WindowFamily
+import io.eventwindows.plans.{AnchorWindow, WindowFamily}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.types.DataType
 
 /**
  * The physical operator of [[io.eventwindows.plans.EventWindowAggregate]]: Spark clusters its input
@@ -49,6 +50,12 @@ case class EventWindowAggregateExec(
 
   private def timeType = start.dataType
 
+  /** The anchor row's type for anchor windows (the last of the values), as the window carries it. */
+  private def anchorType: Option[DataType] = family match {
+    case _: AnchorWindow => Some(values.last.dataType)
+    case _ => None
+  }
+
   /**
    * How rows with equal keys and start are ordered, so that every result is deterministic: by the
    * family's `order` columns, then by the input columns the aggregates and their filters read, in
@@ -72,7 +79,8 @@ case class EventWindowAggregateExec(
     // Only open-ended events use the horizon: without a nullable end no job computes it.
     lazy val horizon = if (end.exists(_.nullable)) latestFiniteTime() else lineMax
     // Policies are built on the driver so that the horizon job runs once, before the tasks.
-    val newPolicy = SweepPolicy.factory(family, values, child.output, lineMin, lineMax, horizon)
+    val newPolicy = SweepPolicy.factory(family, values, child.output, timeType, lineMin, lineMax,
+      horizon)
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
     SparkInternals.mapPartitions(child.execute()) { rows =>
@@ -80,7 +88,7 @@ case class EventWindowAggregateExec(
         .sort(rows, sortTime, peakMemory, spillSize)
       val buffers = new AggregateBuffers(aggregates, filters, inputAttributes)
       new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType,
-        family.extraWindowFields, newPolicy(buffers), buffers.resultTypes, numOutputRows)
+        family.extraWindowFields, anchorType, newPolicy(buffers), buffers.resultTypes, numOutputRows)
     }
   }
 

@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * Appending or removing an entry re-merges the nodes above its leaf: O(log n) merges, never a pass
  * over the window. When the leaves run out, the live ones are packed to the left (growing the tree
  * when more than half are live), so packing costs O(1) merges per appended entry, amortized.
+ * The aggregate of a range of entries (in arrival order) takes O(log n) merges too.
  */
 final class SlidingAggregator(buffers: AggregateBuffers) {
 
@@ -84,6 +85,40 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
 
   /** The results of the aggregate functions over all sealed entries (a reused row). */
   def results(): InternalRow = buffers.results(nodes(1))
+
+  // Accumulators of range queries, and a spare to merge into (merges are not in place).
+  private var rangeLeft = buffers.newBuffer()
+  private var rangeRight = buffers.newBuffer()
+  private var rangeSpare = buffers.newBuffer()
+
+  /**
+   * The results over the sealed entries from `first` to `last` (inclusive, in arrival order), or
+   * over no entry if `first` is null: the O(log n) nodes covering the range, merged left to right.
+   */
+  def rangeResults(first: Entry, last: Entry): InternalRow = {
+    buffers.reset(rangeLeft)
+    buffers.reset(rangeRight)
+    if (first != null) {
+      var l = capacity + first.leaf
+      var r = capacity + last.leaf + 1
+      while (l < r) {
+        if ((l & 1) == 1) {
+          buffers.combine(rangeSpare, rangeLeft, nodes(l))
+          val t = rangeLeft; rangeLeft = rangeSpare; rangeSpare = t
+          l += 1
+        }
+        if ((r & 1) == 1) {
+          r -= 1
+          buffers.combine(rangeSpare, nodes(r), rangeRight)
+          val t = rangeRight; rangeRight = rangeSpare; rangeSpare = t
+        }
+        l >>= 1
+        r >>= 1
+      }
+    }
+    buffers.combine(rangeSpare, rangeLeft, rangeRight)
+    buffers.results(rangeSpare)
+  }
 
   /** Forgets every entry; the tree must be empty of sealed entries (the sweep has evicted all). */
   def restart(): Unit = {

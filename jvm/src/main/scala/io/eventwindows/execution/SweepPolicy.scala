@@ -1,9 +1,10 @@
 package io.eventwindows.execution
 
-import io.eventwindows.plans.{AxisFamily, CountWindow, MessageFamily, SlidingWindow, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SlidingWindow, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.types.DataType
 
 /**
  * A window family's work on the events of one key group, which the shared
@@ -36,6 +37,7 @@ object SweepPolicy {
       family: WindowFamily,
       values: Seq[Expression],
       input: Seq[Attribute],
+      timeType: DataType,
       lineMin: Long,
       lineMax: Long,
       horizon: => Long): AggregateBuffers => SweepPolicy = family match {
@@ -45,5 +47,6 @@ object SweepPolicy {
     case f: CountWindow => new CountSweep(f, _, lineMax)
     case f: MessageFamily => new MessageSweep(f, _, lineMax)
     case f: SlidingWindow => new SlidingSweep(f, _, values, input, lineMax)
+    case f: AnchorWindow => new AnchorSweep(f, _, values, input, timeType)
   }
 }

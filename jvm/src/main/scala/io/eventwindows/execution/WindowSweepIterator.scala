@@ -3,7 +3,7 @@ package io.eventwindows.execution
 import java.util.ArrayDeque
 
 import io.eventwindows.EventWindowsInputException
-import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
@@ -31,6 +31,7 @@ final class WindowSweepIterator(
     end: Option[Expression],
     timeType: DataType,
     extraWindowFields: Seq[String],
+    anchorType: Option[DataType],
     policy: SweepPolicy,
     resultTypes: Seq[DataType],
     numOutputRows: SQLMetric) extends Iterator[InternalRow] with SweepOutput {
@@ -45,9 +46,11 @@ final class WindowSweepIterator(
   private val output = {
     val keyRefs = keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) }
     val fields = Seq("start", "end") ++ extraWindowFields
+    val anchorRef = anchorType.map(t => BoundReference(
+      keys.size + fields.size + resultTypes.size, t, nullable = false))
     val window = CreateNamedStruct(fields.zipWithIndex.flatMap { case (name, i) =>
       Seq(Literal(name), BoundReference(keys.size + i, timeType, nullable = false))
-    })
+    } ++ anchorRef.toSeq.flatMap(Seq(Literal(EventWindow.AnchorField), _)))
     val results = resultTypes.zipWithIndex.map { case (t, i) =>
       BoundReference(keys.size + fields.size + i, t, nullable = true)
     }
@@ -56,6 +59,7 @@ final class WindowSweepIterator(
   private val windowRow = new SpecificInternalRow(Seq.fill(2 + extraWindowFields.size)(timeType))
   private val outputRow = new JoinedRow
   private val windowAndResults = new JoinedRow
+  private val resultsAndAnchor = new JoinedRow
 
   private val runs = new ArrayDeque[SweepRun]
   private var current: SweepRun = _
@@ -84,7 +88,9 @@ final class WindowSweepIterator(
     if (!hasNext) throw new NoSuchElementException
     ready = false
     numOutputRows += 1
-    output(outputRow(current.key, windowAndResults(windowRow, current.results)))
+    val results = if (anchorType.isEmpty) current.results
+      else resultsAndAnchor(current.results, current.anchor)
+    output(outputRow(current.key, windowAndResults(windowRow, results)))
   }
 
   // SweepOutput
@@ -163,23 +169,27 @@ trait SweepOutput {
   def emit(run: SweepRun): Unit
 
   /** Queues one output row: the current key, `results` and the window's fields. */
-  def emitRow(results: InternalRow, window: Array[Long]): Unit =
-    emit(new SingleWindow(groupKey, copyResults(results), window))
+  def emitRow(results: InternalRow, window: Array[Long], anchor: InternalRow = null): Unit =
+    emit(new SingleWindow(groupKey, copyResults(results), window, anchor))
 }
 
 /**
- * Output rows a policy has decided: one key and one aggregate result, for one or more windows.
+ * Output rows a policy has decided: one key and one aggregate result (and the anchor row of an
+ * anchor window), for one or more windows.
  * Runs are expanded lazily, so a result that holds for many windows costs one evaluation and no
  * memory per window.
  */
-abstract class SweepRun(val key: UnsafeRow, val results: UnsafeRow) {
+abstract class SweepRun(
+    val key: UnsafeRow,
+    val results: UnsafeRow,
+    val anchor: InternalRow = null) {
   /** Writes the next window's fields (`start`, `end`, ...) into `window`; false when done. */
   def nextWindow(window: InternalRow): Boolean
 }
 
-/** A run of one row whose window fields are known. */
-final class SingleWindow(key: UnsafeRow, results: UnsafeRow, fields: Array[Long])
-  extends SweepRun(key, results) {
+/** A run of one row whose window fields (and anchor row, for anchor windows) are known. */
+final class SingleWindow(key: UnsafeRow, results: UnsafeRow, fields: Array[Long], anchor: InternalRow)
+  extends SweepRun(key, results, anchor) {
   private var done = false
 
   override def nextWindow(window: InternalRow): Boolean = !done && {

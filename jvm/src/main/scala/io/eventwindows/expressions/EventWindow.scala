@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.WindowFamily
+import io.eventwindows.plans.{AnchorWindow, WindowFamily}
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, Unevaluable}
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
@@ -32,8 +32,20 @@ case class EventWindow(
   /** The time type of the event lifetimes and of the output window. */
   def timeType: DataType = start.dataType
 
-  /** `window`: the lifetime of the output event, so the result is again an event table. */
-  override def dataType: DataType = EventWindow.windowType(timeType, family.extraWindowFields)
+  /**
+   * `window`: the lifetime of the output event, so the result is again an event table, with the
+   * family's further time fields; for anchor windows also the anchor's columns (the last value).
+   */
+  override def dataType: DataType = {
+    val times = EventWindow.windowType(timeType, family.extraWindowFields)
+    anchorType.map(t => times.add(EventWindow.AnchorField, t, nullable = false)).getOrElse(times)
+  }
+
+  /** The type of the anchor row an anchor window's `window` carries. */
+  def anchorType: Option[DataType] = family match {
+    case _: AnchorWindow => Some(values.last.dataType)
+    case _ => None
+  }
 
   override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
 
@@ -48,6 +60,9 @@ case class EventWindow(
 object EventWindow {
   /** The name of the grouping column a window function yields. */
   final val ColumnName = "window"
+
+  /** The field of `window` holding an anchor window's anchor row. */
+  final val AnchorField = "anchor"
 
   /** The `window` struct: `start`, `end` and a family's further fields, all times, non-null. */
   def windowType(timeType: DataType, extraFields: Seq[String] = Nil): StructType =

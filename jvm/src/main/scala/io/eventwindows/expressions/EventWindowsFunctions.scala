@@ -1,9 +1,9 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot}
+import io.eventwindows.plans.{AnchorWindow, Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Cast, Coalesce, Expression, ExpressionInfo, If, IsNull, Literal}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ByteType, DayTimeIntervalType, IntegerType, LongType, NullType, ShortType, StringType}
 
@@ -225,6 +225,37 @@ object EventWindowsFunctions {
         4	2	[2, 3, 4]
     """)(slidingBuilder)
 
+  val anchorWindow: Registration = register(
+    "anchor_window",
+    """
+    _FUNC_(time, anchor_start, anchor_end, anchor[, bounds]) - Groups a table holding messages and
+      anchors into psi's dynamic windows: every anchor row (`anchor` not NULL) has the window of
+      the messages (rows whose `anchor` is NULL) of its GROUP BY keys with `time` in
+      [anchor_start, anchor_end]. One row per anchor, also when its window is empty (count 0, sum
+      NULL); intervals may overlap, nest or be empty. Aggregates see the messages only. This is
+      what the Python function dynamic_window(anchors, messages, ...) builds from two tables (a
+      UNION ALL of both); the plan sorts and sweeps them once, with no join. It yields the
+      column `window` (struct of `start`, `end`: the anchor's interval, and `anchor`: the anchor
+      column's value).
+    """,
+    """
+    Arguments:
+      * time - the message time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks). Messages with a NULL
+          time are skipped.
+      * anchor_start - the start of an anchor's interval, of the type of `time`.
+      * anchor_end - the end of an anchor's interval, of the type of `time`. An anchor with a
+          NULL start or end, or an end before its start, is an error naming the row.
+      * anchor - the anchor's columns (e.g. a struct); NULL on message rows.
+      * bounds - optional, which ends belong to the interval: '[]' (default, both), '[)', '(]'
+          or '()'.
+    """,
+    """
+    Examples:
+      > SELECT window.anchor.id, window.start, window.end, count(v), sum(v) FROM (SELECT ts, v, NULL AS s, NULL AS e, NULL AS a FROM VALUES (1L, 1), (2L, 2), (5L, 4) AS m(ts, v) UNION ALL SELECT NULL, NULL, s, e, named_struct('id', id) FROM VALUES ('x', 0L, 2L), ('y', 3L, 4L) AS q(id, s, e)) GROUP BY _FUNC_(ts, s, e, a) ORDER BY 1;
+        x	0	2	2	3
+        y	3	4	0	NULL
+    """)(anchorBuilder)
+
   val snapToBoundary: Registration = register(
     "snap_to_boundary",
     """
@@ -298,7 +329,7 @@ object EventWindowsFunctions {
 
   /** Every registration, in the order `SHOW FUNCTIONS` would list them. */
   val all: Seq[Registration] = Seq(
-    adjustEndTime, adjustStartTime, countWindow, hoppingWindow, indexWindow, slidingWindow,
+    adjustEndTime, adjustStartTime, anchorWindow, countWindow, hoppingWindow, indexWindow, slidingWindow,
     snapToBoundary, snapshotWindow, timeWindow, tumblingWindow)
 
   private def timeZone: Option[String] = Some(SQLConf.get.sessionLocalTimeZone)
@@ -413,5 +444,30 @@ object EventWindowsFunctions {
       args.lift(2).map(WindowParameters.text(name, "trigger", _)).getOrElse("count(1)"), orderType)
     EventWindow(order, None, SlidingWindow(eviction, trigger),
       values = evictionAttribute.toSeq ++ triggerAttribute)
+  }
+
+  private def anchorBuilder(args: Seq[Expression]): Expression = {
+    val name = "anchor_window"
+    if (args.size < 4 || args.size > 5) {
+      arity(name, "4 or 5 arguments (time, anchor_start, anchor_end, anchor[, bounds])", args)
+    }
+    val Seq(time, anchorStart, anchorEnd, anchor) = args.take(4)
+    val timeType = WindowParameters.timeType(name, "time", time)
+    val Seq(start, end) = Seq("anchor_start" -> anchorStart, "anchor_end" -> anchorEnd).map {
+      case (_, e) if e.dataType == timeType => e
+      case (_, e) if e.dataType == NullType => Cast(e, timeType)
+      case (parameter, e) => WindowParameters.fail(name, s"`$parameter` must have the type of " +
+        s"`time` (${timeType.sql}), got ${e.dataType.sql} (${e.sql})")
+    }
+    val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(4),
+      Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
+    val isMessage = IsNull(anchor)
+    // Anchors sort at their start (a NULL start is kept, to be rejected by the operator), before
+    // the messages at that time when the start is inclusive, after them when it is exclusive.
+    val sortTime = If(isMessage, time,
+      Coalesce(Seq(start, Literal(EventTime.lineMin(timeType), timeType))))
+    val side = If(isMessage, Literal(1), Literal(if (bounds.lowerInclusive) 0 else 2))
+    EventWindow(sortTime, None, AnchorWindow(bounds), order = Seq(side),
+      values = Seq(start, end, anchor))
   }
 }

@@ -155,3 +155,14 @@ case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends Window
   override def functionName: String = "sliding_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
 }
+
+/**
+ * \psi's dynamic windows, over one table holding messages and anchors (the union that
+ * `dynamic_window` builds): each anchor row gives an interval `[start, end]` (ends per `bounds`)
+ * and a row of its own columns; its window holds the messages of its key with time in the
+ * interval. A row for every anchor, also when its window is empty; the `window` struct carries the
+ * interval and the anchor's columns (`anchor`).
+ */
+case class AnchorWindow(bounds: Bounds) extends WindowFamily {
+  override def functionName: String = "anchor_window"
+}

@@ -1,0 +1,119 @@
+package io.eventwindows.execution
+
+import java.util.PriorityQueue
+
+import scala.collection.mutable
+
+import io.eventwindows.EventWindowsInputException
+import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.plans.AnchorWindow
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types.DataType
+
+/**
+ * The policy of dynamic windows ([[AnchorWindow]]): a key's messages and anchors arrive in one
+ * stream, by time (an anchor at its interval's start, before the messages at that time when the
+ * start is inclusive, after them when it is exclusive).
+ *
+ * Messages are appended to a [[SlidingAggregator]] in time order, consecutive messages sharing an
+ * entry (a pane) until an anchor arrives or is evaluated; so every anchor's window is a range of
+ * entries: from the first entry after its arrival to the last one before a message beyond its end.
+ * Open anchors wait in a heap ordered by their (inclusive) end and are evaluated by an O(log n)
+ * range query when a message beyond their end arrives, or when the key ends; intervals may
+ * overlap, nest or be empty. Entries older than every open anchor's range leave the tree, so
+ * memory holds the messages of the open anchors' intervals and the open anchors.
+ */
+final class AnchorSweep(
+    family: AnchorWindow,
+    buffers: AggregateBuffers,
+    values: Seq[Expression],
+    input: Seq[Attribute],
+    timeType: DataType) extends SweepPolicy {
+  import TimeArithmetic.subtract
+
+  // values: the anchor's start, its end, its row (NULL for messages).
+  private val valueRow = new SpecificInternalRow(values.map(_.dataType))
+  private val readValues = MutableProjection.create(values, input).target(valueRow)
+  private val anchorCopy = UnsafeProjection.create(
+    Seq(BoundReference(2, values(2).dataType, nullable = true)))
+
+  private val tree = new SlidingAggregator(buffers)
+  /** The entries in the tree, oldest first, and the index of the oldest. */
+  private val entries = mutable.ArrayDeque.empty[tree.Entry]
+  private var firstEntryIndex = 0L
+  private var open: tree.Entry = _
+
+  private final class Anchor(
+      val start: Long, val end: Long, val upper: Long, val firstEntry: Long, val row: UnsafeRow) {
+    var done = false
+  }
+  private val byEnd = new PriorityQueue[Anchor](16,
+    (a: Anchor, b: Anchor) => java.lang.Long.compare(a.upper, b.upper))
+  /** The open anchors by arrival, which is also the order of their first entries. */
+  private val byArrival = new java.util.ArrayDeque[Anchor]
+
+  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, EventTime.lineMax(timeType))
+
+  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
+    readValues(row)
+    if (valueRow.isNullAt(2)) {
+      // A message: the anchors it is beyond the end of have their whole window.
+      while (!byEnd.isEmpty && byEnd.peek().upper < start) evaluate(byEnd.poll(), out)
+      // With no open anchor no window needs it: later anchors' windows start after it.
+      if (byEnd.isEmpty) return
+      if (open == null) {
+        open = tree.append(start)
+        entries.append(open)
+      }
+      tree.update(open, row)
+    } else {
+      if (valueRow.isNullAt(0) || valueRow.isNullAt(1)) reject(row, "a NULL start or end")
+      val (s, e) = (valueRow.getLong(0), valueRow.getLong(1))
+      if (e < s) reject(row, "an end before its start")
+      sealOpen()
+      val upper = if (family.bounds.upperInclusive) e else subtract(e, 1L)
+      val anchor = new Anchor(s, e, upper, firstEntryIndex + entries.size, anchorCopy(valueRow).copy())
+      byEnd.add(anchor)
+      byArrival.add(anchor)
+    }
+  }
+
+  override def finishGroup(out: SweepOutput): Unit = {
+    while (!byEnd.isEmpty) evaluate(byEnd.poll(), out)
+    sealOpen()
+    while (entries.nonEmpty) tree.remove(entries.removeHead())
+    firstEntryIndex = 0L
+    tree.restart()
+  }
+
+  private def sealOpen(): Unit = if (open != null) {
+    tree.seal(open)
+    open = null
+  }
+
+  private def evaluate(anchor: Anchor, out: SweepOutput): Unit = {
+    sealOpen()
+    val first = anchor.firstEntry - firstEntryIndex
+    val results = if (first >= entries.size) tree.rangeResults(null, null)
+      else tree.rangeResults(entries(first.toInt), entries.last)
+    out.emitRow(results, Array(anchor.start, anchor.end), anchor.row)
+    anchor.done = true
+    evictUnneeded()
+  }
+
+  /** Removes the entries before the first entry of every open anchor (or every entry). */
+  private def evictUnneeded(): Unit = {
+    while (!byArrival.isEmpty && byArrival.peek().done) byArrival.poll()
+    val needed = if (byArrival.isEmpty) firstEntryIndex + entries.size else byArrival.peek().firstEntry
+    while (firstEntryIndex < needed) {
+      tree.remove(entries.removeHead())
+      firstEntryIndex += 1
+    }
+  }
+
+  private def reject(row: InternalRow, what: String): Nothing =
+    throw new EventWindowsInputException(s"${family.functionName}: the anchor row " +
+      s"${WindowSweepIterator.describe(row, input)} has $what")
+}
