@@ -1,0 +1,152 @@
+"""psi's dynamic windows over two DataFrames: ``eventwindows.dynamic_window(anchors, messages, ...)``.
+
+The anchors and the messages are put in one DataFrame (``unionByName``: messages keep their
+columns, each anchor row becomes its keys, its interval and a struct of its columns) and grouped
+by the SQL window function ``anchor_window``, whose operator sorts that union by key and time and
+sweeps it once: no join. Only DataFrame operations and ``call_function`` are used, so the same code
+runs in classic PySpark and under Spark Connect.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Union
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.column import Column
+
+__all__ = ["dynamic_window", "DynamicWindow"]
+
+#: Internal columns of the union (names no user table is expected to have).
+_ANCHOR, _START, _END = "__ew_anchor", "__ew_start", "__ew_end"
+
+_BOUNDS = ("[]", "[)", "(]", "()")
+
+
+def _expression(value: Union[Column, str], parameter: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return F.expr(value)
+    raise TypeError(
+        f"`{parameter}` must be a Column or a SQL expression string over the anchors' columns, "
+        f"got {type(value).__name__}: {value!r}")
+
+
+class DynamicWindow:
+    """The dynamic windows of ``anchors`` over ``messages``, waiting for their aggregates: call
+    :meth:`agg`, as after ``DataFrame.groupBy``. Build it with :func:`dynamic_window`."""
+
+    def __init__(self, anchors: DataFrame, messages: DataFrame, time: str,
+                 start: Column, end: Column, on: List[str], bounds: str):
+        self._anchors, self._messages = anchors, messages
+        self._time, self._start, self._end = time, start, end
+        self._on, self._bounds = on, bounds
+
+    def agg(self, *columns: Column) -> DataFrame:
+        """One row per anchor row: all the anchor's columns, ``window`` (struct of ``start`` and
+        ``end``: the anchor's interval) and one column per aggregate, computed over the messages
+        (with equal ``on`` keys) whose time lies in the interval; over no message when none does
+        (``count`` 0, ``sum`` NULL).
+
+        The aggregate columns refer to the messages' columns. Their output names must differ from
+        the anchors' column names and from ``window``.
+        """
+        if not columns:
+            raise ValueError("agg() needs at least one aggregate column, e.g. F.count('*')")
+        for c in columns:
+            if not isinstance(c, Column):
+                raise TypeError(f"agg() takes Columns, got {type(c).__name__}: {c!r}")
+        anchor_columns = self._anchors.columns
+        anchors = self._anchors.select(
+            *self._on,
+            F.struct(*[F.col(f"`{c}`") for c in anchor_columns]).alias(_ANCHOR),
+            self._start.alias(_START),
+            self._end.alias(_END))
+        union = self._messages.unionByName(anchors, allowMissingColumns=True)
+        window = F.call_function(
+            "anchor_window", F.col(f"`{self._time}`"), F.col(_START), F.col(_END), F.col(_ANCHOR),
+            F.lit(self._bounds))
+        grouped = union.groupBy(*self._on, window).agg(*columns)
+        results = grouped.columns[len(self._on) + 1:]
+        clashes = sorted(set(results) & (set(anchor_columns) | {"window"}))
+        if clashes:
+            raise ValueError(
+                f"dynamic_window: the aggregate column names {clashes} are also anchor columns (or "
+                "`window`); give the aggregates other names with .alias(...)")
+        return grouped.select(
+            *[F.col("window.anchor").getField(c).alias(c) for c in anchor_columns],
+            F.struct(F.col("window.start").alias("start"),
+                     F.col("window.end").alias("end")).alias("window"),
+            *[F.col(f"`{c}`") for c in results])
+
+
+def dynamic_window(
+        anchors: DataFrame,
+        messages: DataFrame,
+        time: str,
+        start: Union[Column, str],
+        end: Union[Column, str],
+        on: Optional[Union[str, Sequence[str]]] = None,
+        bounds: str = "[]") -> DynamicWindow:
+    """psi's dynamic windows: a second table of anchors decides where each window lies.
+
+    Every row of ``anchors`` gives an interval ``[start, end]`` (expressions over the anchors'
+    columns) and gets one output row aggregating the ``messages`` whose ``time`` lies in it, with
+    equal ``on`` keys; also when none does. Intervals may overlap, nest, be empty or lie outside
+    the data. The plan is no join: both tables are clustered by the ``on`` keys, sorted by time and
+    swept once (``explain()`` shows ``EventWindowAggregate anchor_window``).
+
+    Parameters
+    ----------
+    anchors, messages : DataFrame
+        The anchors and the messages.
+    time : str
+        The name of the messages' time column: TIMESTAMP, TIMESTAMP_NTZ or BIGINT. Messages with
+        a NULL time are skipped.
+    start, end : Column or str
+        The anchor's interval, as Columns or SQL expression strings over the anchors' columns, of
+        the type of ``time``. An anchor with a NULL start or end, or an end before its start, is
+        an error naming the row.
+    on : str or list of str, optional
+        Key columns present in both tables: messages match only anchors with equal keys (NULL
+        keys match each other, as in GROUP BY).
+    bounds : str
+        Which ends belong to the interval: ``'[]'`` (default, both), ``'[)'``, ``'(]'``, ``'()'``.
+
+    Returns
+    -------
+    DynamicWindow
+        Call ``.agg(*columns)`` on it, as on ``DataFrame.groupBy``: aggregates over the messages'
+        columns. The result has one row per anchor: the anchor's columns, ``window`` (struct of
+        ``start`` and ``end``) and the aggregates.
+
+    Examples
+    --------
+    >>> messages = spark.createDataFrame([(1, 1), (2, 2), (5, 4)], "ts bigint, v bigint")
+    >>> anchors = spark.createDataFrame([("x", 0, 2), ("y", 3, 4)], "id string, s bigint, e bigint")
+    >>> (dynamic_window(anchors, messages, "ts", "s", "e")
+    ...    .agg(F.count("v").alias("n"), F.sum("v").alias("total"))
+    ...    .orderBy("id").select("id", "window.start", "window.end", "n", "total").show())
+    +---+-----+---+---+-----+
+    | id|start|end|  n|total|
+    +---+-----+---+---+-----+
+    |  x|    0|  2|  2|    3|
+    |  y|    3|  4|  0| NULL|
+    +---+-----+---+---+-----+
+    """
+    for name, frame in (("anchors", anchors), ("messages", messages)):
+        if not isinstance(frame, DataFrame):
+            raise TypeError(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
+    if not isinstance(time, str):
+        raise TypeError(f"`time` must be the name of the messages' time column, got {time!r}")
+    keys = [on] if isinstance(on, str) else list(on or [])
+    if not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"`on` must be a column name or a list of column names, got {on!r}")
+    if bounds not in _BOUNDS:
+        raise ValueError(f"`bounds` must be one of {', '.join(_BOUNDS)}, got {bounds!r}")
+    for k in keys:
+        for name, frame in (("anchors", anchors), ("messages", messages)):
+            if k not in frame.columns:
+                raise ValueError(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
+    return DynamicWindow(anchors, messages, time, _expression(start, "start"),
+                         _expression(end, "end"), keys, bounds)
