@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{EventWindowAggregation, EventWindowing}
+import io.eventwindows.analysis.{DynamicWindowTableFunction, EventWindowAggregation, EventWindowing}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -14,6 +14,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     // SQL functions: the window functions and the scalar time helpers.
     EventWindowsFunctions.all.foreach(extensions.injectFunction)
+    // The table-valued function of dynamic windows over two tables.
+    extensions.injectTableFunction(DynamicWindowTableFunction.registration)
     // A window function in GROUP BY becomes the `window` column below the aggregate.
     extensions.injectResolutionRule(_ => EventWindowing)
     // The resolved aggregate over that column becomes an EventWindowAggregate.
