@@ -139,9 +139,14 @@ def dynamic_window(
             raise TypeError(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
     if not isinstance(time, str):
         raise TypeError(f"`time` must be the name of the messages' time column, got {time!r}")
+    if on is not None and not isinstance(on, (str, list, tuple)):
+        raise TypeError(f"`on` must be a column name or a list of column names, got {on!r}")
     keys = [on] if isinstance(on, str) else list(on or [])
     if not all(isinstance(k, str) for k in keys):
         raise TypeError(f"`on` must be a column name or a list of column names, got {on!r}")
+    if "window" in anchors.columns:
+        raise ValueError("dynamic_window: the anchors have a column named `window`, which the "
+                         "result uses for the interval; rename it first")
     if bounds not in _BOUNDS:
         raise ValueError(f"`bounds` must be one of {', '.join(_BOUNDS)}, got {bounds!r}")
     for k in keys:

@@ -90,7 +90,11 @@ object DynamicWindowTableFunction {
       }
       case _ => fail(s"`aggregates` must be a list of named aggregates, got '$aggregates'")
     }
-    val clashes = results.map(_.name).filter(n => n == EventWindow.ColumnName ||
+    if (anchors.output.exists(_.name.equalsIgnoreCase(EventWindow.ColumnName))) {
+      fail("the anchors have a column named `window`, which the result uses for the interval; " +
+        "rename it first")
+    }
+    val clashes = results.map(_.name).filter(n => n.equalsIgnoreCase(EventWindow.ColumnName) ||
       anchors.output.exists(_.name.equalsIgnoreCase(n)))
     if (clashes.nonEmpty) {
       fail(s"the aggregate names ${clashes.mkString(", ")} are also anchor columns (or `window`)")

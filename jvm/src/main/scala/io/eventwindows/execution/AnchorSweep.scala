@@ -9,8 +9,9 @@ import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.AnchorWindow
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
  * The policy of dynamic windows ([[AnchorWindow]]): a key's messages and anchors arrive in one
@@ -31,8 +32,6 @@ final class AnchorSweep(
     values: Seq[Expression],
     input: Seq[Attribute],
     timeType: DataType) extends SweepPolicy {
-  import TimeArithmetic.subtract
-
   // values: the anchor's start, its end, its row (NULL for messages).
   private val valueRow = new SpecificInternalRow(values.map(_.dataType))
   private val readValues = MutableProjection.create(values, input).target(valueRow)
@@ -56,6 +55,8 @@ final class AnchorSweep(
 
   override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, EventTime.lineMax(timeType))
 
+  override def messages: Boolean = true
+
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     readValues(row)
     if (valueRow.isNullAt(2)) {
@@ -73,8 +74,11 @@ final class AnchorSweep(
       val (s, e) = (valueRow.getLong(0), valueRow.getLong(1))
       if (e < s) reject(row, "an end before its start")
       sealOpen()
-      val upper = if (family.bounds.upperInclusive) e else subtract(e, 1L)
-      val anchor = new Anchor(s, e, upper, firstEntryIndex + entries.size, anchorCopy(valueRow).copy())
+      // An exclusive end at the very beginning of the line leaves nothing before it.
+      val empty = !family.bounds.upperInclusive && e == Long.MinValue
+      val upper = if (family.bounds.upperInclusive || empty) e else e - 1L
+      val first = if (empty) Long.MaxValue else firstEntryIndex + entries.size
+      val anchor = new Anchor(s, e, upper, first, anchorCopy(valueRow).copy())
       byEnd.add(anchor)
       byArrival.add(anchor)
     }
@@ -113,7 +117,15 @@ final class AnchorSweep(
     }
   }
 
-  private def reject(row: InternalRow, what: String): Nothing =
-    throw new EventWindowsInputException(s"${family.functionName}: the anchor row " +
-      s"${WindowSweepIterator.describe(row, input)} has $what")
+  /** Names the anchor by its own columns (its struct), not by the union's internal ones. */
+  private def reject(row: InternalRow, what: String): Nothing = {
+    val anchor = values(2).dataType match {
+      case struct: StructType =>
+        WindowSweepIterator.describe(valueRow.getStruct(2, struct.size), DataTypeUtils.toAttributes(struct))
+      case other => Literal(valueRow.get(2, other), other).toString
+    }
+    throw new EventWindowsInputException(s"${family.functionName}: the anchor $anchor has $what " +
+      s"(start ${Literal(valueRow.get(0, timeType), timeType)}, end " +
+      s"${Literal(valueRow.get(1, timeType), timeType)})")
+  }
 }

@@ -33,20 +33,33 @@ final class MessageSweep(
 
   private val byIndex = family.isInstanceOf[IndexWindow]
 
-  /** Inclusive key bounds of the window of anchor (index, time). */
+  /**
+   * Inclusive key bounds of the window of anchor (index, time). An exclusive end that saturates at
+   * the end of the line it would step over leaves no key: its window is empty ([[emptyWindow]]).
+   */
   private val (lowerOf, upperOf): ((Long, Long) => Long, (Long, Long) => Long) = family match {
     case IndexWindow(lo, hi) =>
       (lo.map(l => (p: Long, _: Long) => add(p, l)).getOrElse((_: Long, _: Long) => Long.MinValue),
         (p: Long, _: Long) => add(p, hi))
     case RelativeTimeWindow(lo, hi, bounds) =>
-      val lowerOffset = if (bounds.lowerInclusive) 0L else 1L
-      val upperOffset = if (bounds.upperInclusive) 0L else -1L
-      ((_: Long, t: Long) => add(add(t, lo), lowerOffset),
-        (_: Long, t: Long) => add(add(t, hi), upperOffset))
+      ((_: Long, t: Long) => if (bounds.lowerInclusive) add(t, lo) else add(add(t, lo), 1L),
+        (_: Long, t: Long) => if (bounds.upperInclusive) add(t, hi) else add(add(t, hi), -1L))
   }
+
+  private def emptyWindow(t: Long): Boolean = family match {
+    case RelativeTimeWindow(lo, hi, bounds) =>
+      (!bounds.lowerInclusive && add(t, lo) == Long.MaxValue) ||
+        (!bounds.upperInclusive && add(t, hi) == Long.MinValue)
+    case _ => false
+  }
+
+  /** A buffer that stays at the initial values: the results of an empty window. */
+  private val noMessages = buffers.newBuffer()
 
   /** Messages are point events: no end column, so never open-ended. */
   override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
+
+  override def messages: Boolean = true
 
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     // Every anchor whose upper bound this message passes has its whole window.
@@ -66,14 +79,11 @@ final class MessageSweep(
     val p = anchorIndex
     val t = anchors.removeFirst()
     anchorIndex += 1
-    val lower = lowerOf(p, t)
     val upper = upperOf(p, t)
-    while (window.hasWaiting && keyOf(window.waitingIndex, window.waitingTime) <= upper) {
-      window.include()
-    }
-    while (!window.isEmpty && keyOf(window.headIndex, window.headTime) < lower) window.evict()
+    // A window emptied by saturation must not move the bounds the next anchors slide from.
+    if (!emptyWindow(t)) slideTo(lowerOf(p, t), upper)
     family match {
-      case IndexWindow(lo, hi) =>
+      case IndexWindow(lo, _) =>
         // Full windows only: the window's first and last messages exist.
         val first = lo.map(add(p, _)).getOrElse(0L)
         if (first >= 0 && first <= upper && window.waitingIndex > upper) {
@@ -81,8 +91,17 @@ final class MessageSweep(
             window.lastIncludedTime))
         }
       case _: RelativeTimeWindow =>
-        out.emitRow(window.results(), Array(t, pointEnd(t)))
+        val results = if (emptyWindow(t)) buffers.results(noMessages) else window.results()
+        out.emitRow(results, Array(t, pointEnd(t)))
     }
+  }
+
+  /** Includes the waiting messages up to `upper`, evicts the oldest ones below `lower`. */
+  private def slideTo(lower: Long, upper: Long): Unit = {
+    while (window.hasWaiting && keyOf(window.waitingIndex, window.waitingTime) <= upper) {
+      window.include()
+    }
+    while (!window.isEmpty && keyOf(window.headIndex, window.headTime) < lower) window.evict()
   }
 
   private def keyOf(index: Long, time: Long): Long = if (byIndex) index else time

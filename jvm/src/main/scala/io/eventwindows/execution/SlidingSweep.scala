@@ -68,6 +68,8 @@ final class SlidingSweep(
 
   override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
 
+  override def messages: Boolean = true
+
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     readAttributes(row)
     for (i <- units.indices if attributeRow.isNullAt(i)) {

@@ -18,6 +18,13 @@ trait SweepPolicy {
   /** The end given to an open-ended event (a NULL end). */
   def openEnd(start: Long): Long
 
+  /**
+   * True if the events are messages (points that matter by their time alone), so that one at the
+   * end of time, whose one tick is cut to nothing, is still an event; false if an empty lifetime
+   * is in no window.
+   */
+  def messages: Boolean = false
+
   /** One event `[start, end)` (non-empty) of the current group, and its row. */
   def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit
 

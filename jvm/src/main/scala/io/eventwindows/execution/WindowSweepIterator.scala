@@ -127,8 +127,8 @@ final class WindowSweepIterator(
       if (e < s) rejectLifetime(row, s, e)
       e
     }
-    // An empty lifetime intersects no window.
-    if (e == s) return
+    // An empty lifetime intersects no window (a message at the end of time is still a message).
+    if (e == s && !policy.messages) return
 
     val rowKey = keyProjection(row)
     if (started && rowKey != key) {
