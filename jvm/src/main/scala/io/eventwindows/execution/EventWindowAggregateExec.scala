@@ -58,11 +58,12 @@ case class EventWindowAggregateExec(
 
   /**
    * How rows with equal keys and start are ordered, so that every result is deterministic: by the
-   * family's `order` columns, then by the input columns the aggregates and their filters read, in
-   * input order. Rows equal in all of these are interchangeable for this query.
+   * family's `order` columns, then by the input columns the aggregates, their filters and the
+   * family's values (e.g. SPL delta attributes) read, in input order. Rows equal in all of these
+   * are interchangeable for this query.
    */
   private def tieBreak: Seq[Expression] = {
-    val read = AttributeSet((aggregates ++ filters).flatMap(_.references))
+    val read = AttributeSet((aggregates ++ filters ++ values).flatMap(_.references))
     order ++ child.output.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
   }
 
