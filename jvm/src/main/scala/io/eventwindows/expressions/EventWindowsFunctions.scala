@@ -5,7 +5,7 @@ import io.eventwindows.plans.{Hopping, OutputPolicy, Snapshot}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, NullType, StringType}
+import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, NullType, ShortType, StringType}
 
 /**
  * The table of SQL functions eventwindows registers: name, documentation (shown by
@@ -40,13 +40,16 @@ object EventWindowsFunctions {
   private val hoppingParameters =
     """
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
-          some window starts; NULL or absent: the Unix epoch.
+          some window starts; for timestamps also an offset from the epoch, as window() takes
+          its start time: an interval string such as '15 minutes', a day-time interval or an
+          integer number of microseconds. NULL or absent: the Unix epoch.
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
           that result holds; needs hop <= size).
-      * horizon - optional, the last time open-ended events cover under 'window' and 'point';
-          NULL or absent: the latest finite time in the input.
+      * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
+          the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
+          the input.
     """
 
   val hoppingWindow: Registration = register(
@@ -60,8 +63,8 @@ object EventWindowsFunctions {
     """,
     s"""
     Arguments:$lifetimeArguments
-      * size - the window length: a day-time interval or a string such as '5 seconds' (an
-          integer number of ticks for BIGINT time); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
       * hop - the distance between window starts, like `size`; positive.$hoppingParameters""",
     """
     Examples:
@@ -79,11 +82,11 @@ object EventWindowsFunctions {
     """,
     s"""
     Arguments:$lifetimeArguments
-      * size - the window length: a day-time interval or a string such as '5 seconds' (an
-          integer number of ticks for BIGINT time); positive.$hoppingParameters""",
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.$hoppingParameters""",
     """
     Examples:
-      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2L) ORDER BY 1;
+      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
         0	1
         2	1
         4	2
@@ -116,9 +119,10 @@ object EventWindowsFunctions {
     """
     Arguments:
       * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
-      * alignment - a boundary, of the type of `t` (or a timestamp string).
-      * period - the distance between boundaries: a day-time interval or interval string for
-          timestamps, an integer for BIGINT; positive.
+      * alignment - a boundary, of the type of `t` (or a timestamp string); for timestamps a
+          constant may also be an offset from the epoch, as for hopping_window.
+      * period - the distance between boundaries: a day-time interval, an interval string or an
+          integer number of microseconds for timestamps, an integer for BIGINT; positive.
     """,
     """
     Examples:
@@ -128,11 +132,14 @@ object EventWindowsFunctions {
     val name = "snap_to_boundary"
     if (args.size != 3) arity(name, "3 arguments (t, alignment, period)", args)
     val time = WindowParameters.timeType(name, "t", args.head)
-    val alignment = args(1).dataType match {
-      case StringType | NullType if time != LongType => Cast(args(1), time, timeZone)
-      case _ => args(1)
+    val alignment = args(1) match {
+      case a if !a.foldable && a.dataType == StringType && time != LongType =>
+        Cast(a, time, timeZone)
+      case a if !a.foldable => widenedToBigint(a, time)
+      case a if a.eval() == null => Literal(null, time) // NULL in, NULL out (not the epoch)
+      case a => Literal(WindowParameters.alignmentTicks(name, Some(a), time), time)
     }
-    val period = if (!args(2).foldable) args(2) else {
+    val period = if (!args(2).foldable) widenedToBigint(args(2), time) else {
       val ticks = WindowParameters.durationTicks(name, "period", args(2), time)
       if (time == LongType) Literal(ticks) else Literal(ticks, DayTimeIntervalType())
     }
@@ -183,6 +190,13 @@ object EventWindowsFunctions {
     adjustEndTime, adjustStartTime, hoppingWindow, snapToBoundary, snapshotWindow, tumblingWindow)
 
   private def timeZone: Option[String] = Some(SQLConf.get.sessionLocalTimeZone)
+
+  /** A column for a BIGINT parameter of a narrower integral type, widened to BIGINT. */
+  private def widenedToBigint(e: Expression, time: DataType): Expression =
+    (time, e.dataType) match {
+      case (LongType, ByteType | ShortType | IntegerType) => Cast(e, LongType)
+      case _ => e
+    }
 
   private def arity(name: String, expected: String, args: Seq[Expression]): Nothing =
     WindowParameters.fail(name, s"takes $expected, got ${args.size}: " +
