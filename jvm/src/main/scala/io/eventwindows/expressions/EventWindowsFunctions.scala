@@ -18,14 +18,15 @@ object EventWindowsFunctions {
   /** One registration, as `SparkSessionExtensions.injectFunction` takes it. */
   type Registration = (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression)
 
-  private def info(name: String, usage: String, arguments: String, examples: String) =
-    new ExpressionInfo(classOf[EventWindow].getCanonicalName, null, name, usage, arguments,
-      examples, "", "datetime_funcs", "0.1.0", "", "built-in")
-
+  /** `expression`: the class the builder returns, shown as `Class:` by DESCRIBE FUNCTION. */
   private def register(
-      name: String, usage: String, arguments: String, examples: String)(
-      builder: Seq[Expression] => Expression): Registration =
-    (FunctionIdentifier(name), info(name, usage, arguments, examples), builder)
+      name: String, expression: Class[_ <: Expression], usage: String, arguments: String,
+      examples: String)(
+      builder: Seq[Expression] => Expression): Registration = {
+    val info = new ExpressionInfo(expression.getCanonicalName, null, name, usage, arguments,
+      examples, "", "datetime_funcs", "0.1.0", "", "built-in")
+    (FunctionIdentifier(name), info, builder)
+  }
 
   private val lifetimeArguments =
     """
@@ -54,6 +55,7 @@ object EventWindowsFunctions {
 
   val hoppingWindow: Registration = register(
     "hopping_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end], size, hop[, alignment[, output[, horizon]]]) - Groups events into
       hopping windows [alignment + n * hop, alignment + n * hop + size) for every integer n. An
@@ -76,6 +78,7 @@ object EventWindowsFunctions {
 
   val tumblingWindow: Registration = register(
     "tumbling_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end], size[, alignment[, output[, horizon]]]) - Groups events into adjacent,
       non-overlapping windows of length `size`: hopping_window with hop = size.
@@ -94,6 +97,7 @@ object EventWindowsFunctions {
 
   val snapshotWindow: Registration = register(
     "snapshot_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end]) - Groups events into snapshot windows: the intervals between consecutive
       distinct event endpoints (starts and ends), one row for each such interval where at least
@@ -112,6 +116,7 @@ object EventWindowsFunctions {
 
   val snapToBoundary: Registration = register(
     "snap_to_boundary",
+    classOf[SnapToBoundary],
     """
     _FUNC_(t, alignment, period) - The largest time alignment + n * period that is <= t, over all
       integers n (floor rounding: right before the alignment and before 1970).
@@ -146,9 +151,11 @@ object EventWindowsFunctions {
     SnapToBoundary(args.head, alignment, period)
   }
 
-  private def adjustRegistration(name: String, what: String, example: String)(
+  private def adjustRegistration(
+      name: String, expression: Class[_ <: AdjustLifetime], what: String, example: String)(
       make: (Expression, Long, Long, Long) => Expression): Registration = register(
     name,
+    expression,
     s"""
     _FUNC_(t, size, hop[, alignment]) - $what
     """,
@@ -172,6 +179,7 @@ object EventWindowsFunctions {
 
   val adjustStartTime: Registration = adjustRegistration(
     "adjust_start_time",
+    classOf[AdjustStartTime],
     """Seed 000's AdjustStartTime: the end of the earliest hopping window that
       contains t. With adjust_end_time it snaps an event's lifetime so that a snapshot window
       over it gives one row per change of the hopping windows' contents.""",
@@ -180,6 +188,7 @@ object EventWindowsFunctions {
 
   val adjustEndTime: Registration = adjustRegistration(
     "adjust_end_time",
+    classOf[AdjustEndTime],
     """Seed 000's AdjustEndTime: one hop past the end of the latest hopping window
       that starts before t (t is an exclusive end). NULL (an open end) gives the end of time.""",
     """> SELECT _FUNC_(10L, 5L, 2L), _FUNC_(11L, 5L, 2L);
