@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{EventWindowAggregation, EventWindowing}
+import io.eventwindows.analysis.{CheckStreaming, EventWindowAggregation, EventWindowing}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -18,6 +18,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectResolutionRule(_ => EventWindowing)
     // The resolved aggregate over that column becomes an EventWindowAggregate.
     extensions.injectPostHocResolutionRule(_ => EventWindowAggregation)
+    // An EventWindowAggregate over a stream is an analysis error, not per-batch windows.
+    extensions.injectCheckRule(_ => CheckStreaming)
     // EventWindowAggregate runs as EventWindowAggregateExec.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
   }
