@@ -111,7 +111,14 @@ POINTS = ["2024-01-01 00:00:00", "2024-01-01 00:00:01", "2024-01-01 00:00:02",
     lambda: datetime.datetime(2024, 1, 1, 1, 0, 1,
                               tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
     lambda: F.lit("2024-01-01 00:00:01").cast("timestamp"),
-], ids=["string", "naive-datetime", "utc-datetime", "plus-one-hour-datetime", "column"])
+    # Offsets from the epoch, as Spark's window() takes its start time (midnight is a multiple
+    # of 3 s after the epoch, so an offset of 1 s gives the same windows).
+    lambda: "1 second",
+    lambda: "-2 seconds",
+    lambda: datetime.timedelta(seconds=1),
+    lambda: 1_000_000,
+], ids=["string", "naive-datetime", "utc-datetime", "plus-one-hour-datetime", "column",
+        "interval-string", "negative-interval-string", "timedelta", "int-microseconds"])
 def test_tumbling_point_events_with_alignment(spark, alignment):
     # Tumbling windows of 3 s aligned on 00:00:01: [1 + 3j, 4 + 3j) seconds after midnight.
     # Point events at 0 -> [-2, 1); 1 and 2 -> [1, 4); 4 -> [4, 7); 7 -> [7, 10).
@@ -143,12 +150,14 @@ def test_tumbling_timestamp_ntz_with_alignment(spark, alignment):
     ]
 
 
-def test_tumbling_point_events_default_alignment_is_the_epoch(spark):
+@pytest.mark.parametrize("size", [datetime.timedelta(seconds=3), 3_000_000],
+                         ids=["timedelta", "int-microseconds"])
+def test_tumbling_point_events_default_alignment_is_the_epoch(spark, size):
     # Windows [3j, 3j + 3) seconds after the epoch; 2024-01-01 00:00:00 is 1704067200 s after it,
     # a multiple of 3, so the windows are [0, 3), [3, 6), [6, 9) seconds after midnight:
-    # 0, 1, 2 -> [0, 3); 4 -> [3, 6); 7 -> [6, 9).
+    # 0, 1, 2 -> [0, 3); 4 -> [3, 6); 7 -> [6, 9). An int is microseconds, as for window().
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
-    result = events.groupBy(ew.tumbling_window("s", None, datetime.timedelta(seconds=3))).count()
+    result = events.groupBy(ew.tumbling_window("s", None, size)).count()
     assert windowed(result, "count") == [
         ("2024-01-01 00:00:00", "2024-01-01 00:00:03", 3),
         ("2024-01-01 00:00:03", "2024-01-01 00:00:06", 1),
@@ -380,11 +389,11 @@ def test_end_of_wrong_type_names_the_parameter(spark):
 
 @pytest.mark.parametrize("build, parameter", [
     (lambda e: ew.hopping_window("s", "e", "2 seconds", "5 seconds", output="changes"), "hop"),
-    (lambda e: ew.hopping_window("s", "e", "5 seconds", "2 seconds", alignment=3), "`alignment`"),
-    (lambda e: ew.tumbling_window("s", "e", 5), "`size`"),
+    (lambda e: ew.hopping_window("s", "e", "5 seconds", "2 seconds", horizon=3), "`horizon`"),
+    (lambda e: ew.tumbling_window("s", "e", "1 month"), "`size`"),
     (lambda e: ew.tumbling_window("s", "e", "5 parsecs"), "`size`"),
     (lambda e: ew.tumbling_window("id", None, "5 seconds"), "`start`"),
-], ids=["changes-hop-over-size", "int-alignment", "int-size", "bad-interval", "string-start"])
+], ids=["changes-hop-over-size", "int-horizon", "month-size", "bad-interval", "string-start"])
 def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
     events = seed_events(spark)
     assert parameter in analysis_error(lambda: events.groupBy(build(events)).count())

@@ -9,13 +9,16 @@ Python values for the constant parameters:
 
 * time columns (``start``, ``end``, ``t``): a :class:`~pyspark.sql.Column` or a column name.
 * durations (``size``, ``hop``, ``period``): an interval string such as ``'5 seconds'``, a
-  :class:`datetime.timedelta` (a day-time interval), an ``int`` number of ticks for BIGINT time,
-  or a :class:`~pyspark.sql.Column` holding a constant.
+  :class:`datetime.timedelta` (a day-time interval), an ``int`` number of ticks (microseconds
+  for timestamps, as Spark's ``window()`` reads integers), or a :class:`~pyspark.sql.Column`
+  holding a constant.
 * times (``alignment``, ``horizon``): a timestamp string, a :class:`datetime.datetime` or
   :class:`datetime.date`, an ``int`` (BIGINT time), ``None`` (the default) or a
   :class:`~pyspark.sql.Column`. A string, a date or a naive datetime is read as a timestamp
   string: in the session time zone for TIMESTAMP time, as is for TIMESTAMP_NTZ. A datetime with
-  a ``tzinfo`` is that instant (a TIMESTAMP).
+  a ``tzinfo`` is that instant (a TIMESTAMP). For timestamps, an ``alignment`` may also be an
+  offset from the epoch, as Spark's ``window()`` takes its start time: an interval string such
+  as ``'15 minutes'``, a :class:`datetime.timedelta` or an ``int`` number of microseconds.
 * ``output``: ``'window'``, ``'point'``, ``'changes'`` or ``None`` (the default, ``'window'``).
 
 A ``None`` before a later optional parameter that is given is passed as a SQL NULL, which the
@@ -40,10 +43,11 @@ __all__ = [
 
 #: A column or the name of a column.
 ColumnOrName = Union[Column, str]
-#: A window length or hop: interval string, timedelta, int ticks (BIGINT time) or a constant Column.
+#: A window length or hop: interval string, timedelta, int ticks (µs for timestamps) or a Column.
 DurationLike = Union[str, datetime.timedelta, int, Column]
-#: An instant: timestamp string, datetime, date, int (BIGINT time) or a constant Column.
-TimeLike = Union[str, datetime.datetime, datetime.date, int, Column]
+#: An instant: timestamp string, datetime, date, int (BIGINT time) or a constant Column; an
+#: alignment also an offset from the epoch (interval string, timedelta, int microseconds).
+TimeLike = Union[str, datetime.datetime, datetime.date, datetime.timedelta, int, Column]
 
 
 def _column(value: ColumnOrName, parameter: str) -> Column:
@@ -64,7 +68,8 @@ def _duration(value: DurationLike, parameter: str) -> Column:
         return F.lit(value)
     raise TypeError(
         f"`{parameter}` must be an interval string such as '5 seconds', a datetime.timedelta, an "
-        f"int (BIGINT ticks) or a Column, got {type(value).__name__}: {value!r}")
+        f"int (ticks: microseconds for timestamps) or a Column, got {type(value).__name__}: "
+        f"{value!r}")
 
 
 def _time(value: Optional[TimeLike], parameter: str) -> Column:
@@ -74,17 +79,16 @@ def _time(value: Optional[TimeLike], parameter: str) -> Column:
         return value
     if isinstance(value, bool):
         raise TypeError(f"`{parameter}` must be a time, got bool: {value!r}")
-    if isinstance(value, int):
-        # BIGINT time wants a BIGINT, and a small Python int would be an INT literal.
-        return F.lit(value).cast("bigint")
     if isinstance(value, datetime.datetime):
         if value.tzinfo is not None and value.utcoffset() is not None:
             return F.lit(value)
         return F.lit(value.isoformat(sep=" "))
     if isinstance(value, (datetime.date, str)):
         return F.lit(str(value))
+    if isinstance(value, (int, datetime.timedelta)):
+        return F.lit(value)
     raise TypeError(
-        f"`{parameter}` must be a timestamp string, a datetime, a date, an int (BIGINT time), "
+        f"`{parameter}` must be a timestamp string, a datetime, a date, a timedelta, an int, "
         f"None or a Column, got {type(value).__name__}: {value!r}")
 
 
@@ -144,21 +148,25 @@ def hopping_window(
           open-ended event that lasts to the end of time. An end before the start is an error
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
-      * size - the window length: a day-time interval or a string such as '5 seconds' (an
-          integer number of ticks for BIGINT time); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
       * hop - the distance between window starts, like `size`; positive.
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
-          some window starts; NULL or absent: the Unix epoch.
+          some window starts; for timestamps also an offset from the epoch, as window() takes
+          its start time: an interval string such as '15 minutes', a day-time interval or an
+          integer number of microseconds. NULL or absent: the Unix epoch.
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
           that result holds; needs hop <= size).
-      * horizon - optional, the last time open-ended events cover under 'window' and 'point';
-          NULL or absent: the latest finite time in the input.
+      * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
+          the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
+          the input.
 
     In Python, ``end=None`` omits the end column (point events); ``size`` and ``hop`` may be
-    strings, ``datetime.timedelta`` or ``int`` ticks, and ``alignment``/``horizon`` strings,
-    datetimes or ``int`` (see the module documentation).
+    strings, ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings,
+    datetimes or ``int``, and ``alignment`` also a ``datetime.timedelta`` (see the module
+    documentation).
 
     Examples
     --------
@@ -200,20 +208,23 @@ def tumbling_window(
           open-ended event that lasts to the end of time. An end before the start is an error
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
-      * size - the window length: a day-time interval or a string such as '5 seconds' (an
-          integer number of ticks for BIGINT time); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
-          some window starts; NULL or absent: the Unix epoch.
+          some window starts; for timestamps also an offset from the epoch, as window() takes
+          its start time: an interval string such as '15 minutes', a day-time interval or an
+          integer number of microseconds. NULL or absent: the Unix epoch.
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
           that result holds; needs hop <= size).
-      * horizon - optional, the last time open-ended events cover under 'window' and 'point';
-          NULL or absent: the latest finite time in the input.
+      * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
+          the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
+          the input.
 
     In Python, ``end=None`` omits the end column (point events); ``size`` may be a string, a
-    ``datetime.timedelta`` or ``int`` ticks, and ``alignment``/``horizon`` strings, datetimes or
-    ``int`` (see the module documentation).
+    ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings, datetimes or
+    ``int``, and ``alignment`` also a ``datetime.timedelta`` (see the module documentation).
 
     Examples
     --------
@@ -273,13 +284,14 @@ def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike)
 
     Arguments:
       * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
-      * alignment - a boundary, of the type of `t` (or a timestamp string).
-      * period - the distance between boundaries: a day-time interval or interval string for
-          timestamps, an integer for BIGINT; positive.
+      * alignment - a boundary, of the type of `t` (or a timestamp string); for timestamps a
+          constant may also be an offset from the epoch, as for hopping_window.
+      * period - the distance between boundaries: a day-time interval, an interval string or an
+          integer number of microseconds for timestamps, an integer for BIGINT; positive.
 
-    In Python, ``t`` is a Column or a column name; a string ``alignment`` is a timestamp string
-    (pass a Column to snap to another column); ``period`` may be a string, a
-    ``datetime.timedelta`` or an ``int``.
+    In Python, ``t`` is a Column or a column name; a string ``alignment`` is a timestamp string,
+    or else an interval string (pass a Column to snap to another column); ``period`` may be a
+    string, a ``datetime.timedelta`` or an ``int``.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{DynamicWindowTableFunction, EventWindowAggregation, EventWindowing}
+import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -20,6 +20,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectResolutionRule(_ => EventWindowing)
     // The resolved aggregate over that column becomes an EventWindowAggregate.
     extensions.injectPostHocResolutionRule(_ => EventWindowAggregation)
+    // An EventWindowAggregate over a stream is an analysis error, not per-batch windows.
+    extensions.injectCheckRule(_ => CheckStreaming)
     // EventWindowAggregate runs as EventWindowAggregateExec.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
   }

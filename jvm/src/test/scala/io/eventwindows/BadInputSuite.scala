@@ -29,7 +29,7 @@ class BadInputSuite extends EventWindowsSuite {
     rejected("hopping_window(ts, '1 month', '1 day')", "`size` must not have months")
     rejected("hopping_window(ts, 'five seconds', '1 second')", "`size` is not a valid interval")
     rejected("tumbling_window(s, '5 seconds')", "`size` must be an integer number of ticks")
-    rejected("tumbling_window(ts, 5L)", "`size` must be a day-time interval")
+    rejected("tumbling_window(ts, 5.0)", "`size` must be a day-time interval")
     rejected("hopping_window(s, e, s, 1L)", "`size` must be a constant")
   }
 
@@ -50,7 +50,7 @@ class BadInputSuite extends EventWindowsSuite {
   }
 
   test("alignment of the wrong type") {
-    rejected("tumbling_window(ts, '5 seconds', 7L)", "`alignment` must be TIMESTAMP", "BIGINT")
+    rejected("tumbling_window(ts, '5 seconds', 7.5)", "`alignment` must be TIMESTAMP", "DECIMAL")
     rejected("tumbling_window(s, 5L, TIMESTAMP '2024-01-01 00:00:00')",
       "`alignment` must be BIGINT")
     rejected("tumbling_window(ts, '5 seconds', 'not a time')", "`alignment` is not a valid")

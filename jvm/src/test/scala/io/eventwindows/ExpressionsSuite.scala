@@ -93,23 +93,4 @@ class ExpressionsSuite extends EventWindowsSuite {
       assert(text.contains("Examples:"), text)
     }
   }
-
-  test("the examples in the function documentation give the results they show") {
-    import io.eventwindows.expressions.EventWindowsFunctions
-    for ((id, info, _) <- EventWindowsFunctions.all) {
-      val examples = info.getExamples.split("\n").map(_.trim).filter(_.nonEmpty).drop(1)
-      var i = 0
-      while (i < examples.length) {
-        assert(examples(i).startsWith(">"), s"${id.funcName}: ${examples(i)}")
-        val query = examples(i).stripPrefix(">").trim.replace("_FUNC_", id.funcName)
-        val expected = examples.drop(i + 1).takeWhile(!_.startsWith(">"))
-        val df = sql(query)
-        val named = df.toDF(df.columns.indices.map("c" + _): _*)
-        val actual = named.selectExpr(named.columns.map(c => s"CAST($c AS STRING)").toSeq: _*)
-          .collect().map(_.toSeq.map(v => if (v == null) "NULL" else v).mkString("\t"))
-        assert(actual.toSeq === expected.toSeq, query)
-        i += 1 + expected.length
-      }
-    }
-  }
 }

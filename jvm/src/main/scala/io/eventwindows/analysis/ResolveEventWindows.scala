@@ -6,10 +6,10 @@ import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, Slidi
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, LongType}
+import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, Metadata}
 
 /**
  * Places a window function used in GROUP BY below its aggregate, as Spark's `TimeWindowing` does
@@ -47,10 +47,11 @@ object EventWindowing extends Rule[LogicalPlan] {
           p // Wait for the lifetime columns and the input to resolve.
         case a: Aggregate if a.groupingExpressions.contains(window) =>
           checkResolved(window)
-          val windowAttribute =
-            AttributeReference(EventWindow.ColumnName, window.dataType, nullable = false)()
+          val metadata = eventTimeMetadata(window.start)
+          val windowAttribute = AttributeReference(EventWindow.ColumnName, window.dataType,
+            nullable = false, metadata.getOrElse(Metadata.empty))()
           val placed = Alias(window.copy(placed = true), EventWindow.ColumnName)(
-            exprId = windowAttribute.exprId)
+            exprId = windowAttribute.exprId, explicitMetadata = metadata)
           val replaced = a.transformExpressions { case w: EventWindow if w == window =>
             windowAttribute
           }
@@ -71,6 +72,17 @@ object EventWindowing extends Rule[LogicalPlan] {
             policy, attribute.dataType)
       }
     case _ =>
+  }
+
+  /**
+   * The metadata of a start column that carries an event-time watermark
+   * (`EventTimeWatermark.delayKey`), which the `window` column takes over as Spark's
+   * `TimeWindowing` does: a streaming Aggregate grouped by that column then evicts a window once
+   * the watermark passes its end (`WatermarkSupport` compares field 1 of a struct, the end).
+   */
+  private def eventTimeMetadata(start: Expression): Option[Metadata] = start match {
+    case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => Some(a.metadata)
+    case _ => None
   }
 
   private def isUnplaced(e: Expression): Boolean = e match {
@@ -96,7 +108,9 @@ object EventWindowing extends Rule[LogicalPlan] {
  * Point events in windows that cannot overlap (tumbling windows, or hopping windows with gaps)
  * under per-window output are in at most one window each: when every aggregate is insensitive to
  * input order, those stay a Spark Aggregate, grouped by the [[PointEventWindow]] of each event, as
- * Spark plans `window()`; no window operator needed.
+ * Spark plans `window()`; no window operator needed. On a stream that Aggregate is Spark's own
+ * streaming aggregation (state, watermark, output modes), which is why it is the one plan
+ * [[CheckStreaming]] lets through.
  */
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
@@ -147,7 +161,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       family: Hopping,
       windowAttribute: Attribute): LogicalPlan = {
     val computed = Alias(PointEventWindow(window.start, family), EventWindow.ColumnName)(
-      exprId = windowAttribute.exprId)
+      exprId = windowAttribute.exprId, explicitMetadata = Some(windowAttribute.metadata))
     val withWindows = Project(list.map {
       case alias: Alias if alias.exprId == windowAttribute.exprId => computed
       case other => other
@@ -180,8 +194,9 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     }
     val child = Project(
       input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
-    val node = EventWindowAggregate(keys.map(_.toAttribute), family, start, end, window.order,
-      window.values, windowAttribute, aggregateExpressions.map(_.aggregateFunction), filters,
+    val node = EventWindowAggregate(keys.map(_.toAttribute), family, window.prettyName, start, end,
+      window.order, window.values, windowAttribute, aggregateExpressions.map(_.aggregateFunction),
+      filters,
       aggregateExpressions.map(_.resultAttribute), child)
     Project(results, node)
   }

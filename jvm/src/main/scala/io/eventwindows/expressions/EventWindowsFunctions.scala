@@ -5,7 +5,7 @@ import io.eventwindows.plans.{AnchorWindow, Bounds, CountWindow, Hopping, IndexW
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Cast, Coalesce, Expression, ExpressionInfo, If, IsNull, Literal}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{ByteType, DayTimeIntervalType, IntegerType, LongType, NullType, ShortType, StringType}
+import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, NullType, ShortType, StringType}
 
 /**
  * The table of SQL functions eventwindows registers: name, documentation (shown by
@@ -18,14 +18,15 @@ object EventWindowsFunctions {
   /** One registration, as `SparkSessionExtensions.injectFunction` takes it. */
   type Registration = (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression)
 
-  private def info(name: String, usage: String, arguments: String, examples: String) =
-    new ExpressionInfo(classOf[EventWindow].getCanonicalName, null, name, usage, arguments,
-      examples, "", "datetime_funcs", "0.1.0", "", "built-in")
-
+  /** `expression`: the class the builder returns, shown as `Class:` by DESCRIBE FUNCTION. */
   private def register(
-      name: String, usage: String, arguments: String, examples: String)(
-      builder: Seq[Expression] => Expression): Registration =
-    (FunctionIdentifier(name), info(name, usage, arguments, examples), builder)
+      name: String, expression: Class[_ <: Expression], usage: String, arguments: String,
+      examples: String)(
+      builder: Seq[Expression] => Expression): Registration = {
+    val info = new ExpressionInfo(expression.getCanonicalName, null, name, usage, arguments,
+      examples, "", "datetime_funcs", "0.1.0", "", "built-in")
+    (FunctionIdentifier(name), info, builder)
+  }
 
   private val lifetimeArguments =
     """
@@ -40,17 +41,21 @@ object EventWindowsFunctions {
   private val hoppingParameters =
     """
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
-          some window starts; NULL or absent: the Unix epoch.
+          some window starts; for timestamps also an offset from the epoch, as window() takes
+          its start time: an interval string such as '15 minutes', a day-time interval or an
+          integer number of microseconds. NULL or absent: the Unix epoch.
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
           that result holds; needs hop <= size).
-      * horizon - optional, the last time open-ended events cover under 'window' and 'point';
-          NULL or absent: the latest finite time in the input.
+      * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
+          the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
+          the input.
     """
 
   val hoppingWindow: Registration = register(
     "hopping_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end], size, hop[, alignment[, output[, horizon]]]) - Groups events into
       hopping windows [alignment + n * hop, alignment + n * hop + size) for every integer n. An
@@ -60,8 +65,8 @@ object EventWindowsFunctions {
     """,
     s"""
     Arguments:$lifetimeArguments
-      * size - the window length: a day-time interval or a string such as '5 seconds' (an
-          integer number of ticks for BIGINT time); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
       * hop - the distance between window starts, like `size`; positive.$hoppingParameters""",
     """
     Examples:
@@ -73,17 +78,18 @@ object EventWindowsFunctions {
 
   val tumblingWindow: Registration = register(
     "tumbling_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end], size[, alignment[, output[, horizon]]]) - Groups events into adjacent,
       non-overlapping windows of length `size`: hopping_window with hop = size.
     """,
     s"""
     Arguments:$lifetimeArguments
-      * size - the window length: a day-time interval or a string such as '5 seconds' (an
-          integer number of ticks for BIGINT time); positive.$hoppingParameters""",
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.$hoppingParameters""",
     """
     Examples:
-      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2L) ORDER BY 1;
+      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
         0	1
         2	1
         4	2
@@ -91,6 +97,7 @@ object EventWindowsFunctions {
 
   val snapshotWindow: Registration = register(
     "snapshot_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end]) - Groups events into snapshot windows: the intervals between consecutive
       distinct event endpoints (starts and ends), one row for each such interval where at least
@@ -109,6 +116,7 @@ object EventWindowsFunctions {
 
   val countWindow: Registration = register(
     "count_window",
+    classOf[EventWindow],
     """
     _FUNC_(start[, end], n[, output]) - Groups events into StreamInsight's count windows: for
       every n consecutive distinct start times s_i, ..., s_k of the events (k = i + n - 1), the
@@ -133,6 +141,7 @@ object EventWindowsFunctions {
 
   val indexWindow: Registration = register(
     "index_window",
+    classOf[EventWindow],
     """
     _FUNC_(time, lo, hi[, order]) - Groups messages (point events) into the windows by relative
       message index of psi (Platform for Situated Intelligence): with the messages of a key
@@ -164,6 +173,7 @@ object EventWindowsFunctions {
 
   val timeWindow: Registration = register(
     "time_window",
+    classOf[EventWindow],
     """
     _FUNC_(time, lo, hi[, bounds]) - Groups messages (point events) into the windows by
       relative time of psi (Platform for Situated Intelligence): every message (the anchor, at time t) has the window of the messages of its
@@ -192,6 +202,7 @@ object EventWindowsFunctions {
 
   val slidingWindow: Registration = register(
     "sliding_window",
+    classOf[EventWindow],
     """
     _FUNC_(order, eviction[, trigger]) - Groups tuples into IBM Streams SPL sliding windows. The
       tuples of each group arrive in the order of `order`, the clock of time policies. The
@@ -221,12 +232,13 @@ object EventWindowsFunctions {
     """
     Examples:
       > SELECT window.start, window.first, collect_list(v) FROM VALUES (1L, 1), (2L, 2), (3L, 3), (4L, 4), (5L, 5) AS t(ts, v) GROUP BY _FUNC_(ts, 'count(3)', 'count(2)') ORDER BY 1;
-        2	1	[1, 2]
-        4	2	[2, 3, 4]
+        2	1	[1,2]
+        4	2	[2,3,4]
     """)(slidingBuilder)
 
   val anchorWindow: Registration = register(
     "anchor_window",
+    classOf[EventWindow],
     """
     _FUNC_(time, anchor_start, anchor_end, anchor[, bounds]) - Groups a table holding messages and
       anchors into psi's dynamic windows: every anchor row (`anchor` not NULL) has the window of
@@ -258,6 +270,7 @@ object EventWindowsFunctions {
 
   val snapToBoundary: Registration = register(
     "snap_to_boundary",
+    classOf[SnapToBoundary],
     """
     _FUNC_(t, alignment, period) - The largest time alignment + n * period that is <= t, over all
       integers n (floor rounding: right before the alignment and before 1970).
@@ -265,9 +278,10 @@ object EventWindowsFunctions {
     """
     Arguments:
       * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
-      * alignment - a boundary, of the type of `t` (or a timestamp string).
-      * period - the distance between boundaries: a day-time interval or interval string for
-          timestamps, an integer for BIGINT; positive.
+      * alignment - a boundary, of the type of `t` (or a timestamp string); for timestamps a
+          constant may also be an offset from the epoch, as for hopping_window.
+      * period - the distance between boundaries: a day-time interval, an interval string or an
+          integer number of microseconds for timestamps, an integer for BIGINT; positive.
     """,
     """
     Examples:
@@ -277,20 +291,25 @@ object EventWindowsFunctions {
     val name = "snap_to_boundary"
     if (args.size != 3) arity(name, "3 arguments (t, alignment, period)", args)
     val time = WindowParameters.timeType(name, "t", args.head)
-    val alignment = args(1).dataType match {
-      case StringType | NullType if time != LongType => Cast(args(1), time, timeZone)
-      case _ => args(1)
+    val alignment = args(1) match {
+      case a if !a.foldable && a.dataType == StringType && time != LongType =>
+        Cast(a, time, timeZone)
+      case a if !a.foldable => widenedToBigint(a, time)
+      case a if a.eval() == null => Literal(null, time) // NULL in, NULL out (not the epoch)
+      case a => Literal(WindowParameters.alignmentTicks(name, Some(a), time), time)
     }
-    val period = if (!args(2).foldable) args(2) else {
+    val period = if (!args(2).foldable) widenedToBigint(args(2), time) else {
       val ticks = WindowParameters.durationTicks(name, "period", args(2), time)
       if (time == LongType) Literal(ticks) else Literal(ticks, DayTimeIntervalType())
     }
     SnapToBoundary(args.head, alignment, period)
   }
 
-  private def adjustRegistration(name: String, what: String, example: String)(
+  private def adjustRegistration(
+      name: String, expression: Class[_ <: AdjustLifetime], what: String, example: String)(
       make: (Expression, Long, Long, Long) => Expression): Registration = register(
     name,
+    expression,
     s"""
     _FUNC_(t, size, hop[, alignment]) - $what
     """,
@@ -314,6 +333,7 @@ object EventWindowsFunctions {
 
   val adjustStartTime: Registration = adjustRegistration(
     "adjust_start_time",
+    classOf[AdjustStartTime],
     """Seed 000's AdjustStartTime: the end of the earliest hopping window that
       contains t. With adjust_end_time it snaps an event's lifetime so that a snapshot window
       over it gives one row per change of the hopping windows' contents.""",
@@ -322,6 +342,7 @@ object EventWindowsFunctions {
 
   val adjustEndTime: Registration = adjustRegistration(
     "adjust_end_time",
+    classOf[AdjustEndTime],
     """Seed 000's AdjustEndTime: one hop past the end of the latest hopping window
       that starts before t (t is an exclusive end). NULL (an open end) gives the end of time.""",
     """> SELECT _FUNC_(10L, 5L, 2L), _FUNC_(11L, 5L, 2L);
@@ -333,6 +354,13 @@ object EventWindowsFunctions {
     snapToBoundary, snapshotWindow, timeWindow, tumblingWindow)
 
   private def timeZone: Option[String] = Some(SQLConf.get.sessionLocalTimeZone)
+
+  /** A column for a BIGINT parameter of a narrower integral type, widened to BIGINT. */
+  private def widenedToBigint(e: Expression, time: DataType): Expression =
+    (time, e.dataType) match {
+      case (LongType, ByteType | ShortType | IntegerType) => Cast(e, LongType)
+      case _ => e
+    }
 
   private def arity(name: String, expected: String, args: Seq[Expression]): Nothing =
     WindowParameters.fail(name, s"takes $expected, got ${args.size}: " +

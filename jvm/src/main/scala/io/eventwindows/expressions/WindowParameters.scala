@@ -14,6 +14,10 @@ import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 /**
  * Reads the constant parameters of the window functions (durations, alignments, policies) and
  * rejects bad ones at analysis time with a message that names the function and the parameter.
+ *
+ * Constants follow Spark's own functions: every integral type widens to the BIGINT a parameter
+ * needs, and for timestamps whatever Spark's `window()` accepts for a duration or a start time is
+ * accepted (an integer there is a number of microseconds).
  */
 object WindowParameters {
 
@@ -34,35 +38,78 @@ object WindowParameters {
     e.eval()
   }
 
-  /**
-   * A duration in ticks of the time type `time`: for timestamps a day-time interval, an interval
-   * string such as '5 seconds' or a calendar interval without months; for BIGINT time an integer.
-   * It must be positive.
-   */
-  def durationTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
+  private def nonNullConstant(function: String, parameter: String, e: Expression): Any = {
     val value = constant(function, parameter, e)
     if (value == null) fail(function, s"`$parameter` must not be NULL")
-    val ticks = (time, e.dataType, value) match {
-      case (LongType, ByteType | ShortType | IntegerType | LongType, n) => n.asInstanceOf[Number].longValue()
+    value
+  }
+
+  /** TINYINT, SMALLINT, INT and BIGINT: each widens to BIGINT, as in Spark's own functions. */
+  private def isIntegral(dataType: DataType): Boolean = dataType match {
+    case ByteType | ShortType | IntegerType | LongType => true
+    case _ => false
+  }
+
+  /** The value of a constant of an integral type, widened to a Long. */
+  private def widened(value: Any): Long = value.asInstanceOf[Number].longValue()
+
+  /** A constant integer of any integral type (a count, an index), not NULL. */
+  def integer(function: String, parameter: String, e: Expression): Long = {
+    val value = nonNullConstant(function, parameter, e)
+    if (!isIntegral(e.dataType)) {
+      fail(function, s"`$parameter` must be an integer (TINYINT, SMALLINT, INT or BIGINT), got " +
+        s"${e.dataType.sql} (${e.sql})")
+    }
+    widened(value)
+  }
+
+  /**
+   * A relative time in ticks of the time type `time`, of any sign: for BIGINT time an integer; for
+   * timestamps what Spark's `window()` takes for its durations and start time: a day-time interval,
+   * an interval string such as '-5 seconds', a calendar interval without months, or an integer
+   * number of microseconds.
+   */
+  def offsetTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
+    val value = nonNullConstant(function, parameter, e)
+    (time, e.dataType, value) match {
+      case (_, dataType, n) if isIntegral(dataType) => widened(n)
       case (LongType, other, _) =>
         fail(function, s"`$parameter` must be an integer number of ticks for BIGINT time, got " +
-          s"${other.sql}")
+          s"${other.sql} (${e.sql})")
       case (_, _: DayTimeIntervalType, micros: Long) => micros
       case (_, StringType, s: UTF8String) =>
-        val interval = try IntervalUtils.stringToInterval(s) catch {
-          case _: IllegalArgumentException | _: ArithmeticException =>
-            fail(function, s"`$parameter` is not a valid interval: '$s'")
-        }
+        val interval = parseInterval(s).getOrElse(
+          fail(function, s"`$parameter` is not a valid interval: '$s'"))
         calendarMicros(function, parameter, interval)
       case (_, CalendarIntervalType, interval: CalendarInterval) =>
         calendarMicros(function, parameter, interval)
       case (_, other, _) =>
-        fail(function, s"`$parameter` must be a day-time interval or an interval string such as " +
-          s"'5 seconds' for ${time.sql} time, got ${other.sql}")
+        fail(function, s"`$parameter` must be ${relativeTimes(time)}, got ${other.sql} (${e.sql})")
     }
+  }
+
+  /** The types other than strings that [[offsetTicks]] reads for timestamps. */
+  private def isOffsetType(dataType: DataType): Boolean = dataType match {
+    case _: DayTimeIntervalType | CalendarIntervalType => true
+    case other => isIntegral(other)
+  }
+
+  /** What [[offsetTicks]] accepts for timestamps, for messages. */
+  private def relativeTimes(time: DataType): String =
+    "a day-time interval, an interval string such as '5 seconds' or an integer number of " +
+      s"microseconds for ${time.sql} time"
+
+  /** A positive [[offsetTicks]]: a window length, a hop, a period. */
+  def durationTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
+    val ticks = offsetTicks(function, parameter, e, time)
     if (ticks <= 0) fail(function, s"`$parameter` must be positive, got ${e.sql}")
     ticks
   }
+
+  private def parseInterval(s: UTF8String): Option[CalendarInterval] =
+    try Some(IntervalUtils.stringToInterval(s)) catch {
+      case _: IllegalArgumentException | _: ArithmeticException => None
+    }
 
   private def calendarMicros(function: String, parameter: String, i: CalendarInterval): Long = {
     if (i.months != 0) {
@@ -72,30 +119,54 @@ object WindowParameters {
   }
 
   /**
-   * The alignment as ticks: a value of the time column's own type, or a string for timestamps;
-   * NULL or absent means the Unix epoch (tick 0 for BIGINT).
+   * The alignment as ticks: an instant as for [[optionalTime]], or for timestamps also an offset
+   * from the epoch as Spark's `window()` takes its start time ([[offsetTicks]]: '15 minutes',
+   * INTERVAL -5 SECONDS, an integer number of microseconds). A string is read as a timestamp
+   * first, then as an interval. NULL or absent means the Unix epoch (tick 0 for BIGINT).
    */
   def alignmentTicks(function: String, e: Option[Expression], time: DataType): Long =
-    optionalTime(function, "alignment", e, time).getOrElse(0L)
+    e.flatMap(instant(function, "alignment", _, time, offsetFromEpoch = true)).getOrElse(0L)
 
   /**
-   * An optional constant instant of the time column's type, also given as a string for
-   * timestamps; NULL means none.
+   * An optional constant instant of the time column's type: for BIGINT time any integer, for
+   * timestamps a value of the time column's type or a timestamp string; NULL means none.
    */
   def optionalTime(function: String, parameter: String, e: Option[Expression], time: DataType)
-      : Option[Long] = e.flatMap { t =>
-    (constant(function, parameter, t), t.dataType) match {
-      case (null, _) => None
-      case (value, dt) if dt == time => Some(value.asInstanceOf[Long])
-      case (value, StringType) if time != LongType =>
-        val cast = Cast(Literal(value, StringType), time, Some(sessionTimeZone))
-        val ticks = try Option(cast.eval()) catch { case NonFatal(_) => None }
-        Some(ticks.map(_.asInstanceOf[Long]).getOrElse(
-          fail(function, s"`$parameter` is not a valid ${time.sql}: '$value'")))
-      case (_, dt) =>
-        fail(function, s"`$parameter` must be ${time.sql} like the time column" +
-          (if (time != LongType) " (or a timestamp string)" else "") + s", got ${dt.sql}")
+      : Option[Long] = e.flatMap(instant(function, parameter, _, time, offsetFromEpoch = false))
+
+  private def instant(
+      function: String,
+      parameter: String,
+      e: Expression,
+      time: DataType,
+      offsetFromEpoch: Boolean): Option[Long] =
+    Option(constant(function, parameter, e)).map { value =>
+      e.dataType match {
+        case dataType if dataType == time => value.asInstanceOf[Long]
+        case dataType if time == LongType && isIntegral(dataType) => widened(value)
+        case StringType if time != LongType =>
+          val s = value.asInstanceOf[UTF8String]
+          timestampTicks(s, time)
+            .orElse(if (offsetFromEpoch) parseInterval(s).map(calendarMicros(function, parameter, _))
+              else None)
+            .getOrElse(fail(function, s"`$parameter` is not a valid ${time.sql}" +
+              (if (offsetFromEpoch) " nor an interval" else "") + s": '$s'"))
+        case dataType if offsetFromEpoch && time != LongType && isOffsetType(dataType) =>
+          offsetTicks(function, parameter, e, time)
+        case dataType =>
+          val alternatives = if (time == LongType) " (or a narrower integer)"
+            else if (!offsetFromEpoch) " (or a timestamp string)"
+            else " or a timestamp string, or an offset from the epoch as window() takes its " +
+              s"start time: ${relativeTimes(time)}"
+          fail(function, s"`$parameter` must be ${time.sql} like the time column$alternatives, " +
+            s"got ${dataType.sql} (${e.sql})")
+      }
     }
+
+  /** A timestamp string as ticks of `time`, in the session time zone for TIMESTAMP. */
+  private def timestampTicks(s: UTF8String, time: DataType): Option[Long] = {
+    val cast = Cast(Literal(s, StringType), time, Some(sessionTimeZone))
+    try Option(cast.eval()).map(_.asInstanceOf[Long]) catch { case NonFatal(_) => None }
   }
 
   private def sessionTimeZone: String =
@@ -118,41 +189,6 @@ object WindowParameters {
           fail(function, s"`$parameter` must be one of ${allowed.map("'" + _ + "'").mkString(", ")}" +
             s", got ${p.sql}")
       }
-  }
-
-  /** A constant integer of any integral type (TINYINT to BIGINT), not NULL. */
-  def integer(function: String, parameter: String, e: Expression): Long =
-    (constant(function, parameter, e), e.dataType) match {
-      case (null, _) => fail(function, s"`$parameter` must not be NULL")
-      case (n: Number, ByteType | ShortType | IntegerType | LongType) => n.longValue()
-      case (_, other) => fail(function, s"`$parameter` must be an integer, got ${other.sql} (${e.sql})")
-    }
-
-  /**
-   * A relative time offset of any sign in ticks of the time type `time`: for timestamps a
-   * day-time interval or an interval string such as '-5 seconds'; for BIGINT time an integer.
-   */
-  def offsetTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
-    val value = constant(function, parameter, e)
-    if (value == null) fail(function, s"`$parameter` must not be NULL")
-    (time, e.dataType, value) match {
-      case (LongType, ByteType | ShortType | IntegerType | LongType, n) => n.asInstanceOf[Number].longValue()
-      case (LongType, other, _) =>
-        fail(function, s"`$parameter` must be an integer number of ticks for BIGINT time, got " +
-          s"${other.sql}")
-      case (_, _: DayTimeIntervalType, micros: Long) => micros
-      case (_, StringType, s: UTF8String) =>
-        val interval = try IntervalUtils.stringToInterval(s) catch {
-          case _: IllegalArgumentException | _: ArithmeticException =>
-            fail(function, s"`$parameter` is not a valid interval: '$s'")
-        }
-        calendarMicros(function, parameter, interval)
-      case (_, CalendarIntervalType, interval: CalendarInterval) =>
-        calendarMicros(function, parameter, interval)
-      case (_, other, _) =>
-        fail(function, s"`$parameter` must be a day-time interval or an interval string such as " +
-          s"'5 seconds' for ${time.sql} time, got ${other.sql}")
-    }
   }
 
   /** A constant string, not NULL. */

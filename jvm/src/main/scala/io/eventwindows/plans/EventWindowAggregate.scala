@@ -15,10 +15,15 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  *
  * The aggregate functions are kept bare (not as `AggregateExpression`s, which only Spark's own
  * Aggregate may hold); DISTINCT is rejected while this node is built and FILTER is `filters`.
+ *
+ * `function` is the SQL function the query called, for messages: it differs from
+ * `family.functionName` where the call was rewritten (hopping_window with output 'changes' runs
+ * as a snapshot window).
  */
 case class EventWindowAggregate(
     keys: Seq[Attribute],
     family: WindowFamily,
+    function: String,
     start: Expression,
     end: Option[Expression],
     order: Seq[Expression],
