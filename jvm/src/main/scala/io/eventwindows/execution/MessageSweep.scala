@@ -46,9 +46,14 @@ final class MessageSweep(
         (_: Long, t: Long) => if (bounds.upperInclusive) add(t, hi) else add(add(t, hi), -1L))
   }
 
+  /**
+   * True if a window by relative time lies wholly past the end or before the start of the line
+   * (its bounds would saturate onto the messages there), or an exclusive end leaves it no tick.
+   */
   private def emptyWindow(t: Long): Boolean = family match {
     case RelativeTimeWindow(lo, hi, bounds) =>
-      (!bounds.lowerInclusive && add(t, lo) == Long.MaxValue) ||
+      (lo > 0 && t > Long.MaxValue - lo) || (hi < 0 && t < Long.MinValue - hi) ||
+        (!bounds.lowerInclusive && add(t, lo) == Long.MaxValue) ||
         (!bounds.upperInclusive && add(t, hi) == Long.MinValue)
     case _ => false
   }

@@ -218,7 +218,8 @@ object EventWindowsFunctions {
     """
     Arguments:
       * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
-          with a NULL order are skipped; ties are ordered by the values the aggregates read.
+          with a NULL order are skipped; ties are ordered by the values the aggregates and
+          the delta policies read.
       * eviction - 'count(n)': the window holds the last n tuples; 'time(t)': tuples leave once
           they have been in the window for more than t (t an interval such as '5 seconds' or a
           number of seconds, an integer number of ticks for BIGINT order); 'delta(attribute, d)':
