@@ -60,6 +60,15 @@ def queries(spark):
             "s", "e", 100, 40, alignment=7, output="changes")).agg(*aggs[:2]), "n", "sum(v)"),
         "snapshot": rows(df.groupBy("k", ew.snapshot_window("s", "e")).agg(*aggs[:2]),
                          "n", "sum(v)"),
+        "count": rows(df.groupBy("k", ew.count_window("s", "e", 5)).agg(*aggs),
+                      "window.first", "window.last", "n", "sum(v)", "min(v)", "max(v)"),
+        "index": rows(df.groupBy("k", ew.index_window("s", -3, 1)).agg(
+            aggs[0], aggs[1], F.collect_list("v").alias("vs")),
+            "window.first", "window.last", "n", "sum(v)", "vs"),
+        "running": rows(df.groupBy("k", ew.index_window("s", None, 0)).agg(*aggs[:2]),
+                        "n", "sum(v)"),
+        "time": rows(df.groupBy("k", ew.time_window("s", -150, 20, bounds="[)")).agg(
+            aggs[0], aggs[1], F.collect_list("v").alias("vs")), "n", "sum(v)", "vs"),
         "tumbling_timestamps": rows(
             df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
                 "k", ew.tumbling_window("t", None, "1 minute")).count()
@@ -145,6 +154,17 @@ def test_answers_hold_hand_checkable_invariants(cluster_result):
     for k, _, _, n in answers["tumbling_timestamps"]:
         per_key[k] = per_key.get(k, 0) + n
     assert per_key == {k: ROWS // KEYS for k in range(KEYS)}
+    # s = 7919 id mod 5000 is one-to-one on the 2000 ids (7919 is prime to 5000), so each key has
+    # 200 distinct starts: count_window(5) gives 200 - 4 windows per key, index_window(-3, 1)
+    # 200 - 4 full windows (anchors 3..198), the running window and time_window a row per event.
+    for name, expected in [("count", 196), ("index", 196), ("running", 200), ("time", 200)]:
+        per_key = {}
+        for r in answers[name]:
+            per_key[r[0]] = per_key.get(r[0], 0) + 1
+        assert per_key == {k: expected for k in range(KEYS)}, name
+    assert all(r[5] == 5 for r in answers["index"])  # 5 messages in every index window
+    assert {r[0]: r[3] for r in answers["running"] if r[3] == ROWS // KEYS} == {
+        k: ROWS // KEYS for k in range(KEYS)}  # the last running window holds the whole key
     # Hopping windows [40j, 40j + 100) each hold a key's events; the row's sum of v is the sum
     # of distinct ids of that key, so it is congruent to n * k modulo 10.
     for k, _, _, n, total, low, high in answers["hopping"]:

@@ -13,6 +13,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
+from eventwindows import dynamic as ewdyn
 from eventwindows import functions as ewf
 
 FUNCTIONS = [
@@ -22,7 +23,15 @@ FUNCTIONS = [
     ew.snap_to_boundary,
     ew.adjust_start_time,
     ew.adjust_end_time,
+    ew.count_window,
+    ew.index_window,
+    ew.time_window,
+    ew.sliding_window,
+    ew.anchor_window,
 ]
+
+#: The Python helpers that write SPL policies (no SQL function of their own).
+POLICIES = [ew.count, ew.time, ew.delta]
 
 END_OF_TIME = "9999-12-31 23:59:59.999999"
 
@@ -446,17 +455,32 @@ def test_docstring_mirrors_the_sql_documentation(spark, function):
 def test_docstring_examples_run(spark):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    globs = {"spark": spark, **{f.__name__: f for f in FUNCTIONS}}
+    globs = {"spark": spark, "F": F, "dynamic_window": ew.dynamic_window,
+             **{f.__name__: f for f in FUNCTIONS + POLICIES}}
     report = []
-    for test in finder.find(ewf, "eventwindows.functions", globs=globs):
-        runner.run(test, out=report.append)
+    for module, name in ((ewf, "eventwindows.functions"), (ewdyn, "eventwindows.dynamic")):
+        for test in finder.find(module, name, globs=globs):
+            runner.run(test, out=report.append)
     assert runner.tries >= 2 * len(FUNCTIONS)
     assert runner.failures == 0, "".join(report)
 
 
 def test_exports():
-    assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS}
-    for f in FUNCTIONS:
+    assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS + POLICIES}
+    for f in FUNCTIONS + POLICIES + [ew.dynamic_window]:
         assert getattr(ew, f.__name__) is f
         assert f.__name__ in ew.__all__
     assert {"EXTENSION_CLASS", "builder", "jar_path"} <= set(ew.__all__)
+
+
+def test_spl_policy_helpers_write_spl():
+    assert ew.count(4) == "count(4)"
+    assert ew.time("5 seconds") == "time(5 seconds)"
+    assert ew.time(1.5) == "time(1.5)"
+    assert ew.time(datetime.timedelta(seconds=2)) == "time(2000000 microseconds)"
+    assert ew.delta("temperature", 1.5) == "delta(temperature, 1.5)"
+    assert ew.delta("ts", datetime.timedelta(milliseconds=1)) == "delta(ts, 1000 microseconds)"
+    for bad in (lambda: ew.count("4"), lambda: ew.count(True), lambda: ew.time(None),
+                lambda: ew.delta(3, 1), lambda: ew.delta("x", None)):
+        with pytest.raises(TypeError):
+            bad()

@@ -1,10 +1,21 @@
-"""eventwindows: stream-engine windows (hopping, tumbling, snapshot, ...) for Apache Spark."""
+"""eventwindows: stream-engine windows for Apache Spark: StreamInsight's hopping, tumbling, snapshot
+and count windows, psi's windows by message index, by relative time and dynamic windows, and IBM
+Streams SPL sliding windows."""
+from eventwindows.dynamic import DynamicWindow, dynamic_window
 from eventwindows.functions import (
     adjust_end_time,
     adjust_start_time,
+    anchor_window,
+    count,
+    count_window,
+    delta,
     hopping_window,
+    index_window,
+    sliding_window,
     snap_to_boundary,
     snapshot_window,
+    time,
+    time_window,
     tumbling_window,
 )
 from eventwindows.session import EXTENSION_CLASS, builder, jar_path
@@ -15,8 +26,18 @@ __all__ = [
     "jar_path",
     "adjust_end_time",
     "adjust_start_time",
+    "anchor_window",
+    "count",
+    "count_window",
+    "delta",
+    "dynamic_window",
+    "DynamicWindow",
     "hopping_window",
+    "index_window",
+    "sliding_window",
     "snap_to_boundary",
     "snapshot_window",
+    "time",
+    "time_window",
     "tumbling_window",
 ]

@@ -7,7 +7,8 @@ documentation (``DESCRIBE FUNCTION EXTENDED <name>``), then says how Python valu
 
 Python values for the constant parameters:
 
-* time columns (``start``, ``end``, ``t``): a :class:`~pyspark.sql.Column` or a column name.
+* time columns (``start``, ``end``, ``t``, ``time``): a :class:`~pyspark.sql.Column` or a column
+  name.
 * durations (``size``, ``hop``, ``period``): an interval string such as ``'5 seconds'``, a
   :class:`datetime.timedelta` (a day-time interval), an ``int`` number of ticks (microseconds
   for timestamps, as Spark's ``window()`` reads integers), or a :class:`~pyspark.sql.Column`
@@ -19,7 +20,18 @@ Python values for the constant parameters:
   a ``tzinfo`` is that instant (a TIMESTAMP). For timestamps, an ``alignment`` may also be an
   offset from the epoch, as Spark's ``window()`` takes its start time: an interval string such
   as ``'15 minutes'``, a :class:`datetime.timedelta` or an ``int`` number of microseconds.
-* ``output``: ``'window'``, ``'point'``, ``'changes'`` or ``None`` (the default, ``'window'``).
+* ``output``: ``'window'``, ``'point'``, ``'changes'`` or ``None`` (the default, ``'window'``);
+  for ``count_window``, ``'point'``, ``'window'`` or ``None`` (the default, ``'point'``).
+* counts and message indices (``n`` of ``count_window``, ``lo`` and ``hi`` of ``index_window``):
+  an ``int`` (negative indices are before the anchor) or a :class:`~pyspark.sql.Column` holding
+  a constant integer; ``lo=None`` of ``index_window`` is a SQL NULL: no lower end (a running
+  window).
+* time offsets (``lo``, ``hi`` of ``time_window``), of any sign or zero: an interval string such
+  as ``'-10 seconds'``, a :class:`datetime.timedelta` (a day-time interval, may be negative), an
+  ``int`` number of ticks for BIGINT time, or a :class:`~pyspark.sql.Column` holding a constant.
+* ``bounds`` of ``time_window``: ``'[]'``, ``'[)'``, ``'(]'``, ``'()'`` or ``None`` (the default,
+  ``'[]'``).
+* ``order`` of ``index_window``: a :class:`~pyspark.sql.Column`, a column name or ``None``.
 
 A ``None`` before a later optional parameter that is given is passed as a SQL NULL, which the
 SQL functions read as the default.
@@ -27,6 +39,7 @@ SQL functions read as the default.
 from __future__ import annotations
 
 import datetime
+import numbers
 from typing import List, Optional, Union
 
 from pyspark.sql import functions as F
@@ -39,12 +52,24 @@ __all__ = [
     "snap_to_boundary",
     "adjust_start_time",
     "adjust_end_time",
+    "count_window",
+    "index_window",
+    "time_window",
+    "sliding_window",
+    "count",
+    "time",
+    "delta",
+    "anchor_window",
 ]
 
 #: A column or the name of a column.
 ColumnOrName = Union[Column, str]
 #: A window length or hop: interval string, timedelta, int ticks (µs for timestamps) or a Column.
 DurationLike = Union[str, datetime.timedelta, int, Column]
+#: A count or a message index: an int or a constant Column.
+IntegerLike = Union[int, Column]
+#: A time offset of any sign: interval string, timedelta, int ticks (BIGINT time) or a Column.
+OffsetLike = Union[str, datetime.timedelta, int, Column]
 #: An instant: timestamp string, datetime, date, int (BIGINT time) or a constant Column; an
 #: alignment also an offset from the epoch (interval string, timedelta, int microseconds).
 TimeLike = Union[str, datetime.datetime, datetime.date, datetime.timedelta, int, Column]
@@ -100,6 +125,42 @@ def _output(value: Union[str, Column]) -> Column:
     raise TypeError(
         f"`output` must be 'window', 'point', 'changes', None or a Column, got "
         f"{type(value).__name__}: {value!r}")
+
+
+_COUNT_OUTPUTS = "'point', 'window'"
+_BOUNDS = "'[]', '[)', '(]', '()'"
+
+
+def _integer(value: IntegerLike, parameter: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return F.lit(int(value))  # INT, or BIGINT when it does not fit: Spark sees an integer
+    raise TypeError(
+        f"`{parameter}` must be an int or a Column, got {type(value).__name__}: {value!r}")
+
+
+def _offset(value: OffsetLike, parameter: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"`{parameter}` must be a time offset, got bool: {value!r}")
+    if isinstance(value, (str, datetime.timedelta, int)):
+        return F.lit(value)
+    raise TypeError(
+        f"`{parameter}` must be an interval string such as '-10 seconds', a datetime.timedelta "
+        f"(negative allowed), an int (BIGINT ticks) or a Column, got {type(value).__name__}: "
+        f"{value!r}")
+
+
+def _choice(value: Union[str, Column], parameter: str, allowed: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return F.lit(value)
+    raise TypeError(
+        f"`{parameter}` must be {allowed}, None or a Column, got {type(value).__name__}: "
+        f"{value!r}")
 
 
 def _optional(*args: Optional[Column]) -> List[Column]:
@@ -380,3 +441,317 @@ def adjust_end_time(
         _duration(size, "size"),
         _duration(hop, "hop"),
         *_optional(None if alignment is None else _time(alignment, "alignment")))
+
+
+def count_window(
+        start: ColumnOrName,
+        end: Optional[ColumnOrName],
+        n: IntegerLike,
+        output: Optional[Union[str, Column]] = None) -> Column:
+    """count_window(start[, end], n[, output]) - Groups events into StreamInsight's count windows: for
+      every n consecutive distinct start times s_i, ..., s_k of the events (k = i + n - 1), the
+      window [s_i, s_k + 1 tick) holding every event whose lifetime intersects it (several
+      events with one start time all count, so a window may hold more than n events). No window
+      until n distinct start times exist. Use it in GROUP BY; it yields the column `window`
+      (struct of `start`, `end`: the lifetime of the output row, and `first`, `last`: s_i and
+      s_k).
+
+    Arguments:
+      * start - the event's start time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks).
+      * end - optional, the event's exclusive end time, of the type of `start`. Omit it for point
+          events, which last one tick (1 microsecond, or 1 for BIGINT). A NULL end is an
+          open-ended event that lasts to the end of time. An end before the start is an error
+          naming the row; an end equal to the start is an empty lifetime, in no window; rows with
+          a NULL start are skipped, as by Spark's window().
+      * n - the number of distinct start times in a window: a constant integer, at least 1.
+      * output - optional, 'point' (default, as StreamInsight: a point event at s_k) or 'window'
+          (the row's lifetime is the window [s_i, s_k + 1 tick)).
+
+    In Python, ``end=None`` omits the end column (point events); ``n`` is an ``int`` (or a
+    constant Column); ``output=None`` omits it (``'point'``).
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> df = spark.createDataFrame([(1, 10), (2, 20), (2, 5), (4, 40)], "ts bigint, v bigint")
+    >>> (df.groupBy(count_window("ts", None, 2)).agg(F.sum("v").alias("total"))
+    ...    .orderBy("window").select("window.*", "total").show())
+    +-----+---+-----+----+-----+
+    |start|end|first|last|total|
+    +-----+---+-----+----+-----+
+    |    2|  3|    1|   2|   35|
+    |    4|  5|    2|   4|   65|
+    +-----+---+-----+----+-----+
+    """
+    return F.call_function(
+        "count_window",
+        *_lifetime(start, end),
+        _integer(n, "n"),
+        *_optional(None if output is None else _choice(output, "output", _COUNT_OUTPUTS)))
+
+
+def index_window(
+        time: ColumnOrName,
+        lo: Optional[IntegerLike],
+        hi: IntegerLike,
+        order: Optional[ColumnOrName] = None) -> Column:
+    """index_window(time, lo, hi[, order]) - Groups messages (point events) into the windows by relative
+      message index of psi (Platform for Situated Intelligence): with the messages of a key
+      numbered in time order, the window of the message at index p (the anchor) holds the
+      messages with index in [p + lo, p + hi]. Only full
+      windows give a row: one per anchor whose whole window exists. Use it in GROUP BY; it
+      yields the column `window` (struct of `start`, `end`: a point event at the anchor's time,
+      and `first`, `last`: the times of the window's first and last messages).
+
+    Arguments:
+      * time - the message time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks). Rows with a NULL
+          time are skipped.
+      * lo - the first message of the window relative to the anchor: a constant integer, or NULL
+          for no lower end (a running window from the key's first message).
+      * hi - the last message of the window relative to the anchor: a constant integer, at least
+          `lo`.
+      * order - optional, a column ordering messages with equal times (ascending, NULLs first).
+          Messages with equal times (and equal `order`) are ordered by the values of the columns
+          the aggregates read, ascending, so that results are deterministic.
+
+    In Python, ``lo`` and ``hi`` are ``int`` (or constant Columns); ``lo=None`` is passed as a
+    SQL NULL: the running window from the key's first message. ``order`` is a Column, a column
+    name or ``None`` (omitted).
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> df = spark.createDataFrame([(1, 1), (2, 3), (3, 2), (5, 6)], "ts bigint, v bigint")
+    >>> (df.groupBy(index_window("ts", -1, 0)).agg(F.collect_list("v").alias("vs"))
+    ...    .orderBy("window").select("window.start", "window.first", "vs").show())
+    +-----+-----+------+
+    |start|first|    vs|
+    +-----+-----+------+
+    |    2|    1|[1, 3]|
+    |    3|    2|[3, 2]|
+    |    5|    3|[2, 6]|
+    +-----+-----+------+
+    >>> (df.groupBy(index_window("ts", None, 0)).agg(F.avg("v").alias("running_avg"))
+    ...    .orderBy("window").select("window.start", "running_avg").show())
+    +-----+-----------+
+    |start|running_avg|
+    +-----+-----------+
+    |    1|        1.0|
+    |    2|        2.0|
+    |    3|        2.0|
+    |    5|        3.0|
+    +-----+-----------+
+    """
+    return F.call_function(
+        "index_window",
+        _column(time, "time"),
+        F.lit(None) if lo is None else _integer(lo, "lo"),
+        _integer(hi, "hi"),
+        *_optional(None if order is None else _column(order, "order")))
+
+
+def time_window(
+        time: ColumnOrName,
+        lo: OffsetLike,
+        hi: OffsetLike,
+        bounds: Optional[Union[str, Column]] = None) -> Column:
+    """time_window(time, lo, hi[, bounds]) - Groups messages (point events) into the windows by
+      relative time of psi (Platform for Situated Intelligence): every message (the anchor, at time t) has the window of the messages of its
+      key with time in [t + lo, t + hi]. One row for every message, also when its window is
+      empty (count 0, sum NULL). Use it in GROUP BY; it yields the column `window` (struct of
+      `start`, `end`: a point event at the anchor's time).
+
+    Arguments:
+      * time - the message time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks). Rows with a NULL
+          time are skipped.
+      * lo - the window's start relative to the anchor, of any sign: a day-time interval or a
+          string such as '-10 seconds' (an integer number of ticks for BIGINT time).
+      * hi - the window's end relative to the anchor, like `lo`; at least `lo`.
+      * bounds - optional, which ends belong to the window: '[]' (default, both, as psi's
+          RelativeTimeInterval), '[)', '(]' or '()'.
+
+    In Python, ``lo`` and ``hi`` may be interval strings, ``datetime.timedelta`` (negative ones
+    too), ``int`` ticks for BIGINT time or constant Columns; ``bounds=None`` omits it (``'[]'``).
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> df = spark.createDataFrame([(1, 1), (2, 2), (3, 4), (7, 8)], "ts bigint, v bigint")
+    >>> (df.groupBy(time_window("ts", -2, -1))
+    ...    .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    ...    .orderBy("window").select("window.start", "n", "total").show())
+    +-----+---+-----+
+    |start|  n|total|
+    +-----+---+-----+
+    |    1|  0| NULL|
+    |    2|  1|    1|
+    |    3|  2|    3|
+    |    7|  0| NULL|
+    +-----+---+-----+
+    >>> (df.groupBy(time_window("ts", -2, 0, bounds="(]")).agg(F.collect_list("v").alias("vs"))
+    ...    .orderBy("window").select("window.start", "vs").show())
+    +-----+------+
+    |start|    vs|
+    +-----+------+
+    |    1|   [1]|
+    |    2|[1, 2]|
+    |    3|[2, 4]|
+    |    7|   [8]|
+    +-----+------+
+    """
+    return F.call_function(
+        "time_window",
+        _column(time, "time"),
+        _offset(lo, "lo"),
+        _offset(hi, "hi"),
+        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS)))
+
+
+#: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time` and
+#: :func:`delta` return.
+PolicyLike = Union[str, Column]
+
+
+def count(n: int) -> str:
+    """The SPL policy ``count(n)``, for :func:`sliding_window`: as eviction, the window holds the
+    last n tuples; as trigger, it fires on every n-th arrival."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"count(n) takes an int, got {type(n).__name__}: {n!r}")
+    return f"count({n})"
+
+
+def time(t: Union[str, int, float, datetime.timedelta]) -> str:
+    """The SPL policy ``time(t)``, for :func:`sliding_window`: as eviction, tuples leave once they
+    have been in the window for more than t; as trigger, it fires every t. ``t`` is an interval
+    string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of seconds (timestamp
+    order) or an int number of ticks (BIGINT order)."""
+    if isinstance(t, datetime.timedelta):
+        return f"time({t // datetime.timedelta(microseconds=1)} microseconds)"
+    if isinstance(t, bool) or not isinstance(t, (str, int, float)):
+        raise TypeError(f"time(t) takes an interval string, a timedelta or a number, got "
+                        f"{type(t).__name__}: {t!r}")
+    return f"time({t})"
+
+
+def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
+    """The SPL policy ``delta(attribute, d)``, for :func:`sliding_window`: as eviction, a new
+    tuple evicts every tuple whose ``attribute`` is more than d below its own; as trigger, a tuple
+    whose attribute exceeds the last firing tuple's by more than d fires the window. ``attribute``
+    is a column name (or SQL expression); ``d`` a number, or for timestamps an interval string, a
+    timedelta or seconds."""
+    if not isinstance(attribute, str):
+        raise TypeError(f"delta(attribute, d) takes a column name, got {attribute!r}")
+    if isinstance(d, datetime.timedelta):
+        d = f"{d // datetime.timedelta(microseconds=1)} microseconds"
+    elif isinstance(d, bool) or not isinstance(d, (int, float, str)):
+        raise TypeError(f"delta(attribute, d) takes a number or an interval, got {d!r}")
+    return f"delta({attribute}, {d})"
+
+
+def _policy(value: PolicyLike, parameter: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return F.lit(value)
+    raise TypeError(
+        f"`{parameter}` must be an SPL policy such as 'count(4)' (see eventwindows.count, time, "
+        f"delta) or a Column, got {type(value).__name__}: {value!r}")
+
+
+def sliding_window(order: ColumnOrName, eviction: PolicyLike,
+                   trigger: Optional[PolicyLike] = None) -> Column:
+    """sliding_window(order, eviction[, trigger]) - Groups tuples into IBM Streams SPL sliding windows. The
+      tuples of each group arrive in the order of `order`, the clock of time policies. The
+      eviction policy says which tuples the window holds, the trigger policy when it is
+      evaluated; a firing over a non-empty window gives a row. On each arrival, as in the SPL
+      runtime: a time trigger first fires at its instants before the arrival (after time
+      eviction at each); a delta trigger is checked against the window before the new tuple; then
+      eviction, then insertion; then a count trigger. Use it in GROUP BY (the other keys
+      partition the windows); it yields the column `window` (struct of `start`, `end`: a point
+      event at the firing time, and `first`, `last`: the order values of the window's oldest and
+      newest tuples).
+
+    Arguments:
+      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
+          with a NULL order are skipped; ties are ordered by the values the aggregates and
+          the delta policies read.
+      * eviction - 'count(n)': the window holds the last n tuples; 'time(t)': tuples leave once
+          they have been in the window for more than t (t an interval such as '5 seconds' or a
+          number of seconds, an integer number of ticks for BIGINT order); 'delta(attribute, d)':
+          a new tuple evicts every tuple whose attribute is more than d below its own (numeric or
+          timestamp attributes; d a number, or for timestamps an interval or seconds).
+      * trigger - optional, 'count(n)' (default 'count(1)'): fires on every n-th arrival;
+          'time(t)': fires at first + k * t (k >= 1, first = the group's first arrival) up to the
+          last arrival, also where no tuple arrives; 'delta(attribute, d)': fires when a tuple's
+          attribute exceeds the last firing tuple's by more than d (the first tuple only sets it).
+
+    In Python the policies are strings as in SPL, or built with :func:`count`, :func:`time` and
+    :func:`delta`; ``trigger=None`` is ``count(1)``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> df = spark.createDataFrame([(i, i) for i in range(1, 6)], "ts bigint, v bigint")
+    >>> (df.groupBy(sliding_window("ts", count(3), count(2))).agg(F.collect_list("v").alias("vs"))
+    ...    .orderBy("window").select("window.start", "window.first", "vs").show())
+    +-----+-----+---------+
+    |start|first|       vs|
+    +-----+-----+---------+
+    |    2|    1|   [1, 2]|
+    |    4|    2|[2, 3, 4]|
+    +-----+-----+---------+
+    """
+    return F.call_function(
+        "sliding_window",
+        _column(order, "order"),
+        _policy(eviction, "eviction"),
+        *_optional(None if trigger is None else _policy(trigger, "trigger")))
+
+
+def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: ColumnOrName,
+                  anchor: ColumnOrName, bounds: Optional[Union[str, Column]] = None) -> Column:
+    """anchor_window(time, anchor_start, anchor_end, anchor[, bounds]) - Groups a table holding messages and
+      anchors into psi's dynamic windows: every anchor row (`anchor` not NULL) has the window of
+      the messages (rows whose `anchor` is NULL) of its GROUP BY keys with `time` in
+      [anchor_start, anchor_end]. One row per anchor, also when its window is empty (count 0, sum
+      NULL); intervals may overlap, nest or be empty. Aggregates see the messages only. This is
+      what the Python function dynamic_window(anchors, messages, ...) builds from two tables (a
+      UNION ALL of both); the plan sorts and sweeps them once, with no join. It yields the
+      column `window` (struct of `start`, `end`: the anchor's interval, and `anchor`: the anchor
+      column's value).
+
+    Arguments:
+      * time - the message time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks). Messages with a NULL
+          time are skipped.
+      * anchor_start - the start of an anchor's interval, of the type of `time`.
+      * anchor_end - the end of an anchor's interval, of the type of `time`. An anchor with a
+          NULL start or end, or an end before its start, is an error naming the row.
+      * anchor - the anchor's columns (e.g. a struct); NULL on message rows.
+      * bounds - optional, which ends belong to the interval: '[]' (default, both), '[)', '(]'
+          or '()'.
+
+    In Python, :func:`eventwindows.dynamic_window` builds the union of two DataFrames and calls
+    this; use it directly only on a table that already holds both.
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> rows = [(1, 1, None, None, None), (2, 2, None, None, None), (5, 4, None, None, None),
+    ...         (None, None, 0, 2, ("x",)), (None, None, 3, 4, ("y",))]
+    >>> df = spark.createDataFrame(rows, "ts bigint, v bigint, s bigint, e bigint, a struct<id: string>")
+    >>> (df.groupBy(anchor_window("ts", "s", "e", "a")).agg(F.count("v").alias("n"))
+    ...    .select("window.anchor.id", "window.start", "window.end", "n").orderBy("id").show())
+    +---+-----+---+---+
+    | id|start|end|  n|
+    +---+-----+---+---+
+    |  x|    0|  2|  2|
+    |  y|    3|  4|  0|
+    +---+-----+---+---+
+    """
+    return F.call_function(
+        "anchor_window",
+        _column(time, "time"),
+        _column(anchor_start, "anchor_start"),
+        _column(anchor_end, "anchor_end"),
+        _column(anchor, "anchor"),
+        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS)))
