@@ -46,6 +46,9 @@ def queries(spark):
     from pyspark.sql import functions as F
 
     df = events(spark)
+    # 300 anchors over the keys, intervals of 0 to 169 around scattered times.
+    anchors = spark.range(300).select((F.col("id") % KEYS).alias("k"), F.col("id").alias("aid"),
+                                      (F.col("id") * 4099 % 5000).alias("t")).repartition(3)
     aggs = [F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v")]
 
     def rows(result, *columns):
@@ -69,6 +72,17 @@ def queries(spark):
                         "n", "sum(v)"),
         "time": rows(df.groupBy("k", ew.time_window("s", -150, 20, bounds="[)")).agg(
             aggs[0], aggs[1], F.collect_list("v").alias("vs")), "n", "sum(v)", "vs"),
+        "sliding": rows(df.groupBy("k", ew.sliding_window("s", ew.count(7), ew.time(40))).agg(
+            aggs[0], aggs[1], F.collect_list("v").alias("vs")),
+            "window.first", "window.last", "n", "sum(v)", "vs"),
+        "sliding_delta": rows(df.groupBy("k", ew.sliding_window(
+            "s", ew.delta("v", 300), ew.delta("s", 100))).agg(*aggs[:2]), "n", "sum(v)"),
+        "dynamic": rows(ew.dynamic_window(anchors, df.select("k", "s", "v"), "s",
+                                          "t - aid % 50", "t + 20 * (aid % 7)", on="k",
+                                          bounds="[)")
+                        .agg(F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v"),
+                             F.collect_list("v").alias("vs")),
+                        "n", "sum(v)", "min(v)", "max(v)", "vs"),
         "tumbling_timestamps": rows(
             df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
                 "k", ew.tumbling_window("t", None, "1 minute")).count()
