@@ -17,13 +17,31 @@ a time.
     rows into the windows it stands for (windows ending at start, start + hop, ... < end).
     Then the same with 5 min windows: fewer windows per event, so less work for Spark.
 (c) tumbling 60 s over the events of (a), against ``groupBy(k, window(ts, '60 seconds'))``.
+(d) index windows of 1000 messages, avg + max over the events of (a), against Spark's sliding
+    ``ROWS BETWEEN 999 PRECEDING AND CURRENT ROW`` keeping only full windows; then the same with
+    10 messages, to show that our time does not grow with the window length (Spark's does).
+(e) relative-time windows of the last 60 s, avg + max, a row per message, against Spark's
+    ``RANGE BETWEEN INTERVAL 60 SECONDS PRECEDING AND CURRENT ROW`` (over the microseconds).
+(f) count windows of 100 distinct start times, avg + max, against ``dense_rank`` over ts and a
+    ``RANGE`` frame of 99 preceding over that rank, one row per distinct time.
+(g) memory: one key with 5,000,000 messages, index windows of 1000, in a separate process whose
+    driver (and so executor) has 512 MiB: it completes because only the window's contents are
+    held, not the key's messages.
+(h) SPL sliding windows, count(1) trigger: count(1000) and count(10) eviction against Spark's ROWS
+    frame of 999 (9) preceding, and time(60 seconds) eviction against the RANGE frame of 60 s,
+    avg + max, over 2,000,000 tuples with distinct times in 100 keys.
+(i) dynamic windows: 10,000 anchors with intervals of random length (up to 10 minutes) over the
+    events of (a), count + avg + max, against the range join (left outer) + groupBy.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import sys
 import time
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -31,6 +49,8 @@ import eventwindows as ew
 MICROS_PER_SECOND = 1_000_000
 #: The first instant of the generated data (2024-01-01 00:00:00 UTC), in microseconds.
 ORIGIN = 1_704_067_200 * MICROS_PER_SECOND
+#: Lines printed again under the final table (ratios between cases).
+NOTES: list = []
 
 
 def session(driver_memory: str) -> SparkSession:
@@ -128,6 +148,210 @@ def compare(name: str, ours: DataFrame, builtin: DataFrame, ours_check: DataFram
     return result
 
 
+def per_anchor(df: DataFrame) -> DataFrame:
+    """The comparable form of our per-message answers: key, anchor (output) time, avg, max."""
+    return df.select("k", F.col("window.start").alias("t"), "a", "m")
+
+
+def index_points(events: DataFrame, repeat: int) -> list:
+    """(d) index_window(ts, lo, 0) for windows of 1000 and of 10 messages, against Spark's
+    sliding ROWS frame, which evaluates each row's frame from scratch (O(window) per row)."""
+    results = []
+    for lo in (-999, -9):
+        ours = events.groupBy("k", F.expr(f"index_window(ts, {lo}, 0)")).agg(
+            F.avg("v").alias("a"), F.max("v").alias("m"))
+        # Our tie rule orders equal times by the aggregated column (v) ascending; rows equal in
+        # (ts, v) are interchangeable. Only full windows give a row: the anchor's index is at
+        # least -lo, i.e. row_number >= 1 - lo (row_number shares the frame's sort).
+        by_time = Window.partitionBy("k").orderBy("ts", "v")
+        frame = by_time.rowsBetween(lo, 0)
+        builtin = (
+            events.select("k", "ts", F.avg("v").over(frame).alias("a"),
+                          F.max("v").over(frame).alias("m"),
+                          F.row_number().over(by_time).alias("i"))
+            .where(F.col("i") >= 1 - lo).select("k", F.col("ts").alias("t"), "a", "m"))
+        results.append(compare(f"(d) index_window(ts, {lo}, 0), {1 - lo} messages, avg + max",
+                               ours, builtin, per_anchor(ours), builtin, repeat))
+    long_window, short_window = results
+    note = (f"(d) eventwindows time for 1000 / for 10 messages: "
+            f"{long_window['ours_s'] / short_window['ours_s']:.2f} (target at most 1.3); "
+            f"built-in / eventwindows for 1000: {long_window['ratio']:.1f}x (target at least 5x); "
+            f"built-in time for 1000 / for 10: "
+            f"{long_window['builtin_s'] / short_window['builtin_s']:.1f}")
+    print(note, flush=True)
+    NOTES.append(note)
+    return results
+
+
+def relative_time_points(events: DataFrame, repeat: int) -> dict:
+    """(e) time_window(ts, -60 s, 0 s): a row per message, against Spark's RANGE frame of
+    60,000,000 µs preceding over the times' microseconds (RANGE BETWEEN INTERVAL 60 SECONDS
+    PRECEDING AND CURRENT ROW; ordering by the timestamp with the interval was about 15 % slower).
+    Both ends are inclusive on both sides, and messages tied with the anchor are in its window on
+    both sides (a RANGE frame includes the current row's peers)."""
+    ours = events.groupBy("k", F.expr("time_window(ts, INTERVAL -60 SECONDS, INTERVAL 0 SECONDS)")
+                          ).agg(F.avg("v").alias("a"), F.max("v").alias("m"))
+    frame = (Window.partitionBy("k").orderBy(F.unix_micros("ts"))
+             .rangeBetween(-60 * MICROS_PER_SECOND, 0))
+    builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
+                            F.max("v").over(frame).alias("m"))
+    return compare("(e) time_window(ts, -60 s, 0 s), avg + max", ours, builtin,
+                   per_anchor(ours), builtin, repeat)
+
+
+def count_points(events: DataFrame, repeat: int) -> dict:
+    """(f) count_window(ts, 100): windows of 100 consecutive distinct times per key, a point at
+    the last one.
+
+    Spark alone: number the distinct times of each key with dense_rank over ts (messages at one
+    time share the rank), then avg and max over a RANGE frame of 99 preceding over that rank: the
+    frame is exactly the messages at the last 100 distinct times, every message at one time
+    counted. All messages at one time get the same frame, so keep one of them (the last of its
+    rank, found with lead over the same order, so no extra sort), and only ranks >= 100 (full
+    windows). v is a small integer, so the double sums behind avg are exact and equal ours
+    whatever the order of addition. The other exact way, partial aggregates (sum, count, max) per
+    distinct (k, ts) merged over a ROWS frame of 99 preceding with row_number >= 100, costs a hash
+    aggregate of 2,000,000 groups instead of the second sort and was no faster (5.7 to 6.6 s
+    against 5.2 to 5.8 s here, on 2,000,000 messages).
+    """
+    ours = events.groupBy("k", F.expr("count_window(ts, 100)")).agg(
+        F.avg("v").alias("a"), F.max("v").alias("m"))
+    by_rank = Window.partitionBy("k").orderBy("r")
+    frame = by_rank.rangeBetween(-99, 0)
+    builtin = (
+        events.withColumn("r", F.dense_rank().over(Window.partitionBy("k").orderBy("ts")))
+        .select("k", "ts", "r", F.avg("v").over(frame).alias("a"),
+                F.max("v").over(frame).alias("m"), F.lead("r").over(by_rank).alias("next_r"))
+        .where((F.col("r") >= 100)
+               & (F.col("next_r").isNull() | (F.col("next_r") != F.col("r"))))
+        .select("k", F.col("ts").alias("t"), "a", "m"))
+    return compare("(f) count_window(ts, 100), avg + max", ours, builtin, per_anchor(ours),
+                   builtin, repeat)
+
+
+def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) -> dict:
+    """(g), run in its own process (see main): n messages in ONE key, index windows of 1000."""
+    jvm = spark.sparkContext._jvm
+    # One key, 5.6 messages per second as in (a); generated, not cached (the cache would need
+    # the memory this case is about).
+    events = spark.range(n, numPartitions=4).select(
+        F.lit(0).alias("k"),
+        F.timestamp_micros(F.lit(ORIGIN) + (F.rand(1) * (n / 5.6 * MICROS_PER_SECOND))
+                           .cast("long")).alias("ts"),
+        (F.rand(2) * 1000).cast("long").alias("v"))
+    ours = events.groupBy("k", F.expr("index_window(ts, -999, 0)")).agg(
+        F.avg("v").alias("a"), F.max("v").alias("m"))
+    collectors = jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    t_input = best_time(events, repeat)
+    gc_before = sum(c.getCollectionTime() for c in collectors)
+    t_ours = best_time(ours, repeat)
+    gc_ms = (sum(c.getCollectionTime() for c in collectors) - gc_before) / repeat
+    result = {"case": f"(g) one key of {n:,} messages, index_window(ts, -999, 0), avg + max, "
+                      f"{spark.conf.get('spark.driver.memory')} driver",
+              "builtin_s": None, "ours_s": t_ours, "ratio": None, "ours_rows": ours.count(),
+              "builtin_rows": None, "input_s": t_input,
+              "max_heap_mib": jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**20,
+              "gc_s": gc_ms / 1000}
+    if with_builtin:
+        by_time = Window.partitionBy("k").orderBy("ts", "v")
+        frame = by_time.rowsBetween(-999, 0)
+        builtin = (
+            events.select("k", "ts", F.avg("v").over(frame).alias("a"),
+                          F.max("v").over(frame).alias("m"),
+                          F.row_number().over(by_time).alias("i"))
+            .where(F.col("i") >= 1000).select("k", F.col("ts").alias("t"), "a", "m"))
+        ours_sum, builtin_sum = checksum(per_anchor(ours)), checksum(builtin)
+        if ours_sum != builtin_sum:
+            raise AssertionError(f"(g): different answers: ours {ours_sum}, built-in {builtin_sum}")
+        result["builtin_s"] = best_time(builtin, repeat)
+        result["ratio"] = result["builtin_s"] / t_ours
+        result["builtin_rows"] = builtin_sum[0]
+    return result
+
+
+def memory_subprocess(n: int, repeat: int, driver_memory: str, with_builtin: bool) -> dict:
+    """(g) in a fresh process: the driver's memory is fixed when its JVM starts."""
+    command = [sys.executable, __file__, "--memory-case", str(n), "--repeat", str(repeat),
+               "--driver-memory", driver_memory] + (["--memory-builtin"] if with_builtin else [])
+    out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    builtin = (f"built-in (ROWS frame) {result['builtin_s']:.2f} s, ratio {result['ratio']:.1f}x, "
+               if result["builtin_s"] is not None else "")
+    print(f"{result['case']}: {builtin}eventwindows {result['ours_s']:.2f} s (generating the "
+          f"input alone {result['input_s']:.2f} s, garbage collection {result['gc_s']:.2f} s per "
+          f"run); rows {result['ours_rows']:,}; JVM max heap {result['max_heap_mib']:.0f} MiB",
+          flush=True)
+    return result
+
+
+def distinct_points(spark: SparkSession, n: int, keys: int, span_seconds: int) -> DataFrame:
+    """n point events (k, ts, v) like point_events, but with distinct times (the i-th event at
+    about i * span / n, jittered), for comparisons whose built-in frame treats equal times as
+    peers."""
+    step = span_seconds * MICROS_PER_SECOND // n
+    return spark.range(n, numPartitions=4).select(
+        (F.col("id") % keys).cast("int").alias("k"),
+        F.timestamp_micros(F.lit(ORIGIN) + F.col("id") * step + (F.rand(1) * (step - 1))
+                           .cast("long")).alias("ts"),
+        (F.rand(2) * 1000).cast("long").alias("v"),
+    )
+
+
+def sliding_points(events: DataFrame, repeat: int) -> list:
+    """(h) SPL sliding windows with count(1) trigger: count(1000) and count(10) eviction against
+    Spark's ROWS frame of 999 (9) preceding (every row: SPL fires from the first tuple on, as the
+    frame holds partial windows too), and time(60 seconds) eviction against the RANGE frame of 60
+    s preceding (distinct times, so the frame's peers are the row alone)."""
+    by_time = Window.partitionBy("k").orderBy("ts", "v")
+    results = []
+    for n in (1000, 10):
+        ours = events.groupBy("k", ew.sliding_window("ts", ew.count(n))).agg(
+            F.avg("v").alias("a"), F.max("v").alias("m"))
+        frame = by_time.rowsBetween(1 - n, 0)
+        builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
+                                F.max("v").over(frame).alias("m"))
+        results.append(compare(f"(h) sliding_window(ts, count({n})), avg + max", ours, builtin,
+                               per_anchor(ours), builtin, repeat))
+    long_window, short_window = results
+    note = (f"(h) eventwindows time for count(1000) / for count(10): "
+            f"{long_window['ours_s'] / short_window['ours_s']:.2f} (target at most 1.3); "
+            f"built-in / eventwindows for count(1000): {long_window['ratio']:.1f}x "
+            f"(target at least 5x)")
+    print(note, flush=True)
+    NOTES.append(note)
+    ours = events.groupBy("k", ew.sliding_window("ts", ew.time("60 seconds"))).agg(
+        F.avg("v").alias("a"), F.max("v").alias("m"))
+    frame = (Window.partitionBy("k").orderBy(F.unix_micros("ts"))
+             .rangeBetween(-60 * MICROS_PER_SECOND, 0))
+    builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
+                            F.max("v").over(frame).alias("m"))
+    results.append(compare("(h) sliding_window(ts, time(60 seconds)), avg + max", ours, builtin,
+                           per_anchor(ours), builtin, repeat))
+    return results
+
+
+def dynamic_points(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
+    """(i) dynamic windows: 10,000 anchors in the 100 keys, each an interval of random length
+    (0 to 10 minutes) starting anywhere in the hour, count + avg + max over the messages of (a),
+    against the range join a Spark user writes (a left outer join, so anchors without messages
+    keep their row) and a groupBy per anchor."""
+    anchors = spark.range(10_000, numPartitions=4).select(
+        F.col("id").alias("aid"), (F.col("id") % 100).cast("int").alias("k"),
+        F.timestamp_micros(F.lit(ORIGIN) + (F.rand(7) * 3600 * MICROS_PER_SECOND).cast("long"))
+        .alias("s")).withColumn("e", F.col("s") + F.make_dt_interval(secs=F.rand(8) * 600)).cache()
+    ours = ew.dynamic_window(anchors, events, "ts", "s", "e", on="k").agg(
+        F.count("v").alias("n"), F.avg("v").alias("a"), F.max("v").alias("m"))
+    m, a = events.alias("m"), anchors.alias("a")
+    builtin = (
+        a.join(m, (F.col("a.k") == F.col("m.k")) & (F.col("m.ts") >= F.col("a.s"))
+               & (F.col("m.ts") <= F.col("a.e")), "left")
+        .groupBy("a.aid", "a.k", "a.s", "a.e")
+        .agg(F.count("m.v").alias("n"), F.avg("m.v").alias("a"), F.max("m.v").alias("m")))
+    columns = ["aid", "k", "s", "e", "n", "a", "m"]
+    return compare("(i) dynamic_window, 10,000 anchors over the events of (a), count + avg + max",
+                   ours, builtin, ours.select(*columns), builtin.select(*columns), repeat)
+
+
 def hopping_points(events: DataFrame, repeat: int) -> dict:
     ours = events.groupBy("k", ew.hopping_window("ts", None, "60 seconds", "1 second")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
@@ -168,30 +392,61 @@ def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: in
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBc",
-                        help="which cases to run: a, b (60 min windows), B (5 min windows), c")
+    parser.add_argument("--cases", default="abBcdefghi",
+                        help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
+                             "d (index), e (relative time), f (count), g (memory, own process), "
+                             "h (SPL sliding), i (dynamic)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--driver-memory", default="6g")
+    parser.add_argument("--memory-driver-memory", default="512m",
+                        help="the driver memory of case g's process")
+    parser.add_argument("--memory-builtin", action="store_true",
+                        help="case g also times Spark's ROWS frame (slow: minutes)")
+    parser.add_argument("--memory-case", type=int, metavar="N", help=argparse.SUPPRESS)
     args = parser.parse_args()
     scale = 10 if args.quick else 1
+
+    if args.memory_case is not None:  # case g's own process: one JSON line on stdout
+        spark = session(args.driver_memory)
+        result = memory_case(spark, args.memory_case, args.repeat, args.memory_builtin)
+        spark.stop()
+        print(json.dumps(result), flush=True)
+        return
 
     spark = session(args.driver_memory)
     # 2,000,000 point events in 100 keys over one hour: 5.6 events per second per key.
     points = point_events(spark, 2_000_000 // scale, 100, 3600).cache()
+    # The same number of tuples with distinct times, for (h).
+    distinct = distinct_points(spark, 2_000_000 // scale, 100, 3600).cache()
     # 1,000,000 interval events in 100 keys over 4 weeks, lasting 100 minutes (100 hops) on
     # average: 25 events at a time in each key.
     intervals = interval_events(spark, 1_000_000 // scale, 100, 28 * 86400, 100 * 60).cache()
     cases = {"a": lambda: hopping_points(points, args.repeat),
              "b": lambda: hopping_changes(intervals, "b", 60, args.repeat),
              "B": lambda: hopping_changes(intervals, "B", 5, args.repeat),
-             "c": lambda: tumbling_points(points, args.repeat)}
-    results = [cases[c]() for c in args.cases]
+             "c": lambda: tumbling_points(points, args.repeat),
+             "d": lambda: index_points(points, args.repeat),
+             "e": lambda: relative_time_points(points, args.repeat),
+             "f": lambda: count_points(points, args.repeat),
+             "g": lambda: memory_subprocess(5_000_000 // scale, args.repeat,
+                                            args.memory_driver_memory, args.memory_builtin),
+             "h": lambda: sliding_points(distinct, args.repeat),
+             "i": lambda: dynamic_points(spark, points, args.repeat)}
+    results = []
+    for c in args.cases:
+        result = cases[c]()
+        results.extend(result if isinstance(result, list) else [result])
     print()
     print("| case | Spark built-in | eventwindows | speed-up | rows: ours / built-in |")
     print("|---|---|---|---|---|")
     for r in results:
+        if r["builtin_s"] is None:
+            print(f"| {r['case']} | - | {r['ours_s']:.2f} s | - | {r['ours_rows']:,} / - |")
+            continue
         print(f"| {r['case']} | {r['builtin_s']:.2f} s | {r['ours_s']:.2f} s | "
               f"{r['ratio']:.1f}x | {r['ours_rows']:,} / {r['builtin_rows']:,} |")
+    for note in NOTES:
+        print(note)
     spark.stop()
 
 
