@@ -17,6 +17,9 @@ Conventions
   ``min`` and ``max`` ignore ``None`` values and are ``None`` when every value is ``None``.
 """
 
+import calendar
+import datetime
+
 BIGINT_MAX = 2**63 - 1
 """The end of time of BIGINT time."""
 
@@ -66,9 +69,9 @@ def default_horizon(rows, point=False):
 
 
 def sort_key(row):
-    """Sorts rows that may hold ``None`` (keys, aggregates) and tuples of such."""
+    """Sorts rows that may hold ``None`` (keys, aggregates), tuples and lists of such."""
     def part(x):
-        if isinstance(x, tuple):
+        if isinstance(x, (tuple, list)):
             return (1, tuple(part(y) for y in x))
         return (0, 0) if x is None else (1, x)
     return tuple(part(x) for x in row)
@@ -272,3 +275,10 @@ def snapshot_window(rows, point=False, line_max=BIGINT_MAX):
             if members:
                 out.append((key, p, q) + aggregate(members))
     return sort_rows(out)
+
+
+def micros(text):
+    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
+    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
+    d = datetime.datetime.strptime(text, fmt)
+    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond

@@ -27,6 +27,8 @@ Conventions
   :func:`aggregate` gives ``(count(*), count(v), sum(v), min(v), max(v), collect_list(v))``.
 """
 
+from reference import sort_key
+
 BOUNDS = ("[]", "[)", "(]", "()")
 
 
@@ -78,15 +80,6 @@ def dynamic_window(anchors, messages, bounds="[]", aggregate=aggregate):
                    if k == key and t is not None and contains(t, start, end, bounds)]
         out.append(tuple(row) + (start, end) + tuple(aggregate(members)))
     return sort_rows(out)
-
-
-def sort_key(row):
-    """Sorts rows that may hold ``None`` (keys, aggregates), tuples and lists of such."""
-    def part(x):
-        if isinstance(x, (tuple, list)):
-            return (1, tuple(part(y) for y in x))
-        return (0, 0) if x is None else (1, x)
-    return tuple(part(x) for x in row)
 
 
 def sort_rows(rows):

@@ -27,14 +27,7 @@ Conventions
 """
 from decimal import Decimal
 
-
-def sort_key(row):
-    """Sorts rows that may hold ``None`` (keys, aggregates), tuples and lists of such."""
-    def part(x):
-        if isinstance(x, (tuple, list)):
-            return (1, tuple(part(y) for y in x))
-        return (0, 0) if x is None else (1, x)
-    return tuple(part(x) for x in row)
+from reference import sort_key
 
 
 def sort_rows(rows):

@@ -9,7 +9,6 @@ comments of that file are known to be right before its ``.out`` is generated).
 Random cases run batched: each case has its own id ``c``, used as an ``on`` key next to the case's
 key ``k`` (which may be NULL), so one query per parametrization covers many cases.
 """
-import calendar
 import datetime
 import functools
 import itertools
@@ -22,6 +21,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import reference_dynamic as refd
+from reference import micros
 from eventwindows.dynamic import dynamic_window
 
 MESSAGES = "c INT, k INT, t BIGINT, v BIGINT"
@@ -38,13 +38,6 @@ def aggregates():
 
 
 AGGREGATE_NAMES = ["n", "nv", "total", "lo", "hi", "vs"]
-
-
-def micros(text):
-    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
-    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
-    d = datetime.datetime.strptime(text, fmt)
-    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond
 
 
 def plain(row):

@@ -9,7 +9,6 @@ Random cases run batched: each case has its own id ``c``, grouped by next to the
 (which may be NULL), so one query covers many cases; the queries of several parameter sets are
 one ``UNION ALL``, so one Spark job checks a whole parametrization.
 """
-import calendar
 import datetime
 import itertools
 import random
@@ -21,20 +20,13 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 import reference_psi as refp
-from reference import TIMESTAMP_MAX, sort_key, sort_rows
+from reference import TIMESTAMP_MAX, micros, sort_key, sort_rows
 
 SCHEMA = "c INT, k INT, t BIGINT, o INT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
 INDEX_FIELDS = ("start", "end", "first", "last")
 TIME_FIELDS = ("start", "end")
 _views = itertools.count()
-
-
-def micros(text):
-    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
-    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
-    d = datetime.datetime.strptime(text, fmt)
-    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond
 
 
 def plain(row):

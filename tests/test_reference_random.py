@@ -9,7 +9,6 @@ always given a query's whole input, never one case.
 Random inputs have BIGINT time with negative times, ties of starts, point-like, short, long and
 open-ended lifetimes, NULL values, NULL keys and rows with a NULL start.
 """
-import calendar
 import datetime
 import itertools
 import random
@@ -17,6 +16,7 @@ import random
 import pytest
 
 import reference as ref
+from reference import micros
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 _views = itertools.count()
@@ -269,13 +269,6 @@ def test_one_big_key(spark, call, expected):
 
 # ----------------------------------------------------------------------------------------------
 # TIMESTAMP time (microseconds; the end of time is 9999-12-31 23:59:59.999999)
-
-
-def micros(text):
-    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
-    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
-    d = datetime.datetime.strptime(text, fmt)
-    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond
 
 
 TIMESTAMP_CASES = [

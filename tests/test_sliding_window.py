@@ -21,7 +21,6 @@ query (UNION ALL, a column ``p`` naming the parameter set).
 Ties of order are ordered by the values the aggregates read (here ``v``), NULLs first; the random
 generator makes the ``v`` of tied rows distinct, so arrival order is fully determined.
 """
-import calendar
 import datetime
 import itertools
 import random
@@ -32,6 +31,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import reference_spl as ref
+from reference import micros
 
 _views = itertools.count()
 
@@ -41,13 +41,6 @@ WINDOW = "window.start, window.first, window.last, collect_list(v)"
 
 # ----------------------------------------------------------------------------------------------
 # Helpers
-
-
-def micros(text):
-    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
-    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
-    d = datetime.datetime.strptime(text, fmt)
-    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond
 
 
 def plain(row):
