@@ -89,6 +89,25 @@ def _child():
         ew.adjust_end_time("t", 10, 5, 3))
     result["scalars"] = sorted(list(r) for r in scalars.collect())
 
+    messages = spark.createDataFrame(
+        [("a", 1, 1), ("a", 2, 2), ("a", 3, 4), ("a", 5, 8), ("b", 2, 16)],
+        "k string, ts bigint, v bigint")
+    families = {
+        "count": messages.groupBy("k", ew.count_window("ts", None, 2)),
+        "index": messages.groupBy("k", ew.index_window("ts", -1, 0)),
+        "time": messages.groupBy("k", ew.time_window("ts", -2, -1, bounds="[]")),
+        "sliding": messages.groupBy("k", ew.sliding_window("ts", ew.count(2), ew.delta("ts", 1))),
+    }
+    for name, grouped in families.items():
+        result[name] = sorted(list(r) for r in grouped.agg(F.sum("v").alias("total"))
+                              .select("k", "window.start", "total").collect())
+    anchors = spark.createDataFrame([("x", "a", 0, 2), ("y", "a", 3, 9), ("z", "b", 0, 1)],
+                                    "id string, k string, s bigint, e bigint")
+    dynamic = ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(
+        F.count("v").alias("n"), F.sum("v").alias("total"))
+    result["dynamic"] = sorted(list(r) for r in dynamic.select(
+        "id", "window.start", "window.end", "n", "total").collect())
+
     try:
         events.groupBy(ew.hopping_window("s", "e", 0, 2)).count().columns
         result["bad_size"] = None
@@ -151,6 +170,23 @@ def test_seed_000_changes(connect_result):
 def test_scalar_functions(connect_result):
     # As in test_python_api.test_scalar_functions_bigint.
     assert connect_result["scalars"] == [[-3, -7, 0, 8], [7, 3, 10, 18]]
+
+
+def test_new_families(connect_result):
+    # a: 1 (1), 2 (2), 3 (4), 5 (8); b: 2 (16).
+    # count_window(2): windows ending at 2, 3, 5: 1+2, 2+4, 4+8; b has one start only.
+    assert connect_result["count"] == [["a", 2, 3], ["a", 3, 6], ["a", 5, 12]]
+    # index_window(-1, 0): anchors 2, 3, 5 of a.
+    assert connect_result["index"] == [["a", 2, 3], ["a", 3, 6], ["a", 5, 12]]
+    # time_window(-2, -1): 1 [-1, 0] {}; 2 [0, 1] {1}; 3 [1, 2] {1, 2}; 5 [3, 4] {4}; b 2 {}.
+    assert connect_result["time"] == [["a", 1, None], ["a", 2, 1], ["a", 3, 3], ["a", 5, 4],
+                                      ["b", 2, None]]
+    # count(2) eviction, delta(ts, 1) trigger: a: 1 sets the reference; 2 - 1 = 1 does not fire;
+    # 3: 3 - 1 > 1 fires on [1, 2] (3), reference 3; 5: 5 - 3 > 1 fires on [2, 3] (6). b: none.
+    assert connect_result["sliding"] == [["a", 3, 3], ["a", 5, 6]]
+    # x [0, 2] of a: 1, 2; y [3, 9] of a: 3, 5; z [0, 1] of b: none.
+    assert connect_result["dynamic"] == [["x", 0, 2, 2, 3], ["y", 3, 9, 2, 12],
+                                         ["z", 0, 1, 0, None]]
 
 
 def test_bad_parameter_is_an_analysis_exception(connect_result):
