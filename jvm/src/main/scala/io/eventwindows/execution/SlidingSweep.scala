@@ -71,12 +71,7 @@ final class SlidingSweep(
   override def messages: Boolean = true
 
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
-    readAttributes(row)
-    for (i <- units.indices if attributeRow.isNullAt(i)) {
-      throw new EventWindowsInputException(
-        s"${family.functionName}: the attribute of '${deltas(i)._1.sql}' is NULL in the row " +
-          s"${WindowSweepIterator.describe(row, input)}; filter such rows out or give them a value")
-    }
+    if (units.nonEmpty) readDeltaAttributes(row)
     family.trigger match {
       case SplPolicy.Time(period, _) =>
         if (arrivals == 0) nextInstant = add(start, period) else fireInstantsBefore(start, period, out)
@@ -114,6 +109,20 @@ final class SlidingSweep(
     contents.clear()
     arrivals = 0L
     hasReference = false
+  }
+
+  /** Reads the delta attributes of `row`; a NULL one fails the query, naming the row. */
+  private def readDeltaAttributes(row: InternalRow): Unit = {
+    readAttributes(row)
+    var i = 0
+    while (i < units.length) {
+      if (attributeRow.isNullAt(i)) {
+        throw new EventWindowsInputException(
+          s"${family.functionName}: the attribute of '${deltas(i)._1.sql}' is NULL in the row " +
+            s"${WindowSweepIterator.describe(row, input)}; filter such rows out or give them a value")
+      }
+      i += 1
+    }
   }
 
   /** The time trigger's instants before `limit`, each after time eviction at that instant. */
