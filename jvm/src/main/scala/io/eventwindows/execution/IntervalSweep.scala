@@ -1,7 +1,5 @@
 package io.eventwindows.execution
 
-import java.util.PriorityQueue
-
 import io.eventwindows.plans.WindowAxis
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -11,26 +9,18 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * The policy of hopping, tumbling and snapshot windows: each event occupies an interval
  * `[enter, leave)` of the family's [[WindowAxis]], known from its lifetime alone.
  *
- * The sweep walks the axis from one enter/leave point to the next: at an enter point it appends
- * the events entering there to the [[SlidingAggregator]] (consecutive events with the same
- * interval share one entry, a pane), at a leave point it removes the events leaving (a heap
- * ordered by leave point). Between two points the contents are constant; that run is evaluated
+ * The sweep walks the axis from one enter/leave point to the next: at an enter point it adds the
+ * events entering there to [[LeavingPanes]] keyed by their leave point (consecutive events with
+ * the same interval share one pane), at a leave point it removes the events leaving. Between two points the contents are constant; that run is evaluated
  * once and becomes output rows through the axis (one row for a snapshot interval, one per window
  * for hopping windows). Cost: O(log n) merges per entry and one evaluation per run.
  */
 final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends SweepPolicy {
 
-  private val sliding = new SlidingAggregator(buffers)
-
-  /** An entry of the sliding aggregate and where it leaves the axis. */
-  private final class Held(val leave: Long, val entry: sliding.Entry)
-  private val held = new PriorityQueue[Held](64,
-    (a: Held, b: Held) => java.lang.Long.compare(a.leave, b.leave))
+  private val panes = new LeavingPanes(buffers)
 
   private var position = 0L
   private var started = false
-  private var open: sliding.Entry = _
-  private var openLeave = 0L
 
   override def openEnd(start: Long): Long = axis.openEnd(start)
 
@@ -44,34 +34,23 @@ final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends S
     } else if (enter > position) {
       advanceTo(enter, out)
     }
-    if (open == null || openLeave != leave) {
-      sealOpen()
-      open = sliding.append(start)
-      openLeave = leave
-    }
-    sliding.update(open, row)
+    panes.add(row, start, leave)
   }
 
   override def finishGroup(out: SweepOutput): Unit = {
     if (started) advanceTo(Long.MaxValue, out)
-    sliding.restart()
+    panes.clear()
     started = false
-  }
-
-  private def sealOpen(): Unit = if (open != null) {
-    sliding.seal(open)
-    held.add(new Held(openLeave, open))
-    open = null
   }
 
   /** Emits the runs before `target` and removes the events leaving on the way. */
   private def advanceTo(target: Long, out: SweepOutput): Unit = {
-    sealOpen()
-    while (!sliding.isEmpty && position < target) {
-      val runEnd = Math.min(held.peek().leave, target)
-      out.emit(new AxisRun(out.groupKey, out.copyResults(sliding.results()), position, runEnd))
+    panes.seal()
+    while (!panes.isEmpty && position < target) {
+      val runEnd = Math.min(panes.nextLeave, target)
+      out.emit(new AxisRun(out.groupKey, out.copyResults(panes.results()), position, runEnd))
       position = runEnd
-      while (!held.isEmpty && held.peek().leave <= position) sliding.remove(held.poll().entry)
+      panes.removeUpTo(position)
     }
     position = target
   }
