@@ -32,6 +32,10 @@ a time.
     avg + max, over 2,000,000 tuples with distinct times in 100 keys.
 (i) dynamic windows: 10,000 anchors with intervals of random length (up to 10 minutes) over the
     events of (a), count + avg + max, against the range join (left outer) + groupBy.
+(j) streaming: the events of (a) as 20 Parquet files of 3 minutes each, read as a stream one file
+    per micro-batch with a 10 s watermark, hopping 60 s every 1 s, count + sum, append mode into
+    the memory sink, against Spark's own streaming ``window()``; best of two runs each, alternated
+    (a fresh checkpoint per run), events per second printed. The closed windows of both must be the same rows.
 """
 from __future__ import annotations
 
@@ -39,7 +43,9 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -389,13 +395,54 @@ def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: in
     return compare(name, ours, builtin, expand_changes(ours, size_us, hop_us), builtin, repeat)
 
 
+def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
+    """(j) hopping 60 s / 1 s over a stream of files, ours against Spark's streaming window()."""
+    source = tempfile.mkdtemp(prefix="eventwindows-stream-")
+    slices = 20
+    slice_of = F.floor((F.unix_micros("ts") - ORIGIN) * slices / (3600 * MICROS_PER_SECOND))
+    for i in range(slices):  # One file per slice, written in time order: one per micro-batch.
+        events.filter(slice_of == i).coalesce(1).write.mode("append").parquet(source)
+
+    def run(window) -> tuple:
+        name = f"eventwindows_bench_{uuid.uuid4().hex}"
+        query = (
+            spark.readStream.schema(events.schema).option("maxFilesPerTrigger", 1).parquet(source)
+            .withWatermark("ts", "10 seconds")
+            .groupBy("k", window).agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+            .writeStream.format("memory").queryName(name).outputMode("append")
+            .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
+            .trigger(availableNow=True).start())
+        t0 = time.perf_counter()
+        query.awaitTermination()
+        return time.perf_counter() - t0, spark.table(name)
+
+    builtin_runs, ours_runs = [], []
+    for _ in range(repeat):  # Alternated, so that neither side alone pays for the warm-up.
+        builtin_runs.append(run(F.window("ts", "60 seconds", "1 second")))
+        ours_runs.append(run(ew.hopping_window("ts", None, "60 seconds", "1 second")))
+    t_builtin, builtin = min(builtin_runs, key=lambda r: r[0])
+    t_ours, ours = min(ours_runs, key=lambda r: r[0])
+    ours_sum, builtin_sum = checksum(per_window(ours)), checksum(per_window(builtin))
+    if ours_sum != builtin_sum:
+        raise AssertionError(f"(j): different answers: ours {ours_sum}, built-in {builtin_sum}")
+    n = events.count()
+    name = "(j) streaming hopping 60 s / 1 s, 20 micro-batches"
+    print(f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
+          f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
+          f"answer: {ours_sum[0]:,} closed windows", flush=True)
+    NOTES.append(f"(j) events per second: built-in {n / t_builtin:,.0f}, eventwindows "
+                 f"{n / t_ours:,.0f}")
+    return {"case": name, "builtin_s": t_builtin, "ours_s": t_ours, "ratio": t_builtin / t_ours,
+            "ours_rows": ours_sum[0], "builtin_rows": builtin_sum[0]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghi",
+    parser.add_argument("--cases", default="abBcdefghij",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
-                             "h (SPL sliding), i (dynamic)")
+                             "h (SPL sliding), i (dynamic), j (streaming hopping)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--memory-driver-memory", default="512m",
@@ -431,7 +478,8 @@ def main() -> None:
              "g": lambda: memory_subprocess(5_000_000 // scale, args.repeat,
                                             args.memory_driver_memory, args.memory_builtin),
              "h": lambda: sliding_points(distinct, args.repeat),
-             "i": lambda: dynamic_points(spark, points, args.repeat)}
+             "i": lambda: dynamic_points(spark, points, args.repeat),
+             "j": lambda: streaming_hopping(spark, points, min(args.repeat, 2))}
     results = []
     for c in args.cases:
         result = cases[c]()

@@ -1,7 +1,6 @@
 package io.eventwindows
 
 import java.sql.Timestamp
-import java.util.concurrent.atomic.AtomicInteger
 
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.plans.EventWindowAggregate
@@ -9,6 +8,7 @@ import io.eventwindows.plans.EventWindowAggregate
 import org.apache.spark.sql.{AnalysisException, DataFrame, Encoders, classic}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.expr
+import org.apache.spark.sql.streaming.StreamingQuery
 
 /** A point event `ts` with an end `te` (for interval events) and a value. */
 case class StreamEvent(k: String, ts: Timestamp, te: Timestamp, v: Long)
@@ -51,35 +51,50 @@ class StreamingSuite extends EventWindowsSuite {
   private def sorted(rows: Seq[Seq[Any]]): Seq[Seq[Any]] =
     rows.sortBy(r => (r(1).toString, r(0).toString))
 
-  private val queries = new AtomicInteger
-
   /**
-   * Runs `window` over the batches of `input` as a streaming query writing to the memory sink in `mode`,
-   * and returns the rows each batch added (with the batches the watermark triggers after it).
+   * Runs `window` over the batches of `input` as a streaming query in output `mode` (from
+   * `stream`, and from `checkpoint` if given), and returns the rows each batch added (with the
+   * batches the watermark triggers after it); `last` sees the query and the rows of its last
+   * micro-batch before it stops.
    */
   private def streamed(
-      window: String, mode: String, input: Seq[Seq[StreamEvent]] = batches)
-      : Seq[Seq[Seq[Any]]] = {
-    val stream = newStream()
-    val name = s"eventwindows_stream_${queries.incrementAndGet()}"
-    val query = aggregated(stream.toDF().withWatermark("ts", delay), window)
-      .writeStream.format("memory").queryName(name).outputMode(mode).start()
+      window: String,
+      mode: String,
+      input: Seq[Seq[StreamEvent]] = batches,
+      stream: MemoryStream[StreamEvent] = newStream(),
+      checkpoint: Option[String] = None,
+      last: (StreamingQuery, Seq[Seq[Any]]) => Unit = (_, _) => ()): Seq[Seq[Seq[Any]]] = {
+    val microBatches = new java.util.concurrent.ConcurrentLinkedQueue[Seq[Seq[Any]]]
+    var lastMicroBatch = Seq.empty[Seq[Any]]
+    val writer = aggregated(stream.toDF().withWatermark("ts", delay), window)
+      .writeStream.outputMode(mode)
+      .foreachBatch((batch: DataFrame, _: Long) => microBatches.add(rows(batch)): Unit)
+    val query = checkpoint.fold(writer)(writer.option("checkpointLocation", _)).start()
     try {
-      var seen = 0
-      input.map { batch =>
+      val steps = input.map { batch =>
         stream.addData(batch)
         query.processAllAvailable()
-        val all = rows(spark.table(name))
-        val added = all.drop(seen)
-        seen = all.size
-        sorted(added)
+        val added = Iterator.continually(microBatches.poll()).takeWhile(_ != null).toSeq
+        added.lastOption.foreach(lastMicroBatch = _)
+        sorted(added.flatten)
       }
+      last(query, sorted(lastMicroBatch))
+      steps
     } finally query.stop()
   }
 
   /** The same aggregation over all the events as a batch DataFrame. */
-  private def batchAnswer(window: String): Seq[Seq[Any]] =
-    sorted(rows(aggregated(spark.createDataset(batches.flatten)(Encoders.product).toDF(), window)))
+  private def batchAnswer(window: String, input: Seq[Seq[StreamEvent]] = batches): Seq[Seq[Any]] =
+    sorted(rows(aggregated(spark.createDataset(input.flatten)(Encoders.product).toDF(), window)))
+
+  /** The watermark after [[batches]]: their latest event time, 00:00:10, less the delay. */
+  private val finalWatermark = at(9, 500000)
+
+  /** The rows of windows that Spark has evicted at `watermark`: those ending at or before it. */
+  private def closedBy(watermark: Timestamp)(answer: Seq[Seq[Any]]): Seq[Seq[Any]] =
+    answer.filter(_(2).asInstanceOf[Timestamp].compareTo(watermark) <= 0)
+
+
 
   private def rejected(build: DataFrame => DataFrame): String = {
     val events = newStream().toDF()
@@ -88,13 +103,8 @@ class StreamingSuite extends EventWindowsSuite {
 
   test("every plan that needs the window operator is an analysis error on a stream") {
     val cases = Seq(
-      // The query: overlapping hopping windows over point events.
-      "hopping_window" -> "hopping_window(ts, '5 seconds', '1 second')",
-      "hopping_window" -> "hopping_window(ts, '5 seconds', '1 second', NULL, 'point')",
       "hopping_window" -> "hopping_window(ts, te, '5 seconds', '1 second', NULL, 'changes')",
       "tumbling_window" -> "tumbling_window(ts, '2 seconds', NULL, 'changes')",
-      "tumbling_window" -> "tumbling_window(ts, te, '2 seconds')",
-      "hopping_window" -> "hopping_window(ts, te, '1 second', '2 seconds')",
       "snapshot_window" -> "snapshot_window(ts, te)",
       "snapshot_window" -> "snapshot_window(ts)",
       // The families added after the check: each becomes the same node, so the same check.
@@ -186,5 +196,104 @@ class StreamingSuite extends EventWindowsSuite {
     val steps = streamed("tumbling_window(ts, '2 seconds')", "update",
       Seq(firstBatch, secondBatch, late))
     assert(steps.last === Seq(Seq("a", at(10), at(12), 1L, 100L)))
+  }
+
+  // Overlapping windows and interval events: Spark's own streaming aggregation over every window
+  // of each event. Windows end on whole seconds or at .75, never at a watermark, and none that
+  // closes early has a late event.
+  private val explodedCases = Seq(
+    "hopping_window(ts, '5 seconds', '1 second')",
+    "hopping_window(ts, '3 seconds', '1 second', NULL, 'point')",
+    "hopping_window(ts, te, '3 seconds', '1 second')",
+    "tumbling_window(ts, te, '2 seconds', NULL, 'point')",
+    "hopping_window(ts, te, '1 second', '2 seconds')",
+    "hopping_window(ts, te, '2 seconds', '1 second', '750 milliseconds')")
+
+  for (window <- explodedCases) {
+    test(s"append mode: $window gives the batch answer of each closed window, once") {
+      val steps = streamed(window, "append")
+      assert(steps.flatten.nonEmpty)
+      assert(sorted(steps.flatten) === closedBy(finalWatermark)(batchAnswer(window)))
+    }
+  }
+
+  test("overlapping windows on a stream: each event in each of its windows, as worked out") {
+    // Hopping 3 s every 1 s over the first batch (a at 0, 2, 3 with values 1, 3, 4; b at 1 with
+    // 2), watermark 2.5 s after it, then 4.5 s: windows ending by 2.5 s, then by 4.5 s.
+    val steps = streamed("hopping_window(ts, '3 seconds', '1 second')", "append",
+      Seq(firstBatch, Seq(event("b", 5, 0))))
+    assert(steps === Seq(
+      Seq(Seq("a", ts("2023-12-31 23:59:58"), at(1), 1L, 1L),
+        Seq("a", ts("2023-12-31 23:59:59"), at(2), 1L, 1L),
+        Seq("b", ts("2023-12-31 23:59:59"), at(2), 1L, 2L)),
+      Seq(Seq("a", at(0), at(3), 2L, 4L), Seq("b", at(0), at(3), 1L, 2L),
+        Seq("a", at(1), at(4), 2L, 7L), Seq("b", at(1), at(4), 1L, 2L))))
+  }
+
+  test("complete mode: every window so far after each batch; after the last, the batch answer") {
+    val window = "hopping_window(ts, te, '3 seconds', '1 second')"
+    var table = Seq.empty[Seq[Any]]
+    streamed(window, "complete", last = (_, rows) => table = rows)
+    assert(table === batchAnswer(window))
+  }
+
+  test("a query restarted from its checkpoint between batches repeats and loses nothing") {
+    val window = "hopping_window(ts, te, '3 seconds', '1 second')"
+    val stream = newStream()
+    val checkpoint = java.nio.file.Files.createTempDirectory("eventwindows-checkpoint").toString
+    val before = streamed(window, "append", batches.take(2), stream, Some(checkpoint))
+    val after = streamed(window, "append", batches.drop(2), stream, Some(checkpoint))
+    assert(before.flatten.nonEmpty && after.flatten.nonEmpty)
+    assert(sorted(before.flatten ++ after.flatten) ===
+      closedBy(finalWatermark)(batchAnswer(window)))
+  }
+
+  test("late rows are dropped from their closed windows and counted in the progress") {
+    // After the second batch the watermark is 4.5 s: the late event's window [1, 4) is closed
+    // and drops it; it still counts in [2, 5) and [3, 6).
+    val late = Seq(event("a", 3, 1000), event("a", 10, 100))
+    var dropped = 0L
+    val steps = streamed("hopping_window(ts, '3 seconds', '1 second')", "update",
+      Seq(firstBatch, secondBatch, late),
+      last = (q, _) => dropped = q.recentProgress.flatMap(_.stateOperators)
+        .map(_.numRowsDroppedByWatermark).sum)
+    assert(dropped > 0)
+    assert(steps.last.filter(r => r(0) == "a" && r(1) == at(3)) ===
+      Seq(Seq("a", at(3), at(6), 3L, 1034L)))
+  }
+
+  test("an open-ended event on a stream fails the query, naming it, unless there is a horizon") {
+    val openEnded = Seq(StreamEvent("a", at(1), null, 5L), event("a", 3, 1))
+    val message = errorOf(
+      streamed("hopping_window(ts, te, '2 seconds', '1 second')", "append", Seq(openEnded)))
+    assert(message.contains("hopping_window: the event starting at " +
+      "2024-01-01 00:00:01 is open-ended (NULL end): on a stream it would lie in windows " +
+      "without end."), message)
+    // With a horizon it lasts through 00:00:06, as in a batch.
+    val window = "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'window', " +
+      "TIMESTAMP'2024-01-01 00:00:06')"
+    val input = Seq(openEnded, Seq(event("b", 10, 0)))
+    val steps = streamed(window, "append", input)
+    assert(steps.flatten.count(_(0) == "a") === 7) // [0, 2) to [6, 8): the event's 7 windows.
+    assert(sorted(steps.flatten) === closedBy(finalWatermark)(batchAnswer(window, input)))
+  }
+
+  test("append mode without a watermark is Spark's own error, as for window(); update mode runs") {
+    val stream = newStream()
+    val counted = stream.toDF()
+      .groupBy(expr("hopping_window(ts, '3 seconds', '1 second')")).agg(expr("count(*) AS n"))
+    val message = errorOf(counted.writeStream.outputMode("append").format("memory")
+      .queryName("eventwindows_no_watermark").start().stop())
+    assert(message.contains("This output mode is not supported for streaming aggregations " +
+      "without watermark"), message)
+    val query = counted.writeStream.outputMode("update").format("memory")
+      .queryName("eventwindows_no_watermark_update").start()
+    try {
+      stream.addData(firstBatch)
+      query.processAllAvailable()
+      // Windows [n, n + 3) over events at 0, 1, 2, 3 s: the counts of n = -2 to 3.
+      assert(rows(spark.table("eventwindows_no_watermark_update").orderBy("window"))
+        .map(_(1)) === Seq(1L, 2L, 3L, 3L, 2L, 1L))
+    } finally query.stop()
   }
 }

@@ -12,9 +12,10 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
  * that needs the operator becomes an [[EventWindowAggregate]], so this check on that node covers
  * them all, present and future.
  *
- * The plan that runs as Spark's own Aggregate (point events in windows that cannot overlap, see
- * [[EventWindowAggregation]]) is not an [[EventWindowAggregate]] and stays allowed: it is Spark's
- * streaming aggregation, with state, watermark and output modes, and gives the batch answer.
+ * The plans that run as Spark's own Aggregate (hopping and tumbling windows with per-window output
+ * and order-insensitive aggregates, see [[EventWindowAggregation]]) are not an
+ * [[EventWindowAggregate]] and stay allowed: they are Spark's streaming aggregation, with state,
+ * watermark and output modes, and give the batch answer.
  */
 object CheckStreaming extends (LogicalPlan => Unit) {
 
@@ -25,8 +26,7 @@ object CheckStreaming extends (LogicalPlan => Unit) {
 
   def unsupported(function: String): Nothing =
     WindowParameters.fail(function, "streaming DataFrames are not supported yet, only batch " +
-      "DataFrames: each micro-batch would be windowed on its own. On streams only point events " +
-      "(no end column) in windows that cannot overlap (tumbling_window, or hopping_window with " +
-      "hop > size) under output 'window' or 'point', with aggregates that do not depend on the " +
-      "order of their input, run: as Spark's own streaming aggregation")
+      "DataFrames: each micro-batch would be windowed on its own. On streams, hopping_window " +
+      "and tumbling_window under output 'window' or 'point', with aggregates that do not " +
+      "depend on the order of their input, run: as Spark's own streaming aggregation")
 }

@@ -1,12 +1,12 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Explode, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, Metadata}
@@ -108,9 +108,10 @@ object EventWindowing extends Rule[LogicalPlan] {
  * Point events in windows that cannot overlap (tumbling windows, or hopping windows with gaps)
  * under per-window output are in at most one window each: when every aggregate is insensitive to
  * input order, those stay a Spark Aggregate, grouped by the [[PointEventWindow]] of each event, as
- * Spark plans `window()`; no window operator needed. On a stream that Aggregate is Spark's own
- * streaming aggregation (state, watermark, output modes), which is why it is the one plan
- * [[CheckStreaming]] lets through.
+ * Spark plans `window()`; no window operator needed. On a stream, hopping and tumbling windows
+ * with per-window output and such aggregates are always a Spark Aggregate, over every window of
+ * each event ([[EventWindowsOf]], exploded): Spark's own streaming aggregation (state, watermark,
+ * output modes), which is why [[CheckStreaming]] lets it through.
  */
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
@@ -132,6 +133,9 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) &&
             aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
           a.copy(child = pointEventWindows(list, input, window, h, windowAttribute))
+        case h: Hopping if input.isStreaming && h.output != OutputPolicy.Changes &&
+            aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
+          a.copy(child = explodedWindows(list, input, window, h, windowAttribute))
         case _ =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
             results)
@@ -167,6 +171,23 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       case other => other
     }, input)
     Filter(IsNotNull(computed.toAttribute), withWindows)
+  }
+
+  /**
+   * The input of a Spark Aggregate over every window of each event, one row per event and window,
+   * as Spark expands events into their windows for `window()`: how hopping and tumbling windows
+   * with per-window output run on a stream, as Spark's own streaming aggregation.
+   */
+  private def explodedWindows(
+      list: Seq[NamedExpression],
+      input: LogicalPlan,
+      window: EventWindow,
+      family: Hopping,
+      windowAttribute: Attribute): LogicalPlan = {
+    val others = list.filterNot(_.exprId == windowAttribute.exprId)
+    Generate(Explode(EventWindowsOf(window.start, window.end, family)), unrequiredChildIndex = Nil,
+      outer = false, qualifier = None, generatorOutput = Seq(windowAttribute),
+      child = Project(others, input))
   }
 
   /** The [[EventWindowAggregate]] of the aggregation, under a Project of the results. */
