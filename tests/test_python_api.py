@@ -484,3 +484,9 @@ def test_spl_policy_helpers_write_spl():
                 lambda: ew.delta(3, 1), lambda: ew.delta("x", None)):
         with pytest.raises(TypeError):
             bad()
+
+
+def test_builder_sets_up_the_state_store_of_windows_on_streams(spark):
+    # The session of this run comes from ew.builder(): the conf is what the builder set.
+    assert spark.conf.get("spark.sql.streaming.stateStore.providerClass") == (
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")

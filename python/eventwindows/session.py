@@ -9,6 +9,10 @@ from pyspark.sql import SparkSession
 #: The class to set as ``spark.sql.extensions``.
 EXTENSION_CLASS = "io.eventwindows.EventWindowsExtensions"
 
+#: The state store that windows on streams keep their state in (Spark's transformWithState, which
+#: carries every family but hopping and tumbling windows on streams, needs it).
+STATE_STORE_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
 
 def jar_path() -> str:
     """The path of the eventwindows jar this package carries (for ``--jars`` / ``spark.jars``)."""
@@ -20,7 +24,8 @@ def jar_path() -> str:
 
 
 def builder() -> SparkSession.Builder:
-    """A ``SparkSession.Builder`` already set up with the eventwindows jar and extension.
+    """A ``SparkSession.Builder`` already set up with the eventwindows jar and extension, and with
+    the RocksDB state store that windows on streaming DataFrames keep their state in.
 
     Add a master, an app name or more configuration, then call ``getOrCreate()``::
 
@@ -30,4 +35,5 @@ def builder() -> SparkSession.Builder:
         SparkSession.builder
         .config("spark.jars", jar_path())
         .config("spark.sql.extensions", EXTENSION_CLASS)
+        .config("spark.sql.streaming.stateStore.providerClass", STATE_STORE_PROVIDER)
     )
