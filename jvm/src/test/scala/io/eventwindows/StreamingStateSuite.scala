@@ -56,15 +56,20 @@ class StreamingStateSuite extends EventWindowsSuite {
     Seq(ev("a", 12000, 12100, 22)))
   private val finalWatermarkMs = 10500L
 
-  private def withRocksDB[T](body: => T): T = {
-    val key = "spark.sql.streaming.stateStore.providerClass"
-    val previous = spark.conf.getOption(key)
-    spark.conf.set(key, StreamingWindows.RocksDBProvider)
-    try body finally previous match {
-      case Some(value) => spark.conf.set(key, value)
-      case None => spark.conf.unset(key)
+  /** Runs `body` with the session's `conf` set, then restores it. */
+  private def withConf[T](conf: (String, String)*)(body: => T): T = {
+    val previous = conf.map { case (key, _) => key -> spark.conf.getOption(key) }
+    conf.foreach { case (key, value) => spark.conf.set(key, value) }
+    try body finally previous.foreach {
+      case (key, Some(value)) => spark.conf.set(key, value)
+      case (key, None) => spark.conf.unset(key)
     }
   }
+
+  /** The RocksDB state store that event windows on streams need, and one shuffle partition. */
+  private def withRocksDB[T](body: => T): T = withConf(
+    "spark.sql.streaming.stateStore.providerClass" -> StreamingWindows.RocksDBProvider,
+    "spark.sql.shuffle.partitions" -> "2")(body)
 
   private def aggregated(events: DataFrame, window: String): DataFrame =
     events.groupBy(expr("k"), expr(window))
@@ -156,7 +161,25 @@ class StreamingStateSuite extends EventWindowsSuite {
     "time_window(ts, '-1 second', '1 second', '[)')" -> timeClosed(1000000L - 1),
     "time_window(ts, '-1 second', '-500 milliseconds', '(]')" -> timeClosed(-500000L))
 
-  for ((window, closed) <- cases) {
+  /**
+   * Hopping output 'changes' (a snapshot window over snapped lifetimes): a run is final once no
+   * later row can snap into it; rows after the watermark w snap to adjust_start_time(w + 1 tick)
+   * or later.
+   */
+  private def changesClosed(size: String, hop: String) = (w: Row, watermark: Long) => {
+    val snapped = spark.sql(s"SELECT adjust_start_time(timestamp_micros(${watermark + 1}), " +
+      s"INTERVAL $size, INTERVAL $hop)").head().getAs[Timestamp](0)
+    field(w, "end") <= micros(snapped)
+  }
+
+  private val changesCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'changes')" ->
+      changesClosed("2 seconds", "1 second"),
+    "tumbling_window(ts, '2 seconds', NULL, 'changes')" -> changesClosed("2 seconds", "2 seconds"),
+    "hopping_window(ts, '3 seconds', '1 second', NULL, 'changes')" ->
+      changesClosed("3 seconds", "1 second"))
+
+  for ((window, closed) <- cases ++ changesCases) {
     test(s"append mode: $window gives the batch rows the watermark closed, each once") {
       val run = streamed(window)
       agrees(window, closed, run)
