@@ -3,6 +3,7 @@ package io.eventwindows
 import java.nio.file.Files
 import java.sql.Timestamp
 import java.time.Instant
+import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.atomic.AtomicInteger
 
 import scala.jdk.CollectionConverters._
@@ -85,14 +86,20 @@ class StreamingStateSuite extends EventWindowsSuite {
   /** What a streaming run gave: its rows in order of emission, and its progress. */
   private case class Run(rows: Seq[Seq[Any]], droppedByWatermark: Long, watermarkMs: Long)
 
+  /**
+   * Starts `window` over `stream` in `mode`; the rows of each micro-batch go to the returned
+   * buffer (foreachBatch, which, unlike the memory sink, restarts from a checkpoint).
+   */
   private def start(
       stream: MemoryStream[StreamEvent], window: String, mode: String,
-      checkpoint: Option[String]): (StreamingQuery, String) = {
-    val name = s"eventwindows_state_${queries.incrementAndGet()}"
+      checkpoint: Option[String]): (StreamingQuery, ConcurrentLinkedQueue[Seq[Any]]) = {
+    val emitted = new ConcurrentLinkedQueue[Seq[Any]]
+    val sink: (DataFrame, Long) => Unit = (batch, _) => batch.collect().foreach(r => emitted.add(r.toSeq))
     val writer = aggregated(stream.toDF().withWatermark("ts", delay), window)
-      .writeStream.format("memory").queryName(name).outputMode(mode)
+      .writeStream.queryName(s"eventwindows_state_${queries.incrementAndGet()}")
+      .outputMode(mode).foreachBatch(sink)
     val query = checkpoint.map(c => writer.option("checkpointLocation", c)).getOrElse(writer).start()
-    (query, name)
+    (query, emitted)
   }
 
   /** Runs `window` over `input` (one micro-batch each), returning every row emitted. */
@@ -102,7 +109,7 @@ class StreamingStateSuite extends EventWindowsSuite {
       mode: String = "append",
       checkpoint: Option[String] = None,
       stream: MemoryStream[StreamEvent] = newStream()): Run = withRocksDB {
-    val (query, name) = start(stream, window, mode, checkpoint)
+    val (query, emitted) = start(stream, window, mode, checkpoint)
     try {
       input.foreach { batch =>
         stream.addData(batch)
@@ -112,7 +119,7 @@ class StreamingStateSuite extends EventWindowsSuite {
       val dropped = progress.flatMap(_.stateOperators.map(_.numRowsDroppedByWatermark)).sum
       val watermark = progress.lastOption.flatMap(p => Option(p.eventTime.get("watermark")))
         .map(w => Instant.parse(w).toEpochMilli - baseMillis).getOrElse(Long.MinValue)
-      Run(rows(spark.table(name)), dropped, watermark)
+      Run(emitted.asScala.toSeq, dropped, watermark)
     } finally query.stop()
   }
 
@@ -136,8 +143,11 @@ class StreamingStateSuite extends EventWindowsSuite {
 
   private def field(window: Row, name: String): Long = micros(window.getAs[Timestamp](name))
 
-  /** Snapshot windows: a run [a, b) is final once every event starting before b is known. */
-  private val snapshotClosed = (w: Row, watermark: Long) => field(w, "end") - 1 <= watermark
+  /**
+   * Snapshot windows: a run [a, b) is final once every event starting at or before b is known
+   * (one starting at b would end it there).
+   */
+  private val snapshotClosed = (w: Row, watermark: Long) => field(w, "end") <= watermark
   /** Count windows: final once every event starting at the last distinct start is known. */
   private val countClosed = (w: Row, watermark: Long) => field(w, "last") <= watermark
   /** Index windows: final once the anchor and the window's last message are known. */
@@ -169,7 +179,7 @@ class StreamingStateSuite extends EventWindowsSuite {
   private def changesClosed(size: String, hop: String) = (w: Row, watermark: Long) => {
     val snapped = spark.sql(s"SELECT adjust_start_time(timestamp_micros(${watermark + 1}), " +
       s"INTERVAL $size, INTERVAL $hop)").head().getAs[Timestamp](0)
-    field(w, "end") <= micros(snapped)
+    field(w, "end") < micros(snapped)
   }
 
   private val changesCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
@@ -184,6 +194,123 @@ class StreamingStateSuite extends EventWindowsSuite {
       val run = streamed(window)
       agrees(window, closed, run)
       assert(run.droppedByWatermark > 0)
+    }
+  }
+
+  test("update mode emits the same closed windows, each once") {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(9))) {
+      agrees(window, closed, streamed(window, mode = "update"))
+    }
+  }
+
+  test("complete mode is an error: there is no streaming aggregation to complete") {
+    val message = errorOf(withRocksDB {
+      start(newStream(), "count_window(ts, te, 2)", "complete", None)._1.stop()
+    })
+    assert(message.contains("Invalid streaming output mode: complete"), message)
+  }
+
+  /** Runs `first` over the first two batches and `second` over the rest, on one checkpoint. */
+  private def restarted(first: String, second: String): Run = {
+    val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+    val stream = newStream()
+    val before = streamed(first, batches.take(2), checkpoint = Some(checkpoint), stream = stream)
+    val after = streamed(second, batches.drop(2), checkpoint = Some(checkpoint), stream = stream)
+    Run(before.rows ++ after.rows, before.droppedByWatermark + after.droppedByWatermark,
+      after.watermarkMs)
+  }
+
+  test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0))) {
+      val run = restarted(window, window)
+      agrees(window, closed, run)
+      assert(run.droppedByWatermark > 0)
+    }
+  }
+
+  test("a changed window definition against an old checkpoint is an error, not wrong rows") {
+    val message = errorOf(restarted("count_window(ts, te, 2)", "count_window(ts, te, 3)"))
+    assert(message.contains("count_window: the checkpoint holds the state of another window " +
+      "definition [count_window CountWindow(2,point)"), message)
+    assert(message.contains("a changed window definition needs a new checkpoint location"))
+  }
+
+  test("a window over the whole stream (no GROUP BY keys) runs with one constant key") {
+    def global(events: DataFrame) = events.groupBy(expr("count_window(ts, te, 2)"))
+      .agg(expr("count(*) AS n"), expr("collect_list(v) AS vs"))
+    val stream = newStream()
+    val name = s"eventwindows_state_${queries.incrementAndGet()}"
+    val emitted = withRocksDB {
+      val query = global(stream.toDF().withWatermark("ts", delay)).writeStream.format("memory")
+        .queryName(name).outputMode("append").start()
+      try {
+        batches.foreach { b => stream.addData(b); query.processAllAvailable() }
+        rows(spark.table(name))
+      } finally query.stop()
+    }
+    val watermark = micros(at(finalWatermarkMs))
+    val expected = rows(global(spark.createDataset(batches.flatten.filterNot(_ == late))(
+      Encoders.product).toDF())).filter(r => countClosed(r(0).asInstanceOf[Row], watermark))
+    assert(expected.nonEmpty)
+    assert(sorted(emitted) === sorted(expected))
+  }
+
+  test("an event just after the watermark ends a snapshot run: the run waits for it") {
+    // After the first batch the watermark is 1.1 s: [0.5 s, 2 s) is open, and the next batch
+    // ends it at 1.100001 s.
+    val input = Seq(
+      Seq(ev("a", 500, 2000, 1), ev("a", 2600, 2700, 2)),
+      Seq(StreamEvent("a", new Timestamp(baseMillis + 1100) { setNanos(100001000) },
+        at(3000), 3)),
+      Seq(ev("a", 12000, 12100, 4)))
+    val run = streamed("snapshot_window(ts, te)", input)
+    val expected = rows(aggregated(spark.createDataset(input.flatten)(Encoders.product).toDF(),
+      "snapshot_window(ts, te)")).filter(r =>
+      snapshotClosed(r(1).asInstanceOf[Row], micros(at(run.watermarkMs))))
+    assert(sorted(run.rows) === sorted(expected))
+    assert(run.rows.exists(r => micros(r(1).asInstanceOf[Row].get(1)) == micros(at(1100)) + 1))
+  }
+
+  private def rejected(events: DataFrame, window: String): String =
+    intercept[AnalysisException](aggregated(events, window)).getMessage
+
+  test("without the RocksDB state store provider: an analysis error saying what to set") {
+    val message = rejected(newStream().toDF().withWatermark("ts", delay), "count_window(ts, 2)")
+    assert(message.startsWith("count_window: on a streaming DataFrame event windows keep their " +
+      "state in Spark's RocksDB state store"), message)
+    assert(message.contains("set spark.sql.streaming.stateStore.providerClass=" +
+      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"), message)
+  }
+
+  test("without a watermark on the window's time column: an analysis error") {
+    withRocksDB {
+      for (window <- Seq("snapshot_window(ts, te)", "index_window(ts, -1, 0)",
+          "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'changes')")) {
+        val function = window.takeWhile(_ != '(')
+        for (events <- Seq(newStream().toDF(), newStream().toDF().withWatermark("te", delay))) {
+          val message = rejected(events, window)
+          assert(message.startsWith(s"$function: on a streaming DataFrame the window's time " +
+            "column ts needs an event-time watermark on that column"), message)
+        }
+      }
+    }
+  }
+
+  test("families that do not run on streams: an analysis error naming the function and why") {
+    withRocksDB {
+      val events = newStream().toDF().withWatermark("ts", delay)
+      val unsupported = Seq(
+        ("anchor_window(ts, ts, te, named_struct('v', v))",
+          "anchor_window: dynamic windows (dynamic_window) are not supported on streaming " +
+            "DataFrames: an anchor's interval may reach back to any earlier message"),
+        ("index_window(ts, NULL, 0)",
+          "index_window: a running window (lo NULL) is not supported on streaming DataFrames"),
+        ("hopping_window(ts, '5 seconds', '1 second')",
+          "hopping_window: streaming DataFrames are not supported yet"))
+      for ((window, expected) <- unsupported) {
+        val message = rejected(events, window)
+        assert(message.startsWith(expected), message)
+      }
     }
   }
 }

@@ -24,13 +24,7 @@ sealed trait StreamingFamily extends Serializable {
   def closeTime(window: InternalRow): Long
 
   /**
-   * The latest start replayed at horizon h: h itself, unless events just after it can end rows
-   * that close at it.
-   */
-  def replayThrough(horizon: Long): Long = horizon
-
-  /**
-   * Which of the replayed events (`starts(0 until count)`, the starts of the events replayed at
+   * Which of the replayed events (`starts(0 until count)`, the starts of the events at or before
    * `horizon`, sorted) the rows closing after `horizon` need. `firstOpen` is the window of the
    * first row of the replay that closes after `horizon`, or null.
    */
@@ -69,17 +63,15 @@ object StreamingFamily {
 
   /**
    * Snapshot windows (and hopping output 'changes', a snapshot window over snapped lifetimes): a
-   * row `[a, b)` is final once every event starting before b is known: close time b - 1 (an event
-   * starting at b only ends it, so the replay at h includes the events starting at h + 1). The runs
+   * row `[a, b)` is final once every event starting at or before b is known: close time b. Not
+   * b - 1: an event starting at b that is not known yet would end the run there, so `[a, b)`
+   * exists only once the events at b are known. The runs
    * still open start at or after the start of the first open one (or after the horizon); they need
    * the events still active there, and those ending exactly there, whose end is the run's
    * boundary.
    */
   case object SnapshotStreaming extends StreamingFamily {
-    override def closeTime(window: InternalRow): Long = TimeArithmetic.add(window.getLong(1), -1L)
-
-    /** An event starting at h + 1 ends the run before it, which closes at h. */
-    override def replayThrough(horizon: Long): Long = TimeArithmetic.add(horizon, 1L)
+    override def closeTime(window: InternalRow): Long = window.getLong(1)
 
     override def retention(
         starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {

@@ -11,8 +11,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
  * One key's firing of a streaming event-window aggregation: the events kept in state that start
- * at or before the horizon (see [[StreamingFamily.replayThrough]]) are sorted as the batch
- * operator sorts them ([[KeyTimeSorter]]'s order: by start, ties by the same columns) and
+ * at or before the horizon are sorted as the batch operator sorts them ([[KeyTimeSorter]]'s order: by start, ties by the same columns) and
  * replayed through the shared [[WindowSweepIterator]] and the family's own [[SweepPolicy]], as
  * one key group. Of the rows it gives, those that close
  * after what earlier firings emitted and at or before the horizon are emitted; the family's
@@ -66,13 +65,12 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
     var firstPending = NoClose
-    val through = spec.rules.replayThrough(horizon)
     stored.foreach { bytes =>
       val row = new UnsafeRow(numFields)
       row.pointTo(bytes, bytes.length)
       lifetime(row)
       val start = times.getLong(0)
-      if (start <= through) {
+      if (start <= horizon) {
         replayed += new Stored(bytes, row, start, endOf(start))
       } else {
         pending += bytes
@@ -108,8 +106,8 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
       i += 1
     }
     kept ++= pending
-    // An event after the horizon can close a row just before its start (a snapshot run ends there).
-    if (firstPending != NoClose) nextClose = Math.min(nextClose, TimeArithmetic.add(firstPending, -1L))
+    // A row an event after the horizon takes part in closes at its start or later.
+    if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
     Firing(output.toSeq, kept.toArray, nextClose)
   }
 
