@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing}
+import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -20,7 +20,9 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectResolutionRule(_ => EventWindowing)
     // The resolved aggregate over that column becomes an EventWindowAggregate.
     extensions.injectPostHocResolutionRule(_ => EventWindowAggregation)
-    // An EventWindowAggregate over a stream is an analysis error, not per-batch windows.
+    // On a stream, that node becomes Spark's TransformWithState where the family runs on streams.
+    extensions.injectPostHocResolutionRule(_ => StreamingWindows)
+    // Any other EventWindowAggregate over a stream is an analysis error, not per-batch windows.
     extensions.injectCheckRule(_ => CheckStreaming)
     // EventWindowAggregate runs as EventWindowAggregateExec.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)

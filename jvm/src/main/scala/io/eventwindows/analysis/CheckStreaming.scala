@@ -1,16 +1,17 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.WindowParameters
-import io.eventwindows.plans.EventWindowAggregate
+import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, IndexWindow, SlidingWindow}
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
- * Rejects event windows over streaming plans: run per micro-batch, the window operator would
- * aggregate each batch on its own and silently give wrong windows (Spark's streaming checks pass
- * nodes they do not know, and a third-party operator cannot get state). Every window family
- * that needs the operator becomes an [[EventWindowAggregate]], so this check on that node covers
- * them all, present and future.
+ * Rejects the event windows over streaming plans that do not run on streams: run per micro-batch,
+ * the window operator would aggregate each batch on its own and silently give wrong windows
+ * (Spark's streaming checks pass nodes they do not know, and a third-party operator cannot get
+ * state). Every window family that needs the operator becomes an [[EventWindowAggregate]];
+ * [[StreamingWindows]] turns those that run on streams into Spark's `TransformWithState`, so any
+ * [[EventWindowAggregate]] left over a stream is one that does not, and this check names why.
  *
  * The plans that run as Spark's own Aggregate (hopping and tumbling windows with per-window output
  * and order-insensitive aggregates, see [[EventWindowAggregation]]) are not an
@@ -20,8 +21,24 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 object CheckStreaming extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
-    case a: EventWindowAggregate if a.isStreaming => unsupported(a.function)
+    case a: EventWindowAggregate if a.isStreaming => reject(a)
     case _ =>
+  }
+
+  /** The error for a streaming [[EventWindowAggregate]] that does not run on streams. */
+  def reject(a: EventWindowAggregate): Nothing = a.family match {
+    case _: AnchorWindow =>
+      WindowParameters.fail(a.function, "dynamic windows (dynamic_window) are not supported on " +
+        "streaming DataFrames: an anchor's interval may reach back to any earlier message, so " +
+        "every message would have to be kept; run them on a batch DataFrame")
+    case IndexWindow(None, _) =>
+      WindowParameters.fail(a.function, "a running window (lo NULL) is not supported on " +
+        "streaming DataFrames: its window holds every message of the key since the stream " +
+        "began; give a lower bound, e.g. index_window(ts, -99, 0)")
+    case _: SlidingWindow =>
+      WindowParameters.fail(a.function, "SPL sliding windows are not supported on streaming " +
+        "DataFrames yet; run them on a batch DataFrame")
+    case _ => unsupported(a.function)
   }
 
   def unsupported(function: String): Nothing =

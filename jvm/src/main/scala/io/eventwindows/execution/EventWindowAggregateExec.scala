@@ -62,10 +62,8 @@ case class EventWindowAggregateExec(
    * family's values (e.g. SPL delta attributes) read, in input order. Rows equal in all of these
    * are interchangeable for this query.
    */
-  private def tieBreak: Seq[Expression] = {
-    val read = AttributeSet((aggregates ++ filters ++ values).flatMap(_.references))
-    order ++ child.output.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
-  }
+  private def tieBreak: Seq[Expression] =
+    EventWindowAggregateExec.tieBreak(order, aggregates, filters, values, child.output)
 
   override def simpleString(maxFields: Int): String =
     s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
@@ -120,4 +118,20 @@ case class EventWindowAggregateExec(
 
   override protected def withNewChildInternal(newChild: SparkPlan): EventWindowAggregateExec =
     copy(child = newChild)
+}
+
+object EventWindowAggregateExec {
+  /**
+   * The order of rows with equal keys and start (see the operator's `tieBreak`), shared with the
+   * streaming processor so that a stream sees ties in the batch order.
+   */
+  def tieBreak(
+      order: Seq[Expression],
+      aggregates: Seq[AggregateFunction],
+      filters: Seq[Expression],
+      values: Seq[Expression],
+      input: Seq[Attribute]): Seq[Expression] = {
+    val read = AttributeSet((aggregates ++ filters ++ values).flatMap(_.references))
+    order ++ input.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
+  }
 }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
  */
 object EventWindowStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case a: EventWindowAggregate if a.isStreaming => CheckStreaming.unsupported(a.function)
+    case a: EventWindowAggregate if a.isStreaming => CheckStreaming.reject(a)
     case a: EventWindowAggregate =>
       EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.order, a.values,
         a.windowAttribute, a.aggregates, a.filters, a.aggregateAttributes,

@@ -41,9 +41,9 @@ final class MessageSweep(
     case IndexWindow(lo, hi) =>
       (lo.map(l => (p: Long, _: Long) => add(p, l)).getOrElse((_: Long, _: Long) => Long.MinValue),
         (p: Long, _: Long) => add(p, hi))
-    case RelativeTimeWindow(lo, hi, bounds) =>
-      ((_: Long, t: Long) => if (bounds.lowerInclusive) add(t, lo) else add(add(t, lo), 1L),
-        (_: Long, t: Long) => if (bounds.upperInclusive) add(t, hi) else add(add(t, hi), -1L))
+    case w: RelativeTimeWindow =>
+      ((_: Long, t: Long) => MessageSweep.lowerTime(w, t),
+        (_: Long, t: Long) => MessageSweep.upperTime(w, t))
   }
 
   /**
@@ -112,4 +112,16 @@ final class MessageSweep(
   private def keyOf(index: Long, time: Long): Long = if (byIndex) index else time
 
   private def pointEnd(t: Long): Long = TimeArithmetic.pointEventEnd(t, lineMax)
+}
+
+object MessageSweep {
+  import TimeArithmetic.add
+
+  /** The inclusive lower time bound of the window of an anchor at `t`. */
+  def lowerTime(w: RelativeTimeWindow, t: Long): Long =
+    if (w.bounds.lowerInclusive) add(t, w.lo) else add(add(t, w.lo), 1L)
+
+  /** The inclusive upper time bound of the window of an anchor at `t`. */
+  def upperTime(w: RelativeTimeWindow, t: Long): Long =
+    if (w.bounds.upperInclusive) add(t, w.hi) else add(add(t, w.hi), -1L)
 }

@@ -1,0 +1,163 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.execution.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingFamily, StreamingWindowProcessor, StreamingWindowSpec}
+import io.eventwindows.expressions.{AdjustStartTime, EventTime, WindowParameters}
+import io.eventwindows.plans.EventWindowAggregate
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, BoundReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, LocalRelation, LogicalPlan, Project, TransformWithState}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
+import org.apache.spark.sql.types.{StructField, StructType, TimestampNTZType, TimestampType}
+
+/**
+ * Runs a streaming [[EventWindowAggregate]] of a family that has [[StreamingFamily]] rules as
+ * Spark's own `TransformWithState` in event-time mode, with a [[StreamingWindowProcessor]] per key:
+ * {{{
+ *   Project [keys, window, aggregates AS the aggregate's own attributes]
+ *   +- SerializeFromObject [rows of the aggregate's output]
+ *      +- TransformWithState StreamingWindowProcessor, EventTime, grouped by the keys
+ *         +- the aggregate's child (a constant key added if there are no keys)
+ * }}}
+ * Spark plans that node with state (the RocksDB state store), the watermark, event-time timers,
+ * late-row filtering and its own checks; an unknown node would run per micro-batch with none.
+ *
+ * A post-hoc resolution rule, after [[EventWindowAggregation]] builds the node: no resolution
+ * batch runs after it, so the deserializers are resolved here, as Spark's `ResolveDeserializer`
+ * would (the encoder's own `resolveAndBind`, its bound ordinals turned back into the attributes).
+ *
+ * A window without a watermark on its time column, or a session without the RocksDB state store
+ * provider, is an analysis error naming the function and what to set. Families without streaming
+ * rules stay [[EventWindowAggregate]]s, which [[CheckStreaming]] rejects.
+ */
+object StreamingWindows extends Rule[LogicalPlan] {
+
+  /** The state store provider `TransformWithState` needs. */
+  val RocksDBProvider: String =
+    "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case a: EventWindowAggregate if a.isStreaming && StreamingFamily(a.family).isDefined =>
+      rewrite(a, StreamingFamily(a.family).get)
+  }
+
+  private def rewrite(a: EventWindowAggregate, rules: StreamingFamily): LogicalPlan = {
+    val horizon = eventTimeHorizon(a)
+    checkStateStore(a.function)
+
+    // Spark groups by attributes; a window over the whole stream gets one constant key.
+    val constantKey =
+      if (a.keys.isEmpty) Some(Alias(Literal(0), "__eventwindows_key")()) else None
+    val child = constantKey.map(k => Project(a.child.output :+ k, a.child)).getOrElse(a.child)
+    val grouping = constantKey.map(k => Seq(k.toAttribute)).getOrElse(a.keys)
+    val input = child.output
+
+    val inputEncoder = ExpressionEncoder(schemaOf(input))
+    val keyEncoder = ExpressionEncoder(schemaOf(grouping))
+    val outputEncoder = ExpressionEncoder(schemaOf(a.output))
+    // Resolved here: an unresolved deserializer does not survive serialization to executors.
+    val spec = StreamingWindowSpec(a.function, a.family, rules, horizon, a.keys, a.start, a.end,
+      a.order, a.values, a.aggregates, a.filters, input, inputEncoder,
+      outputEncoder.resolveAndBind(), definition(a, horizon, input))
+
+    val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
+    val node = TransformWithState(
+      keyDeserializer = keyDeserializer,
+      valueDeserializer = resolvedDeserializer(inputEncoder, input),
+      groupingAttributes = grouping,
+      dataAttributes = input,
+      statefulProcessor =
+        new StreamingWindowProcessor(spec).asInstanceOf[StatefulProcessor[Any, Any, Any]],
+      timeMode = TimeMode.EventTime(),
+      outputMode = OutputMode.Append(),
+      keyEncoder = keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
+      outputObjAttr = CatalystSerde.generateObjAttr(outputEncoder),
+      child = child,
+      hasInitialState = false,
+      // Unused without initial state, as Spark's own transformWithState sets them.
+      initialStateGroupingAttrs = grouping,
+      initialStateDataAttrs = input,
+      initialStateDeserializer = keyDeserializer,
+      initialState = LocalRelation(keyEncoder.schema))
+    val serialized = CatalystSerde.serialize(node)(outputEncoder)
+    Project(serialized.output.zip(a.output).map { case (column, original) =>
+      Alias(column, original.name)(exprId = original.exprId,
+        explicitMetadata = Some(original.metadata))
+    }, serialized)
+  }
+
+  /**
+   * How far the operator's starts are known at a watermark; the start must be the column that
+   * carries the watermark (or, for hopping output 'changes', its snapped start).
+   */
+  private def eventTimeHorizon(a: EventWindowAggregate): EventTimeHorizon = {
+    // Hopping output 'changes': the start is the snapped start the child computes.
+    val snapped = (a.start, a.child) match {
+      case (start: Attribute, Project(list, _)) => list.collectFirst {
+        case alias @ Alias(s: AdjustStartTime, _) if alias.exprId == start.exprId => s
+      }
+      case _ => None
+    }
+    val (time, horizon) = (a.start, snapped) match {
+      case (t: Attribute, _) if watermarked(t) => (t, StartIsEventTime)
+      case (_, Some(s @ AdjustStartTime(t: Attribute, size, hop, alignment))) if watermarked(t) =>
+        (t, SnappedStart(size, hop, alignment, EventTime.lineMin(s.dataType),
+          EventTime.lineMax(s.dataType)))
+      case _ =>
+        val column = snapped.map(_.time).getOrElse(a.start)
+        WindowParameters.fail(a.function, s"on a streaming DataFrame the window's time column " +
+          s"${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
+          s"${column.sql}\", delay), or WATERMARK in SQL): a window is emitted once the " +
+          "watermark has passed it, so that each window is emitted once and complete")
+    }
+    time.dataType match {
+      case TimestampType | TimestampNTZType => horizon
+      case other => WindowParameters.fail(a.function, s"on a streaming DataFrame the window's " +
+        s"time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
+        s"${other.sql} (${time.sql})")
+    }
+  }
+
+  private def watermarked(a: Attribute): Boolean =
+    a.metadata.contains(EventTimeWatermark.delayKey)
+
+  private def checkStateStore(function: String): Unit = {
+    val provider = SQLConf.get.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
+    if (provider != RocksDBProvider) {
+      WindowParameters.fail(function, "on a streaming DataFrame event windows keep their state " +
+        "in Spark's RocksDB state store (transformWithState needs it), but the session uses " +
+        s"$provider: set spark.sql.streaming.stateStore.providerClass=$RocksDBProvider before " +
+        "starting the query")
+    }
+  }
+
+  /**
+   * What the state depends on, independent of the session (no expression ids): the function, the
+   * family, the time horizon, the lifetime, tie order and family values, the keys, and the layout
+   * of the stored input rows.
+   */
+  private def definition(
+      a: EventWindowAggregate,
+      horizon: EventTimeHorizon,
+      input: Seq[Attribute]): String = {
+    def sql(es: Seq[Expression]) = es.map(_.sql).mkString("[", ", ", "]")
+    s"${a.function} ${a.family} $horizon start=${a.start.sql} " +
+      s"end=${a.end.map(_.sql).getOrElse("point")} order=${sql(a.order)} " +
+      s"values=${sql(a.values)} keys=${a.keys.map(_.name).mkString("[", ", ", "]")} " +
+      s"input=${schemaOf(input).catalogString}"
+  }
+
+  private def schemaOf(attributes: Seq[Attribute]): StructType =
+    StructType(attributes.map(a => StructField(a.name, a.dataType, a.nullable)))
+
+  /** The encoder's deserializer over `attributes`, resolved as Spark's analyzer resolves it. */
+  private def resolvedDeserializer(
+      encoder: ExpressionEncoder[Row],
+      attributes: Seq[Attribute]): Expression =
+    encoder.resolveAndBind(attributes).deserializer.transform {
+      case b: BoundReference => attributes(b.ordinal)
+    }
+}

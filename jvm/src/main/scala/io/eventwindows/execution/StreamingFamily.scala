@@ -1,0 +1,147 @@
+package io.eventwindows.execution
+
+import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.{CountWindow, IndexWindow, RelativeTimeWindow, Snapshot, WindowFamily}
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+/**
+ * What a window family needs to run on a stream by replay (see [[StreamingWindowProcessor]]): when
+ * each of its output rows is final, and which events later firings still need. Everything else
+ * (which windows there are, what they hold, the aggregates) is the family's own [[SweepPolicy]],
+ * replayed over the events kept in state.
+ *
+ * Times are the operator's start times (the snapped starts for hopping output 'changes'): a
+ * firing at horizon h knows every event starting at or before h, and no more of them will come.
+ */
+sealed trait StreamingFamily extends Serializable {
+
+  /**
+   * The close time of an output row, from its `window` fields (`start`, `end`, then the family's
+   * extra fields): the latest event start that can still change the row. Once every event starting
+   * at or before it is known, the row is final and is emitted.
+   */
+  def closeTime(window: InternalRow): Long
+
+  /**
+   * Which of the replayed events (`starts(0 until count)`, the starts of the events at or before
+   * `horizon`, sorted) the rows closing after `horizon` need. `firstOpen` is the window of the
+   * first row of the replay that closes after `horizon`, or null.
+   */
+  def retention(starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention
+}
+
+/**
+ * The replayed events a firing keeps: those from index `fromIndex` of the sorted replay on, and
+ * those ending at or after `endingFrom` (events later than the horizon are always kept).
+ */
+final case class Retention(fromIndex: Int, endingFrom: Long)
+
+object StreamingFamily {
+
+  /** The streaming rules of a family, or None if it does not run on streams by replay. */
+  def apply(family: WindowFamily): Option[StreamingFamily] = family match {
+    case Snapshot => Some(SnapshotStreaming)
+    case CountWindow(n, _) => Some(CountStreaming(n))
+    case IndexWindow(Some(lo), hi) => Some(IndexStreaming(lo, hi))
+    case w: RelativeTimeWindow => Some(RelativeTimeStreaming(w))
+    case _ => None
+  }
+
+  private val KeepNoEnded = Long.MaxValue
+
+  /** The index of the first of the sorted `starts` at or after `time` (`count` if none). */
+  private[execution] def firstAtOrAfter(starts: Array[Long], count: Int, time: Long): Int = {
+    var lo = 0
+    var hi = count
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (starts(mid) < time) lo = mid + 1 else hi = mid
+    }
+    lo
+  }
+
+  /**
+   * Snapshot windows (and hopping output 'changes', a snapshot window over snapped lifetimes): a
+   * row `[a, b)` is final once every event starting at or before b is known: close time b. Not
+   * b - 1: an event starting at b that is not known yet would end the run there, so `[a, b)`
+   * exists only once the events at b are known. The runs
+   * still open start at or after the start of the first open one (or after the horizon); they need
+   * the events still active there, and those ending exactly there, whose end is the run's
+   * boundary.
+   */
+  case object SnapshotStreaming extends StreamingFamily {
+    override def closeTime(window: InternalRow): Long = window.getLong(1)
+
+    override def retention(
+        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+      val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
+      Retention(count, from)
+    }
+  }
+
+  /**
+   * Count windows over distinct starts s_i..s_k: final once every event starting at s_k is known
+   * (`window.last`). The next window (its last start after the horizon) begins at the (n-1)-th
+   * latest distinct start known; it needs the events from there on and those still active there.
+   */
+  final case class CountStreaming(n: Long) extends StreamingFamily {
+    override def closeTime(window: InternalRow): Long = window.getLong(3)
+
+    override def retention(
+        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+      if (n == 1) return Retention(count, TimeArithmetic.add(horizon, 1L))
+      var distinct = 0L
+      var i = count - 1
+      while (i >= 0) {
+        if (i == count - 1 || starts(i) != starts(i + 1)) {
+          distinct += 1
+          if (distinct == n - 1) {
+            val first = firstAtOrAfter(starts, count, starts(i))
+            return Retention(first, starts(i))
+          }
+        }
+        i -= 1
+      }
+      Retention(0, Long.MinValue) // Fewer than n - 1 distinct starts: all of them still count.
+    }
+  }
+
+  /**
+   * Index windows `[p + lo, p + hi]` around anchor p: final once the anchor and the window's last
+   * message are known (`max(start, window.last)`). The anchors still open are the last max(hi, 0)
+   * replayed ones and every later one; they need the messages from the earliest of them (or its
+   * window's first message) on.
+   */
+  final case class IndexStreaming(lo: Long, hi: Long) extends StreamingFamily {
+    override def closeTime(window: InternalRow): Long =
+      Math.max(window.getLong(0), window.getLong(3))
+
+    override def retention(
+        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+      val firstOpenAnchor = Math.max(0L, count - Math.max(hi, 0L))
+      val keep = Math.max(0L, Math.min(firstOpenAnchor, TimeArithmetic.add(firstOpenAnchor, lo)))
+      Retention(Math.min(keep, count.toLong).toInt, KeepNoEnded)
+    }
+  }
+
+  /**
+   * Windows by relative time around an anchor at t: final once the anchor and every message up to
+   * its window's upper bound are known (`max(t, upper)`). The anchors still open start at the first
+   * open one (or after the horizon); they need the messages from the earliest of it and its
+   * window's lower bound on.
+   */
+  final case class RelativeTimeStreaming(window: RelativeTimeWindow) extends StreamingFamily {
+    override def closeTime(fields: InternalRow): Long = {
+      val t = fields.getLong(0)
+      Math.max(t, MessageSweep.upperTime(window, t))
+    }
+
+    override def retention(
+        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+      val anchor = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
+      val from = Math.min(anchor, MessageSweep.lowerTime(window, anchor))
+      Retention(firstAtOrAfter(starts, count, from), KeepNoEnded)
+    }
+  }
+}

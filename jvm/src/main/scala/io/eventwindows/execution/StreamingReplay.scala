@@ -1,0 +1,133 @@
+package io.eventwindows.execution
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, MutableProjection, RowOrdering, SortOrder, SpecificInternalRow, UnsafeRow}
+import org.apache.spark.sql.execution.metric.SQLMetric
+
+/**
+ * One key's firing of a streaming event-window aggregation: the events kept in state that start
+ * at or before the horizon are sorted as the batch operator sorts them ([[KeyTimeSorter]]'s order: by start, ties by the same columns) and
+ * replayed through the shared [[WindowSweepIterator]] and the family's own [[SweepPolicy]], as
+ * one key group. Of the rows it gives, those that close
+ * after what earlier firings emitted and at or before the horizon are emitted; the family's
+ * [[StreamingFamily]] rules say which events later firings still need.
+ *
+ * Events are kept as the bytes of their `UnsafeRow` (the aggregate's input columns). Cost per
+ * firing: sorting and replaying the events kept, which are the window contents still open plus
+ * what arrived since (not the key's whole history).
+ *
+ * Built on the executor, once per task (generated projections and orderings are not serializable).
+ */
+final class StreamingReplay(spec: StreamingWindowSpec) {
+  import StreamingReplay._
+
+  private val timeType = spec.start.dataType
+  private val lineMin = EventTime.lineMin(timeType)
+  private val lineMax = EventTime.lineMax(timeType)
+  private val numFields = spec.input.size
+
+  private val toInternal = spec.inputEncoder.createSerializer()
+  private val toRow = spec.outputEncoder.createDeserializer()
+
+  private val times = new SpecificInternalRow(Seq(timeType, timeType))
+  private val lifetime =
+    MutableProjection.create(spec.start +: spec.end.toSeq, spec.input).target(times)
+
+  private val ordering = RowOrdering.create(
+    (spec.start +: EventWindowAggregateExec.tieBreak(spec.order, spec.aggregates, spec.filters,
+      spec.values, spec.input)).map(SortOrder(_, Ascending)), spec.input)
+
+  private val buffers = new AggregateBuffers(spec.aggregates, spec.filters, spec.input)
+  // Per-window hopping output (the only user of the horizon argument) never runs here.
+  private val policy = SweepPolicy.factory(spec.family, spec.values, spec.input, timeType,
+    lineMin, lineMax, lineMax)(buffers)
+  private val windowFields = 2 + spec.family.extraWindowFields.size
+  private val unusedMetric = new SQLMetric("sum")
+
+  /** The stored form of an input row, or None if it is no event (a NULL start). */
+  def encode(row: Row): Option[Array[Byte]] = {
+    // The encoder's serializer is an UnsafeProjection: its row is reused, its bytes copied.
+    val internal = toInternal(row).asInstanceOf[UnsafeRow]
+    lifetime(internal)
+    if (times.isNullAt(0)) None else Some(internal.getBytes)
+  }
+
+  /**
+   * Replays the `stored` events starting at or before `horizon`, emits the rows closing in
+   * `(emittedThrough, horizon]`, and says what to keep and when something can close next.
+   */
+  def fire(stored: Iterator[Array[Byte]], emittedThrough: Long, horizon: Long): Firing = {
+    val replayed = ArrayBuffer.empty[Stored]
+    val pending = ArrayBuffer.empty[Array[Byte]]
+    var firstPending = NoClose
+    stored.foreach { bytes =>
+      val row = new UnsafeRow(numFields)
+      row.pointTo(bytes, bytes.length)
+      lifetime(row)
+      val start = times.getLong(0)
+      if (start <= horizon) {
+        replayed += new Stored(bytes, row, start, endOf(start))
+      } else {
+        pending += bytes
+        firstPending = Math.min(firstPending, start)
+      }
+    }
+    val sorted = replayed.toArray
+    java.util.Arrays.sort(sorted, (a: Stored, b: Stored) => ordering.compare(a.row, b.row))
+    val starts = sorted.map(_.start)
+
+    val output = ArrayBuffer.empty[Row]
+    var firstOpen: InternalRow = null
+    var nextClose = NoClose
+    val sweep = new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys,
+      spec.start, spec.end, timeType, spec.family.extraWindowFields, None, policy,
+      buffers.resultTypes, unusedMetric)
+    sweep.foreach { out =>
+      val window = out.getStruct(spec.keys.size, windowFields)
+      val close = spec.rules.closeTime(window)
+      if (close > horizon) {
+        if (firstOpen == null) firstOpen = window.copy()
+        nextClose = Math.min(nextClose, close)
+      } else if (close > emittedThrough) {
+        output += toRow(out)
+      }
+    }
+
+    val retention = spec.rules.retention(starts, starts.length, horizon, firstOpen)
+    val kept = ArrayBuffer.empty[Array[Byte]]
+    var i = 0
+    while (i < sorted.length) {
+      if (i >= retention.fromIndex || sorted(i).end >= retention.endingFrom) kept += sorted(i).bytes
+      i += 1
+    }
+    kept ++= pending
+    // A row an event after the horizon takes part in closes at its start or later.
+    if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
+    Firing(output.toSeq, kept.toArray, nextClose)
+  }
+
+  /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */
+  private def endOf(start: Long): Long =
+    if (spec.end.isEmpty) TimeArithmetic.pointEventEnd(start, lineMax)
+    else if (times.isNullAt(1)) lineMax // Open-ended: it never stops being needed.
+    else times.getLong(1)
+}
+
+object StreamingReplay {
+  /** No row can close: nothing to wait for. */
+  final val NoClose: Long = Long.MaxValue
+
+  /** One stored event: its bytes, the row over them, its start and exclusive end. */
+  final class Stored(val bytes: Array[Byte], val row: UnsafeRow, val start: Long, val end: Long)
+
+  /**
+   * What a firing gives: the rows to emit, the events to keep (bytes), and the earliest close time
+   * of a row not emitted yet ([[NoClose]] if none is known).
+   */
+  final case class Firing(output: Seq[Row], kept: Array[Array[Byte]], nextClose: Long)
+}

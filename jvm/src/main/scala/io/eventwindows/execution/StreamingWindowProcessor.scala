@@ -1,0 +1,121 @@
+package io.eventwindows.execution
+
+import io.eventwindows.EventWindowsInputException
+
+import org.apache.spark.sql.{Encoders, Row}
+import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
+
+/**
+ * Runs an event-window aggregation on a stream, per key, inside Spark's `TransformWithState` in
+ * event-time mode ("replay and emit by close time"):
+ *
+ *  - each micro-batch, the key's new rows are appended to its state (a list of events) and a
+ *    timer is set at the current watermark, so the key fires in this very batch;
+ *  - a firing at watermark w replays the events kept in state that are final at w through the
+ *    family's own sweep ([[StreamingReplay]]), emits the rows that closed since the last firing,
+ *    keeps only the events rows still open can need, and sets a timer where the next row can
+ *    close.
+ *
+ * So every row is emitted once, complete, when the watermark has passed its close time; rows
+ * behind the watermark were dropped by Spark before they got here. The state holds, per key, the
+ * events kept and a [[StreamingProgress]]: what was emitted, the pending timer, and the definition
+ * of the aggregation, checked on every use so that a changed query cannot read another one's state.
+ */
+final class StreamingWindowProcessor(spec: StreamingWindowSpec)
+  extends StatefulProcessor[Row, Row, Row] {
+  import StreamingWindowProcessor._
+
+  @transient private var events: ListState[Array[Byte]] = _
+  @transient private var progress: ValueState[StreamingProgress] = _
+  @transient private lazy val replay = new StreamingReplay(spec)
+
+  override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
+    events = getHandle.getListState[Array[Byte]]("events", Encoders.BINARY, TTLConfig.NONE)
+    progress = getHandle.getValueState[StreamingProgress]("progress",
+      Encoders.product[StreamingProgress], TTLConfig.NONE)
+  }
+
+  override def handleInputRows(
+      key: Row,
+      inputRows: Iterator[Row],
+      timerValues: TimerValues): Iterator[Row] = {
+    val current = load()
+    val added = inputRows.flatMap(replay.encode).toArray
+    if (added.nonEmpty) {
+      events.appendList(added)
+      // Fire in this batch: the new events may close rows at the current watermark already.
+      val watermark = timerValues.getCurrentWatermarkInMs()
+      progress.update(
+        if (current.hasTimer && current.timerMs <= watermark) current
+        else schedule(current, watermark))
+    }
+    Iterator.empty
+  }
+
+  override def handleExpiredTimer(
+      key: Row,
+      timerValues: TimerValues,
+      expiredTimerInfo: ExpiredTimerInfo): Iterator[Row] = {
+    // Spark deletes the timer that fires.
+    val current = load().copy(hasTimer = false)
+    val watermarkMs = timerValues.getCurrentWatermarkInMs()
+    val horizon = spec.horizon.horizon(micros(watermarkMs))
+    val firing = replay.fire(events.get(), current.emittedThrough, horizon)
+    if (firing.kept.isEmpty) {
+      // Nothing left that a later row can need: forget the key.
+      events.clear()
+      progress.clear()
+    } else {
+      events.put(firing.kept)
+      val emitted = current.copy(emittedThrough = Math.max(current.emittedThrough, horizon))
+      progress.update(
+        if (firing.nextClose == StreamingReplay.NoClose) emitted
+        else schedule(emitted, Math.max(watermarkMs + 1,
+          ceilMillis(spec.horizon.watermarkReaching(firing.nextClose)))))
+    }
+    firing.output.iterator
+  }
+
+  /** The key's progress, checked against this query's definition, or a fresh one. */
+  private def load(): StreamingProgress =
+    if (progress.exists()) {
+      val stored = progress.get()
+      if (stored.definition != spec.definition) {
+        throw new EventWindowsInputException(s"${spec.function}: the checkpoint holds the state " +
+          s"of another window definition [${stored.definition}], not of this query's " +
+          s"[${spec.definition}]; a changed window definition needs a new checkpoint location")
+      }
+      stored
+    } else {
+      StreamingProgress(spec.definition, Long.MinValue, hasTimer = false, 0L)
+    }
+
+  /** `current` with its one timer moved to `ms`. */
+  private def schedule(current: StreamingProgress, ms: Long): StreamingProgress = {
+    if (current.hasTimer) getHandle.deleteTimer(current.timerMs)
+    getHandle.registerTimer(ms)
+    current.copy(hasTimer = true, timerMs = ms)
+  }
+}
+
+object StreamingWindowProcessor {
+  /** Microseconds of a watermark in milliseconds, saturated. */
+  def micros(ms: Long): Long =
+    if (ms > Long.MaxValue / 1000) Long.MaxValue
+    else if (ms < Long.MinValue / 1000) Long.MinValue
+    else ms * 1000
+
+  /** The first millisecond at or after `micros`. */
+  def ceilMillis(micros: Long): Long =
+    Math.floorDiv(micros, 1000L) + (if (Math.floorMod(micros, 1000L) == 0) 0L else 1L)
+}
+
+/**
+ * A key's progress: the `definition` of the aggregation that wrote it, the horizon up to which
+ * rows were emitted (`emittedThrough`, operator time), and the key's one pending timer, if any.
+ */
+case class StreamingProgress(
+    definition: String,
+    emittedThrough: Long,
+    hasTimer: Boolean,
+    timerMs: Long)

@@ -1,0 +1,41 @@
+package io.eventwindows.execution
+
+import io.eventwindows.plans.WindowFamily
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+
+/**
+ * One streaming event-window aggregation as the [[StreamingWindowProcessor]] runs it, built at
+ * analysis from the [[io.eventwindows.plans.EventWindowAggregate]] it replaces: the same family,
+ * lifetime, tie order and aggregates, over the rows of `input` (the aggregate's child, plus a
+ * constant key for a window without GROUP BY keys).
+ *
+ * @param function   the SQL function the query called, for messages
+ * @param rules      the family's streaming rules: close times and retention
+ * @param horizon    how far the operator's starts are known at a watermark
+ * @param keys       the grouping keys (possibly none), attributes of `input`
+ * @param inputEncoder  rows of `input` as Spark hands them to the processor
+ * @param outputEncoder rows of the aggregate's output (keys, window, aggregates), resolved and
+ *                      bound
+ * @param definition what the state of this aggregation depends on, kept in state and compared
+ *                   on restart: the family, lifetime, tie order and the layout of stored rows
+ */
+final case class StreamingWindowSpec(
+    function: String,
+    family: WindowFamily,
+    rules: StreamingFamily,
+    horizon: EventTimeHorizon,
+    keys: Seq[Attribute],
+    start: Expression,
+    end: Option[Expression],
+    order: Seq[Expression],
+    values: Seq[Expression],
+    aggregates: Seq[AggregateFunction],
+    filters: Seq[Expression],
+    input: Seq[Attribute],
+    inputEncoder: ExpressionEncoder[Row],
+    outputEncoder: ExpressionEncoder[Row],
+    definition: String)

@@ -1,0 +1,316 @@
+package io.eventwindows
+
+import java.nio.file.Files
+import java.sql.Timestamp
+import java.time.Instant
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.atomic.AtomicInteger
+
+import scala.jdk.CollectionConverters._
+
+import io.eventwindows.analysis.StreamingWindows
+
+import org.apache.spark.sql.{AnalysisException, DataFrame, Encoders, Row}
+import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import org.apache.spark.sql.functions.expr
+import org.apache.spark.sql.streaming.StreamingQuery
+
+/**
+ * Event windows on streams, through Spark's TransformWithState: for every family that runs on
+ * streams, real streaming queries over several micro-batches (out-of-order rows within the delay,
+ * ties, several keys, a late row) emit exactly the rows of the batch query over the same data for
+ * the windows the final watermark has closed, each once; restarts from a checkpoint continue;
+ * what does not run on streams is a clear error.
+ *
+ * Close times (the latest event time that can change a row) are worked out here from each
+ * family's definition, independently of the processor: a row is closed once the watermark w has
+ * passed it, since Spark drops every later row at or before w.
+ */
+class StreamingStateSuite extends EventWindowsSuite {
+
+  private val baseMillis = ts("2024-01-01 00:00:00").getTime
+
+  /** An instant `ms` milliseconds after 2024-01-01 00:00:00. */
+  private def at(ms: Long): Timestamp = new Timestamp(baseMillis + ms)
+
+  private def micros(t: Any): Long = {
+    val time = t.asInstanceOf[Timestamp]
+    time.getTime / 1000 * 1000000 + time.getNanos / 1000
+  }
+
+  private def ev(k: String, startMs: Long, endMs: Long, v: Long) =
+    StreamEvent(k, at(startMs), at(endMs), v)
+
+  private val delay = "1500 milliseconds"
+
+  // Watermarks after each batch (max time - 1.5 s): 1.1 s, 2.7 s, 4.6 s, 6.5 s, 10.5 s.
+  private val late = ev("a", 2500, 2600, 12) // At or before 2.7 s when batch 3 arrives: dropped.
+  private val batches = Seq(
+    Seq(ev("a", 0, 3000, 1), ev("b", 500, 1500, 2), ev("a", 1000, 2500, 3),
+      ev("a", 1000, 4000, 4), ev("c", 1200, 1300, 5), ev("a", 2600, 2700, 6)),
+    Seq(ev("a", 1800, 5000, 7), ev("b", 2000, 2100, 8), ev("b", 4000, 6000, 9),
+      ev("c", 3500, 3600, 10), ev("a", 4200, 4300, 11)),
+    Seq(late, ev("a", 5000, 5100, 13), ev("b", 4500, 7000, 14), ev("c", 4500, 4600, 15),
+      ev("c", 4500, 4700, 16), ev("a", 6100, 6200, 17)),
+    Seq(ev("a", 7000, 7500, 18), ev("b", 6500, 6600, 19), ev("c", 8000, 8100, 20),
+      ev("b", 7900, 8000, 21)),
+    Seq(ev("a", 12000, 12100, 22)))
+  private val finalWatermarkMs = 10500L
+
+  /** Runs `body` with the session's `conf` set, then restores it. */
+  private def withConf[T](conf: (String, String)*)(body: => T): T = {
+    val previous = conf.map { case (key, _) => key -> spark.conf.getOption(key) }
+    conf.foreach { case (key, value) => spark.conf.set(key, value) }
+    try body finally previous.foreach {
+      case (key, Some(value)) => spark.conf.set(key, value)
+      case (key, None) => spark.conf.unset(key)
+    }
+  }
+
+  /** The RocksDB state store that event windows on streams need, and one shuffle partition. */
+  private def withRocksDB[T](body: => T): T = withConf(
+    "spark.sql.streaming.stateStore.providerClass" -> StreamingWindows.RocksDBProvider,
+    "spark.sql.shuffle.partitions" -> "2")(body)
+
+  private def aggregated(events: DataFrame, window: String): DataFrame =
+    events.groupBy(expr("k"), expr(window))
+      .agg(expr("count(*) AS n"), expr("sum(v) AS total"), expr("collect_list(v) AS vs"))
+      .selectExpr("k", "window", "n", "total", "vs")
+
+  private def sorted(rows: Seq[Seq[Any]]): Seq[Seq[Any]] = rows.sortBy(_.mkString("|"))
+
+  private def newStream() = MemoryStream[StreamEvent](spark)(Encoders.product[StreamEvent])
+
+  private val queries = new AtomicInteger
+
+  /** What a streaming run gave: its rows in order of emission, and its progress. */
+  private case class Run(rows: Seq[Seq[Any]], droppedByWatermark: Long, watermarkMs: Long)
+
+  /**
+   * Starts `window` over `stream` in `mode`; the rows of each micro-batch go to the returned
+   * buffer (foreachBatch, which, unlike the memory sink, restarts from a checkpoint).
+   */
+  private def start(
+      stream: MemoryStream[StreamEvent], window: String, mode: String,
+      checkpoint: Option[String]): (StreamingQuery, ConcurrentLinkedQueue[Seq[Any]]) = {
+    val emitted = new ConcurrentLinkedQueue[Seq[Any]]
+    val sink: (DataFrame, Long) => Unit = (batch, _) => batch.collect().foreach(r => emitted.add(r.toSeq))
+    val writer = aggregated(stream.toDF().withWatermark("ts", delay), window)
+      .writeStream.queryName(s"eventwindows_state_${queries.incrementAndGet()}")
+      .outputMode(mode).foreachBatch(sink)
+    val query = checkpoint.map(c => writer.option("checkpointLocation", c)).getOrElse(writer).start()
+    (query, emitted)
+  }
+
+  /** Runs `window` over `input` (one micro-batch each), returning every row emitted. */
+  private def streamed(
+      window: String,
+      input: Seq[Seq[StreamEvent]] = batches,
+      mode: String = "append",
+      checkpoint: Option[String] = None,
+      stream: MemoryStream[StreamEvent] = newStream()): Run = withRocksDB {
+    val (query, emitted) = start(stream, window, mode, checkpoint)
+    try {
+      input.foreach { batch =>
+        stream.addData(batch)
+        query.processAllAvailable()
+      }
+      val progress = query.recentProgress.toSeq
+      val dropped = progress.flatMap(_.stateOperators.map(_.numRowsDroppedByWatermark)).sum
+      val watermark = progress.lastOption.flatMap(p => Option(p.eventTime.get("watermark")))
+        .map(w => Instant.parse(w).toEpochMilli - baseMillis).getOrElse(Long.MinValue)
+      Run(emitted.asScala.toSeq, dropped, watermark)
+    } finally query.stop()
+  }
+
+  /** The batch query over the events Spark kept (not the late row). */
+  private def batchAnswer(window: String, events: Seq[StreamEvent] = batches.flatten): Seq[Seq[Any]] =
+    rows(aggregated(spark.createDataset(events.filterNot(_ == late))(Encoders.product).toDF(),
+      window))
+
+  /**
+   * Checks a streaming run of `window` against the batch query: the rows closed by the final
+   * watermark (`closed(window struct, watermark in microseconds)`), each once.
+   */
+  private def agrees(window: String, closed: (Row, Long) => Boolean, run: Run): Unit = {
+    assert(run.watermarkMs === finalWatermarkMs)
+    val watermark = micros(at(run.watermarkMs))
+    val expected = batchAnswer(window).filter(r => closed(r(1).asInstanceOf[Row], watermark))
+    val all = batchAnswer(window)
+    assert(expected.nonEmpty && expected.size < all.size, s"$window: a poor test")
+    assert(sorted(run.rows) === sorted(expected), window)
+  }
+
+  private def field(window: Row, name: String): Long = micros(window.getAs[Timestamp](name))
+
+  /**
+   * Snapshot windows: a run [a, b) is final once every event starting at or before b is known
+   * (one starting at b would end it there).
+   */
+  private val snapshotClosed = (w: Row, watermark: Long) => field(w, "end") <= watermark
+  /** Count windows: final once every event starting at the last distinct start is known. */
+  private val countClosed = (w: Row, watermark: Long) => field(w, "last") <= watermark
+  /** Index windows: final once the anchor and the window's last message are known. */
+  private val indexClosed = (w: Row, watermark: Long) =>
+    Math.max(field(w, "start"), field(w, "last")) <= watermark
+  /** Relative-time windows: final once every message up to the upper bound is known. */
+  private def timeClosed(upperMicros: Long) = (w: Row, watermark: Long) =>
+    Math.max(field(w, "start"), field(w, "start") + upperMicros) <= watermark
+
+  private val cases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "snapshot_window(ts, te)" -> snapshotClosed,
+    "snapshot_window(ts)" -> snapshotClosed,
+    "count_window(ts, te, 2)" -> countClosed,
+    "count_window(ts, 3, 'window')" -> countClosed,
+    "count_window(ts, te, 1)" -> countClosed,
+    "index_window(ts, -2, 0)" -> indexClosed,
+    "index_window(ts, -1, 2)" -> indexClosed,
+    "index_window(ts, 1, 3)" -> indexClosed,
+    "index_window(ts, -3, -1)" -> indexClosed,
+    "time_window(ts, '-2 seconds', '0 seconds')" -> timeClosed(0L),
+    "time_window(ts, '-1 second', '1 second', '[)')" -> timeClosed(1000000L - 1),
+    "time_window(ts, '-1 second', '-500 milliseconds', '(]')" -> timeClosed(-500000L))
+
+  /**
+   * Hopping output 'changes' (a snapshot window over snapped lifetimes): a run is final once no
+   * later row can snap into it; rows after the watermark w snap to adjust_start_time(w + 1 tick)
+   * or later.
+   */
+  private def changesClosed(size: String, hop: String) = (w: Row, watermark: Long) => {
+    val snapped = spark.sql(s"SELECT adjust_start_time(timestamp_micros(${watermark + 1}), " +
+      s"INTERVAL $size, INTERVAL $hop)").head().getAs[Timestamp](0)
+    field(w, "end") < micros(snapped)
+  }
+
+  private val changesCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'changes')" ->
+      changesClosed("2 seconds", "1 second"),
+    "tumbling_window(ts, '2 seconds', NULL, 'changes')" -> changesClosed("2 seconds", "2 seconds"),
+    "hopping_window(ts, '3 seconds', '1 second', NULL, 'changes')" ->
+      changesClosed("3 seconds", "1 second"))
+
+  for ((window, closed) <- cases ++ changesCases) {
+    test(s"append mode: $window gives the batch rows the watermark closed, each once") {
+      val run = streamed(window)
+      agrees(window, closed, run)
+      assert(run.droppedByWatermark > 0)
+    }
+  }
+
+  test("update mode emits the same closed windows, each once") {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(9))) {
+      agrees(window, closed, streamed(window, mode = "update"))
+    }
+  }
+
+  test("complete mode is an error: there is no streaming aggregation to complete") {
+    val message = errorOf(withRocksDB {
+      start(newStream(), "count_window(ts, te, 2)", "complete", None)._1.stop()
+    })
+    assert(message.contains("Invalid streaming output mode: complete"), message)
+  }
+
+  /** Runs `first` over the first two batches and `second` over the rest, on one checkpoint. */
+  private def restarted(first: String, second: String): Run = {
+    val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+    val stream = newStream()
+    val before = streamed(first, batches.take(2), checkpoint = Some(checkpoint), stream = stream)
+    val after = streamed(second, batches.drop(2), checkpoint = Some(checkpoint), stream = stream)
+    Run(before.rows ++ after.rows, before.droppedByWatermark + after.droppedByWatermark,
+      after.watermarkMs)
+  }
+
+  test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0))) {
+      val run = restarted(window, window)
+      agrees(window, closed, run)
+      assert(run.droppedByWatermark > 0)
+    }
+  }
+
+  test("a changed window definition against an old checkpoint is an error, not wrong rows") {
+    val message = errorOf(restarted("count_window(ts, te, 2)", "count_window(ts, te, 3)"))
+    assert(message.contains("count_window: the checkpoint holds the state of another window " +
+      "definition [count_window CountWindow(2,point)"), message)
+    assert(message.contains("a changed window definition needs a new checkpoint location"))
+  }
+
+  test("a window over the whole stream (no GROUP BY keys) runs with one constant key") {
+    def global(events: DataFrame) = events.groupBy(expr("count_window(ts, te, 2)"))
+      .agg(expr("count(*) AS n"), expr("collect_list(v) AS vs"))
+    val stream = newStream()
+    val name = s"eventwindows_state_${queries.incrementAndGet()}"
+    val emitted = withRocksDB {
+      val query = global(stream.toDF().withWatermark("ts", delay)).writeStream.format("memory")
+        .queryName(name).outputMode("append").start()
+      try {
+        batches.foreach { b => stream.addData(b); query.processAllAvailable() }
+        rows(spark.table(name))
+      } finally query.stop()
+    }
+    val watermark = micros(at(finalWatermarkMs))
+    val expected = rows(global(spark.createDataset(batches.flatten.filterNot(_ == late))(
+      Encoders.product).toDF())).filter(r => countClosed(r(0).asInstanceOf[Row], watermark))
+    assert(expected.nonEmpty)
+    assert(sorted(emitted) === sorted(expected))
+  }
+
+  test("an event just after the watermark ends a snapshot run: the run waits for it") {
+    // After the first batch the watermark is 1.1 s: [0.5 s, 2 s) is open, and the next batch
+    // ends it at 1.100001 s.
+    val input = Seq(
+      Seq(ev("a", 500, 2000, 1), ev("a", 2600, 2700, 2)),
+      Seq(StreamEvent("a", new Timestamp(baseMillis + 1100) { setNanos(100001000) },
+        at(3000), 3)),
+      Seq(ev("a", 12000, 12100, 4)))
+    val run = streamed("snapshot_window(ts, te)", input)
+    val expected = rows(aggregated(spark.createDataset(input.flatten)(Encoders.product).toDF(),
+      "snapshot_window(ts, te)")).filter(r =>
+      snapshotClosed(r(1).asInstanceOf[Row], micros(at(run.watermarkMs))))
+    assert(sorted(run.rows) === sorted(expected))
+    assert(run.rows.exists(r => micros(r(1).asInstanceOf[Row].get(1)) == micros(at(1100)) + 1))
+  }
+
+  private def rejected(events: DataFrame, window: String): String =
+    intercept[AnalysisException](aggregated(events, window)).getMessage
+
+  test("without the RocksDB state store provider: an analysis error saying what to set") {
+    val message = rejected(newStream().toDF().withWatermark("ts", delay), "count_window(ts, 2)")
+    assert(message.startsWith("count_window: on a streaming DataFrame event windows keep their " +
+      "state in Spark's RocksDB state store"), message)
+    assert(message.contains("set spark.sql.streaming.stateStore.providerClass=" +
+      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"), message)
+  }
+
+  test("without a watermark on the window's time column: an analysis error") {
+    withRocksDB {
+      for (window <- Seq("snapshot_window(ts, te)", "index_window(ts, -1, 0)",
+          "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'changes')")) {
+        val function = window.takeWhile(_ != '(')
+        for (events <- Seq(newStream().toDF(), newStream().toDF().withWatermark("te", delay))) {
+          val message = rejected(events, window)
+          assert(message.startsWith(s"$function: on a streaming DataFrame the window's time " +
+            "column ts needs an event-time watermark on that column"), message)
+        }
+      }
+    }
+  }
+
+  test("families that do not run on streams: an analysis error naming the function and why") {
+    withRocksDB {
+      val events = newStream().toDF().withWatermark("ts", delay)
+      val unsupported = Seq(
+        ("anchor_window(ts, ts, te, named_struct('v', v))",
+          "anchor_window: dynamic windows (dynamic_window) are not supported on streaming " +
+            "DataFrames: an anchor's interval may reach back to any earlier message"),
+        ("index_window(ts, NULL, 0)",
+          "index_window: a running window (lo NULL) is not supported on streaming DataFrames"),
+        ("hopping_window(ts, '5 seconds', '1 second')",
+          "hopping_window: streaming DataFrames are not supported yet"))
+      for ((window, expected) <- unsupported) {
+        val message = rejected(events, window)
+        assert(message.startsWith(expected), message)
+      }
+    }
+  }
+}
