@@ -397,24 +397,12 @@ def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: in
 
 def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
     """(j) hopping 60 s / 1 s over a stream of files, ours against Spark's streaming window()."""
-    source = tempfile.mkdtemp(prefix="eventwindows-stream-")
-    slices = 20
-    slice_of = F.floor((F.unix_micros("ts") - ORIGIN) * slices / (3600 * MICROS_PER_SECOND))
-    for i in range(slices):  # One file per slice, written in time order: one per micro-batch.
-        events.filter(slice_of == i).coalesce(1).write.mode("append").parquet(source)
+    source = write_stream_files(events, "ts", 3600)
 
     def run(window) -> tuple:
-        name = f"eventwindows_bench_{uuid.uuid4().hex}"
-        query = (
-            spark.readStream.schema(events.schema).option("maxFilesPerTrigger", 1).parquet(source)
-            .withWatermark("ts", "10 seconds")
-            .groupBy("k", window).agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-            .writeStream.format("memory").queryName(name).outputMode("append")
-            .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
-            .trigger(availableNow=True).start())
-        t0 = time.perf_counter()
-        query.awaitTermination()
-        return time.perf_counter() - t0, spark.table(name)
+        return run_stream(spark, source, events.schema, lambda stream: (
+            stream.withWatermark("ts", "10 seconds").groupBy("k", window)
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))))
 
     builtin_runs, ours_runs = [], []
     for _ in range(repeat):  # Alternated, so that neither side alone pays for the warm-up.
@@ -436,13 +424,86 @@ def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> di
             "ours_rows": ours_sum[0], "builtin_rows": builtin_sum[0]}
 
 
+def write_stream_files(events: DataFrame, time_column: str, span_seconds: int,
+                       slices: int = 20) -> str:
+    """events as `slices` Parquet files in time order (one per micro-batch when read with
+    maxFilesPerTrigger 1); returns their folder."""
+    source = tempfile.mkdtemp(prefix="eventwindows-stream-")
+    slice_of = F.floor((F.unix_micros(time_column) - ORIGIN) * slices
+                       / (span_seconds * MICROS_PER_SECOND))
+    for i in range(slices):
+        events.filter(slice_of == i).coalesce(1).write.mode("append").parquet(source)
+    return source
+
+
+def run_stream(spark: SparkSession, source: str, schema, build) -> tuple:
+    """(seconds, result table) of build(stream) run to the end of source in append mode."""
+    name = f"eventwindows_bench_{uuid.uuid4().hex}"
+    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(source)
+    query = (build(stream).writeStream.format("memory").queryName(name).outputMode("append")
+             .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
+             .trigger(availableNow=True).start())
+    t0 = time.perf_counter()
+    query.awaitTermination()
+    return time.perf_counter() - t0, spark.table(name)
+
+
+def streaming_changes(spark: SparkSession, repeat: int) -> dict:
+    """(k) 'changes' over interval events on a stream, against the streaming explode."""
+    week = 7 * 86400
+    events = interval_events(spark, 200_000, 100, week, 10 * 60)
+    source = write_stream_files(events, "s", week)
+    size_us, hop_us = 5 * 60 * MICROS_PER_SECOND, 60 * MICROS_PER_SECOND
+
+    def ours(stream: DataFrame) -> DataFrame:
+        return (stream.withWatermark("s", "10 seconds")
+                .groupBy("k", ew.hopping_window("s", "e", "5 minutes", "1 minute",
+                                                output="changes"))
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+
+    def builtin(stream: DataFrame) -> DataFrame:
+        s, e = F.unix_micros("s"), F.unix_micros("e")
+        first = (s - size_us) - F.pmod(s - size_us, F.lit(hop_us)) + hop_us
+        last = (e - 1) - F.pmod(e - 1, F.lit(hop_us))
+        return (stream.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us)))
+                              .alias("ws_us"))
+                .withColumn("ws", F.timestamp_micros("ws_us"))
+                .withWatermark("ws", "30 minutes")  # > 19 min events + 5 min windows + 10 s
+                .groupBy("k", "ws").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+                .select("k", "ws", (F.col("ws") + F.expr("INTERVAL 5 MINUTES")).alias("we"),
+                        "n", "total"))
+
+    builtin_runs, ours_runs = [], []
+    for _ in range(repeat):  # Alternated, so that neither side alone pays for the warm-up.
+        builtin_runs.append(run_stream(spark, source, events.schema, builtin))
+        ours_runs.append(run_stream(spark, source, events.schema, ours))
+    t_builtin, builtin_rows = min(builtin_runs, key=lambda r: r[0])
+    t_ours, ours_rows = min(ours_runs, key=lambda r: r[0])
+    cutoff = F.timestamp_micros(F.lit(ORIGIN + (week - 86400) * MICROS_PER_SECOND))
+    ours_windows = expand_changes(ours_rows, size_us, hop_us).filter(F.col("we") <= cutoff)
+    builtin_windows = builtin_rows.filter(F.col("we") <= cutoff)
+    ours_sum, builtin_sum = checksum(ours_windows), checksum(builtin_windows)
+    if ours_sum != builtin_sum:
+        raise AssertionError(f"(k): different answers: ours {ours_sum}, built-in {builtin_sum}")
+    n = events.count()
+    name = "(k) streaming hopping 5 min / 1 min 'changes', interval events, 20 micro-batches"
+    print(f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
+          f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
+          f"answer on {ours_sum[0]:,} windows", flush=True)
+    NOTES.append(f"(k) events per second: built-in {n / t_builtin:,.0f}, eventwindows "
+                 f"{n / t_ours:,.0f}")
+    return {"case": name, "builtin_s": t_builtin, "ours_s": t_ours, "ratio": t_builtin / t_ours,
+            "ours_rows": ours_rows.count(), "builtin_rows": builtin_rows.count()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghij",
+    parser.add_argument("--cases", default="abBcdefghijk",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
-                             "h (SPL sliding), i (dynamic), j (streaming hopping)")
+                             "h (SPL sliding), i (dynamic), j (streaming hopping), "
+                             "k (streaming 'changes')")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--memory-driver-memory", default="512m",
@@ -479,7 +540,8 @@ def main() -> None:
                                             args.memory_driver_memory, args.memory_builtin),
              "h": lambda: sliding_points(distinct, args.repeat),
              "i": lambda: dynamic_points(spark, points, args.repeat),
-             "j": lambda: streaming_hopping(spark, points, min(args.repeat, 2))}
+             "j": lambda: streaming_hopping(spark, points, min(args.repeat, 2)),
+             "k": lambda: streaming_changes(spark, min(args.repeat, 2))}
     results = []
     for c in args.cases:
         result = cases[c]()

@@ -1,8 +1,12 @@
 """Streaming DataFrames from PySpark: hopping and tumbling windows run as Spark's own streaming
-aggregation; plans that need the window operator are an analysis error (a pyspark
-AnalysisException naming the function), not windows computed per micro-batch."""
+aggregation, the other families through Spark's transformWithState; what does not run on streams
+is an analysis error (a pyspark AnalysisException naming the function), not windows computed per
+micro-batch."""
+import os
+
 import pytest
 from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
 
 import eventwindows as ew
 
@@ -15,13 +19,13 @@ def stream(spark, tmp_path):
     return spark.readStream.schema("k string, ts timestamp, v bigint").json(str(tmp_path))
 
 
-def test_changes_on_a_stream_are_an_analysis_error(stream):
+def test_a_running_window_on_a_stream_is_an_analysis_error(stream):
     assert stream.isStreaming
     with pytest.raises(AnalysisException) as info:
-        stream.groupBy("k", ew.hopping_window("ts", None, "5 seconds", "1 second",
-                                              output="changes")).count()
+        stream.withWatermark("ts", "1 second").groupBy(
+            "k", ew.index_window("ts", None, 0)).count()
     assert str(info.value).startswith(
-        "hopping_window: streaming DataFrames are not supported yet, only batch DataFrames")
+        "index_window: a running window (lo NULL) is not supported on streaming DataFrames")
 
 
 def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, stream, tmp_path):
@@ -45,3 +49,31 @@ def test_point_events_in_tumbling_windows_run_as_spark_streaming_aggregation(str
                .groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).count())
     assert counted.isStreaming
     assert counted.columns == ["k", "window", "count"]
+
+
+def test_relative_time_windows_on_a_stream_of_fixed_width_rows(spark, tmp_path):
+    # Every column is fixed-width, so Spark's unsafe rows of them fill their buffers exactly:
+    # each event must still be kept on its own in the state store (a shared buffer once made
+    # every kept event the last one).
+    source = tmp_path / "source"
+    source.mkdir()
+    lines = {"a.json": [(0, 1), (1, 2), (2, 3), (3, 4)], "b.json": [(10, 100)]}
+    for mtime, (name, events) in enumerate(lines.items(), start=1_700_000_000):
+        path = source / name
+        path.write_text("".join(
+            f'{{"k": 1, "ts": "2024-01-01 00:00:{t:02d}", "v": {v}}}\n' for t, v in events))
+        os.utime(path, (mtime, mtime))
+    query = (spark.readStream.schema("k int, ts timestamp, v bigint")
+             .option("maxFilesPerTrigger", 1).json(str(source))
+             .withWatermark("ts", "1 second")
+             .groupBy("k", ew.time_window("ts", "-2 seconds", "0 seconds"))
+             .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+             .writeStream.format("memory").queryName("ew_stream_time").outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    rows = spark.table("ew_stream_time").selectExpr(
+        "k", "second(window.start)", "n", "total").orderBy("window").collect()
+    # The watermark ends at 00:00:09: the messages at 0-3 s are closed, each with the messages of
+    # the 2 s before it; the one at 10 s is not.
+    assert [tuple(r) for r in rows] == [(1, 0, 1, 1), (1, 1, 2, 3), (1, 2, 3, 6), (1, 3, 3, 9)]
