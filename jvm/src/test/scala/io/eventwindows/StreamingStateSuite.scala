@@ -333,4 +333,29 @@ class StreamingStateSuite extends EventWindowsSuite {
       }
     }
   }
+
+  test("the state keeps only the events that windows still open need, per family") {
+    // After the last batch (watermark 10.5 s), read back through Spark's state data source.
+    // Key a has one event after the watermark (12 s); b and c none.
+    val kept = Seq(
+      // Every window of b and c is closed: their keys are forgotten.
+      "time_window(ts, '-2 seconds', '0 seconds')" -> Map("a" -> 1L),
+      "snapshot_window(ts, te)" -> Map("a" -> 1L),
+      // The last distinct start and the events still active there (none), and a's 12 s event.
+      "count_window(ts, te, 2)" -> Map("a" -> 2L, "b" -> 1L, "c" -> 1L),
+      // The last hi - lo messages.
+      "index_window(ts, -2, 0)" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L),
+      // The window's tuples.
+      "sliding_window(ts, 'count(2)')" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L))
+    for ((window, expected) <- kept) {
+      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+      streamed(window, checkpoint = Some(checkpoint))
+      val events = withRocksDB {
+        spark.read.format("statestore").option("path", checkpoint)
+          .option("stateVarName", "events").load()
+          .groupBy("key.k").count().collect().map(r => r.getString(0) -> r.getLong(1)).toMap
+      }
+      assert(events === expected, window)
+    }
+  }
 }
