@@ -14,7 +14,9 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  *  - a firing at watermark w replays the events kept in state that are final at w through the
  *    family's own sweep ([[StreamingReplay]]), emits the rows that closed since the last firing,
  *    keeps only the events rows still open can need, and sets a timer where the next row can
- *    close.
+ *    close. SPL sliding windows, whose triggers depend on every earlier arrival, resume their
+ *    sweep instead: the window's tuples and the trigger state are kept, only new events are
+ *    consumed.
  *
  * So every row is emitted once, complete, when the watermark has passed its close time; rows
  * behind the watermark were dropped by Spark before they got here. The state holds, per key, the
