@@ -123,19 +123,28 @@ class StreamingStateSuite extends EventWindowsSuite {
     } finally query.stop()
   }
 
-  /** The batch query over the events Spark kept (not the late row). */
-  private def batchAnswer(window: String, events: Seq[StreamEvent] = batches.flatten): Seq[Seq[Any]] =
-    rows(aggregated(spark.createDataset(events.filterNot(_ == late))(Encoders.product).toDF(),
-      window))
+  /** The events Spark keeps (not the late row). */
+  private val kept = batches.flatten.filterNot(_ == late)
+
+  /** The batch query over `events`. */
+  private def batchAnswer(window: String, events: Seq[StreamEvent]): Seq[Seq[Any]] =
+    rows(aggregated(spark.createDataset(events)(Encoders.product).toDF(), window))
 
   /**
-   * Checks a streaming run of `window` against the batch query: the rows closed by the final
-   * watermark (`closed(window struct, watermark in microseconds)`), each once.
+   * Checks a streaming run of `window` against the batch query over `events` (those Spark kept):
+   * the rows closed by the final watermark (`closed(window struct, watermark in microseconds)`),
+   * each once.
    */
-  private def agrees(window: String, closed: (Row, Long) => Boolean, run: Run): Unit = {
-    assert(run.watermarkMs === finalWatermarkMs)
+  private def agrees(
+      window: String,
+      closed: (Row, Long) => Boolean,
+      run: Run,
+      events: Seq[StreamEvent] = kept,
+      finalWatermark: Long = finalWatermarkMs): Unit = {
+    assert(run.watermarkMs === finalWatermark)
     val watermark = micros(at(run.watermarkMs))
-    val expected = batchAnswer(window).filter(r => closed(r(1).asInstanceOf[Row], watermark))
+    val expected = batchAnswer(window, events).filter(r =>
+      closed(r(1).asInstanceOf[Row], watermark))
     assert(expected.nonEmpty, s"$window: a poor test")
     val same = sorted(run.rows) == sorted(expected)
     assert(same, s"$window: missing ${sorted(expected.diff(run.rows)).mkString("; ")}; " +
@@ -284,8 +293,7 @@ class StreamingStateSuite extends EventWindowsSuite {
         at(3000), 3)),
       Seq(ev("a", 12000, 12100, 4)))
     val run = streamed("snapshot_window(ts, te)", input)
-    val expected = rows(aggregated(spark.createDataset(input.flatten)(Encoders.product).toDF(),
-      "snapshot_window(ts, te)")).filter(r =>
+    val expected = batchAnswer("snapshot_window(ts, te)", input.flatten).filter(r =>
       snapshotClosed(r(1).asInstanceOf[Row], micros(at(run.watermarkMs))))
     assert(sorted(run.rows) === sorted(expected))
     assert(run.rows.exists(r => micros(r(1).asInstanceOf[Row].get(1)) == micros(at(1100)) + 1))
@@ -356,6 +364,33 @@ class StreamingStateSuite extends EventWindowsSuite {
           .groupBy("key.k").count().collect().map(r => r.getString(0) -> r.getLong(1)).toMap
       }
       assert(events === expected, window)
+    }
+  }
+
+  test("random streams (ties, disorder within the delay, late rows) agree with the batch query") {
+    val random = new scala.util.Random(20240101)
+    // Times on a 100 ms grid (ties), up to 2 s before each batch's second (some late).
+    val input = (0 until 6).map { b =>
+      (0 until 14).map { _ =>
+        val t = (b * 1000L + random.nextInt(2600) - 2000) / 100 * 100
+        ev(Seq("a", "b")(random.nextInt(2)), t, t + 100L * (1 + random.nextInt(25)),
+          random.nextInt(50))
+      }
+    }
+    // Spark's watermark before each batch: the latest time of the earlier ones minus the delay;
+    // a row at or before it is late.
+    val watermarks = input.scanLeft(0L - baseMillis) { (w, batch) =>
+      Math.max(w, batch.map(e => e.ts.getTime - baseMillis).max - 1500L)
+    }
+    val notLate = input.zip(watermarks).flatMap { case (batch, w) =>
+      batch.filter(e => e.ts.getTime - baseMillis > w)
+    }
+    assert(notLate.size < input.flatten.size, "no late row")
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0),
+        slidingCases(5), slidingCases(7))) {
+      val run = streamed(window, input)
+      assert(run.droppedByWatermark === input.flatten.size - notLate.size)
+      agrees(window, closed, run, notLate, watermarks.last)
     }
   }
 }
