@@ -15,6 +15,9 @@ import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.streaming.StreamingQuery
 
+/** An event whose columns are all fixed-width (its unsafe row has no variable-length part). */
+case class FixedWidthEvent(k: Long, ts: Timestamp, v: Long)
+
 /**
  * Event windows on streams, through Spark's TransformWithState: for every family that runs on
  * streams, real streaming queries over several micro-batches (out-of-order rows within the delay,
@@ -392,5 +395,26 @@ class StreamingStateSuite extends EventWindowsSuite {
       assert(run.droppedByWatermark === input.flatten.size - notLate.size)
       agrees(window, closed, run, notLate, watermarks.last)
     }
+  }
+
+  test("events whose columns are all fixed-width are each kept, not the serializer's buffer") {
+    val input = batches.map(_.map(e => FixedWidthEvent(e.k.head.toLong, e.ts, e.v)))
+    def aggregate(events: DataFrame) = events.groupBy(expr("k"), expr("time_window(ts, " +
+      "'-2 seconds', '0 seconds')")).agg(expr("collect_list(v) AS vs"))
+    val stream = MemoryStream[FixedWidthEvent](spark)(Encoders.product[FixedWidthEvent])
+    val emitted = new ConcurrentLinkedQueue[Seq[Any]]
+    val sink: (DataFrame, Long) => Unit = (b, _) => b.collect().foreach(r => emitted.add(r.toSeq))
+    withRocksDB {
+      val query = aggregate(stream.toDF().withWatermark("ts", delay)).writeStream
+        .outputMode("append").foreachBatch(sink).start()
+      try input.foreach { b => stream.addData(b); query.processAllAvailable() }
+      finally query.stop()
+    }
+    val watermark = micros(at(finalWatermarkMs))
+    val expected = rows(aggregate(spark.createDataset(input.flatten.filterNot(_.v == late.v))(
+      Encoders.product[FixedWidthEvent]).toDF()))
+      .filter(r => timeClosed(0L)(r(1).asInstanceOf[Row], watermark))
+    assert(expected.nonEmpty)
+    assert(sorted(emitted.asScala.toSeq) === sorted(expected))
   }
 }

@@ -52,10 +52,11 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
 
   /** The stored form of an input row, or None if it is no event (a NULL start). */
   def encode(row: Row): Option[Array[Byte]] = {
-    // The encoder's serializer is an UnsafeProjection: its row is reused, its bytes copied.
+    // The encoder's serializer is an UnsafeProjection: its row and buffer are reused. getBytes
+    // returns that very buffer when the row fills it (all columns fixed-width), so copy first.
     val internal = toInternal(row).asInstanceOf[UnsafeRow]
     lifetime(internal)
-    if (times.isNullAt(0)) None else Some(internal.getBytes)
+    if (times.isNullAt(0)) None else Some(internal.copy().getBytes)
   }
 
   /**
