@@ -15,6 +15,9 @@ import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.streaming.StreamingQuery
 
+/** An event whose columns are all fixed-width (its unsafe row has no variable-length part). */
+case class FixedWidthEvent(k: Long, ts: Timestamp, v: Long)
+
 /**
  * Event windows on streams, through Spark's TransformWithState: for every family that runs on
  * streams, real streaming queries over several micro-batches (out-of-order rows within the delay,
@@ -123,22 +126,32 @@ class StreamingStateSuite extends EventWindowsSuite {
     } finally query.stop()
   }
 
-  /** The batch query over the events Spark kept (not the late row). */
-  private def batchAnswer(window: String, events: Seq[StreamEvent] = batches.flatten): Seq[Seq[Any]] =
-    rows(aggregated(spark.createDataset(events.filterNot(_ == late))(Encoders.product).toDF(),
-      window))
+  /** The events Spark keeps (not the late row). */
+  private val kept = batches.flatten.filterNot(_ == late)
+
+  /** The batch query over `events`. */
+  private def batchAnswer(window: String, events: Seq[StreamEvent]): Seq[Seq[Any]] =
+    rows(aggregated(spark.createDataset(events)(Encoders.product).toDF(), window))
 
   /**
-   * Checks a streaming run of `window` against the batch query: the rows closed by the final
-   * watermark (`closed(window struct, watermark in microseconds)`), each once.
+   * Checks a streaming run of `window` against the batch query over `events` (those Spark kept):
+   * the rows closed by the final watermark (`closed(window struct, watermark in microseconds)`),
+   * each once.
    */
-  private def agrees(window: String, closed: (Row, Long) => Boolean, run: Run): Unit = {
-    assert(run.watermarkMs === finalWatermarkMs)
+  private def agrees(
+      window: String,
+      closed: (Row, Long) => Boolean,
+      run: Run,
+      events: Seq[StreamEvent] = kept,
+      finalWatermark: Long = finalWatermarkMs): Unit = {
+    assert(run.watermarkMs === finalWatermark)
     val watermark = micros(at(run.watermarkMs))
-    val expected = batchAnswer(window).filter(r => closed(r(1).asInstanceOf[Row], watermark))
-    val all = batchAnswer(window)
-    assert(expected.nonEmpty && expected.size < all.size, s"$window: a poor test")
-    assert(sorted(run.rows) === sorted(expected), window)
+    val expected = batchAnswer(window, events).filter(r =>
+      closed(r(1).asInstanceOf[Row], watermark))
+    assert(expected.nonEmpty, s"$window: a poor test")
+    val same = sorted(run.rows) == sorted(expected)
+    assert(same, s"$window: missing ${sorted(expected.diff(run.rows)).mkString("; ")}; " +
+      s"extra ${sorted(run.rows.diff(expected)).mkString("; ")}")
   }
 
   private def field(window: Row, name: String): Long = micros(window.getAs[Timestamp](name))
@@ -189,7 +202,25 @@ class StreamingStateSuite extends EventWindowsSuite {
     "hopping_window(ts, '3 seconds', '1 second', NULL, 'changes')" ->
       changesClosed("3 seconds", "1 second"))
 
-  for ((window, closed) <- cases ++ changesCases) {
+  /**
+   * SPL sliding windows: a firing at t (an arrival, or a time-trigger instant, which the batch
+   * fires up to the key's last arrival) sees the tuples up to t: final once they are known.
+   */
+  private val slidingClosed = (w: Row, watermark: Long) => field(w, "start") <= watermark
+
+  private val slidingCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "sliding_window(ts, 'count(2)')",
+    "sliding_window(ts, 'count(3)', 'count(2)')",
+    "sliding_window(ts, 'time(2 seconds)', 'count(2)')",
+    "sliding_window(ts, 'delta(v, 5)')",
+    "sliding_window(ts, 'count(3)', 'time(1 second)')",
+    "sliding_window(ts, 'time(2 seconds)', 'time(700 milliseconds)')",
+    "sliding_window(ts, 'count(2)', 'delta(v, 3)')",
+    "sliding_window(ts, 'delta(v, 4)', 'delta(v, 2)')",
+    "sliding_window(ts, 'delta(ts, 1)', 'time(1 second)')",
+    "sliding_window(ts, 'time(1500 milliseconds)', 'delta(v, 2)')").map(_ -> slidingClosed)
+
+  for ((window, closed) <- cases ++ changesCases ++ slidingCases) {
     test(s"append mode: $window gives the batch rows the watermark closed, each once") {
       val run = streamed(window)
       agrees(window, closed, run)
@@ -221,7 +252,8 @@ class StreamingStateSuite extends EventWindowsSuite {
   }
 
   test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0))) {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0),
+        slidingCases(2), slidingCases(5), slidingCases(7))) {
       val run = restarted(window, window)
       agrees(window, closed, run)
       assert(run.droppedByWatermark > 0)
@@ -264,8 +296,7 @@ class StreamingStateSuite extends EventWindowsSuite {
         at(3000), 3)),
       Seq(ev("a", 12000, 12100, 4)))
     val run = streamed("snapshot_window(ts, te)", input)
-    val expected = rows(aggregated(spark.createDataset(input.flatten)(Encoders.product).toDF(),
-      "snapshot_window(ts, te)")).filter(r =>
+    val expected = batchAnswer("snapshot_window(ts, te)", input.flatten).filter(r =>
       snapshotClosed(r(1).asInstanceOf[Row], micros(at(run.watermarkMs))))
     assert(sorted(run.rows) === sorted(expected))
     assert(run.rows.exists(r => micros(r(1).asInstanceOf[Row].get(1)) == micros(at(1100)) + 1))
@@ -312,5 +343,78 @@ class StreamingStateSuite extends EventWindowsSuite {
         assert(message.startsWith(expected), message)
       }
     }
+  }
+
+  test("the state keeps only the events that windows still open need, per family") {
+    // After the last batch (watermark 10.5 s), read back through Spark's state data source.
+    // Key a has one event after the watermark (12 s); b and c none.
+    val kept = Seq(
+      // Every window of b and c is closed: their keys are forgotten.
+      "time_window(ts, '-2 seconds', '0 seconds')" -> Map("a" -> 1L),
+      "snapshot_window(ts, te)" -> Map("a" -> 1L),
+      // The last distinct start and the events still active there (none), and a's 12 s event.
+      "count_window(ts, te, 2)" -> Map("a" -> 2L, "b" -> 1L, "c" -> 1L),
+      // The last hi - lo messages.
+      "index_window(ts, -2, 0)" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L),
+      // The window's tuples.
+      "sliding_window(ts, 'count(2)')" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L))
+    for ((window, expected) <- kept) {
+      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+      streamed(window, checkpoint = Some(checkpoint))
+      val events = withRocksDB {
+        spark.read.format("statestore").option("path", checkpoint)
+          .option("stateVarName", "events").load()
+          .groupBy("key.k").count().collect().map(r => r.getString(0) -> r.getLong(1)).toMap
+      }
+      assert(events === expected, window)
+    }
+  }
+
+  test("random streams (ties, disorder within the delay, late rows) agree with the batch query") {
+    val random = new scala.util.Random(20240101)
+    // Times on a 100 ms grid (ties), up to 2 s before each batch's second (some late).
+    val input = (0 until 6).map { b =>
+      (0 until 14).map { _ =>
+        val t = (b * 1000L + random.nextInt(2600) - 2000) / 100 * 100
+        ev(Seq("a", "b")(random.nextInt(2)), t, t + 100L * (1 + random.nextInt(25)),
+          random.nextInt(50))
+      }
+    }
+    // Spark's watermark before each batch: the latest time of the earlier ones minus the delay;
+    // a row at or before it is late.
+    val watermarks = input.scanLeft(0L - baseMillis) { (w, batch) =>
+      Math.max(w, batch.map(e => e.ts.getTime - baseMillis).max - 1500L)
+    }
+    val notLate = input.zip(watermarks).flatMap { case (batch, w) =>
+      batch.filter(e => e.ts.getTime - baseMillis > w)
+    }
+    assert(notLate.size < input.flatten.size, "no late row")
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0),
+        slidingCases(5), slidingCases(7))) {
+      val run = streamed(window, input)
+      assert(run.droppedByWatermark === input.flatten.size - notLate.size)
+      agrees(window, closed, run, notLate, watermarks.last)
+    }
+  }
+
+  test("events whose columns are all fixed-width are each kept, not the serializer's buffer") {
+    val input = batches.map(_.map(e => FixedWidthEvent(e.k.head.toLong, e.ts, e.v)))
+    def aggregate(events: DataFrame) = events.groupBy(expr("k"), expr("time_window(ts, " +
+      "'-2 seconds', '0 seconds')")).agg(expr("collect_list(v) AS vs"))
+    val stream = MemoryStream[FixedWidthEvent](spark)(Encoders.product[FixedWidthEvent])
+    val emitted = new ConcurrentLinkedQueue[Seq[Any]]
+    val sink: (DataFrame, Long) => Unit = (b, _) => b.collect().foreach(r => emitted.add(r.toSeq))
+    withRocksDB {
+      val query = aggregate(stream.toDF().withWatermark("ts", delay)).writeStream
+        .outputMode("append").foreachBatch(sink).start()
+      try input.foreach { b => stream.addData(b); query.processAllAvailable() }
+      finally query.stop()
+    }
+    val watermark = micros(at(finalWatermarkMs))
+    val expected = rows(aggregate(spark.createDataset(input.flatten.filterNot(_.v == late.v))(
+      Encoders.product[FixedWidthEvent]).toDF()))
+      .filter(r => timeClosed(0L)(r(1).asInstanceOf[Row], watermark))
+    assert(expected.nonEmpty)
+    assert(sorted(emitted.asScala.toSeq) === sorted(expected))
   }
 }

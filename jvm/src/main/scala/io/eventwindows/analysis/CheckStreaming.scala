@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.WindowParameters
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, IndexWindow, SlidingWindow}
+import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, IndexWindow}
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -35,9 +35,6 @@ object CheckStreaming extends (LogicalPlan => Unit) {
       WindowParameters.fail(a.function, "a running window (lo NULL) is not supported on " +
         "streaming DataFrames: its window holds every message of the key since the stream " +
         "began; give a lower bound, e.g. index_window(ts, -99, 0)")
-    case _: SlidingWindow =>
-      WindowParameters.fail(a.function, "SPL sliding windows are not supported on streaming " +
-        "DataFrames yet; run them on a batch DataFrame")
     case _ => unsupported(a.function)
   }
 

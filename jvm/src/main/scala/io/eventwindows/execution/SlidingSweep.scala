@@ -2,6 +2,8 @@ package io.eventwindows.execution
 
 import java.util.PriorityQueue
 
+import scala.jdk.CollectionConverters._
+
 import io.eventwindows.EventWindowsInputException
 import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
@@ -66,12 +68,52 @@ final class SlidingSweep(
   private var referenceExact = 0L
   private var referenceDouble = 0.0
 
+  // Streaming (see StreamingReplay): a group may resume the window and the trigger state where
+  // an earlier firing suspended it, and suspend again at an instant instead of ending.
+  /** The tuples inserted in the group so far, resumed ones included: the next one's number. */
+  private var insertions = 0L
+  /** Tuples still to be put back into the window (not arrivals: no trigger, no eviction). */
+  private var restoring = 0L
+  /** Set by [[resumeGroup]]: the next group suspends (at `instantsBefore`) instead of ending. */
+  private var resuming: SlidingSweep.Resume = null
+  private var suspension: SlidingSweep.Suspended = null
+
+  /**
+   * The next group continues a suspended one: its first `resume.restored` tuples are the window's
+   * contents (in arrival order), put back as they were; the triggers continue from
+   * `resume.state`; at its end, the time-trigger instants before `resume.instantsBefore` fire and
+   * the group is suspended ([[takeSuspended]]), not ended.
+   */
+  def resumeGroup(resume: SlidingSweep.Resume): Unit = {
+    resuming = resume
+    restoring = resume.restored
+    val state = resume.state
+    arrivals = state.arrivals
+    lastArrival = state.lastArrival
+    nextInstant = state.nextInstant
+    hasReference = state.hasReference
+    referenceExact = state.referenceExact
+    referenceDouble = state.referenceDouble
+  }
+
+  /** The suspension of the last resumed group: its trigger state and the window's tuples. */
+  def takeSuspended(): SlidingSweep.Suspended = {
+    val taken = suspension
+    suspension = null
+    taken
+  }
+
   override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
 
   override def messages: Boolean = true
 
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     if (units.nonEmpty) readDeltaAttributes(row)
+    if (restoring > 0) {
+      restoring -= 1
+      insert(start, row)
+      return
+    }
     family.trigger match {
       case SplPolicy.Time(period, _) =>
         if (arrivals == 0) nextInstant = add(start, period) else fireInstantsBefore(start, period, out)
@@ -91,7 +133,7 @@ final class SlidingSweep(
       case SplPolicy.Time(t, _) => evictOlderThan(subtract(start, t))
       case _: SplPolicy.Delta => contents.evictExceeded(attributeRow)
     }
-    contents.insert(start, row, attributeRow)
+    insert(start, row)
     arrivals += 1
     lastArrival = start
     family.trigger match {
@@ -101,14 +143,27 @@ final class SlidingSweep(
   }
 
   override def finishGroup(out: SweepOutput): Unit = {
+    val limit = if (resuming != null) resuming.instantsBefore.getOrElse(add(lastArrival, 1L))
+      else add(lastArrival, 1L)
     family.trigger match {
-      case SplPolicy.Time(period, _) if arrivals > 0 =>
-        fireInstantsBefore(add(lastArrival, 1L), period, out)
+      case SplPolicy.Time(period, _) if arrivals > 0 => fireInstantsBefore(limit, period, out)
       case _ =>
+    }
+    if (resuming != null) {
+      suspension = SlidingSweep.Suspended(SlidingSweep.TriggerState(arrivals, lastArrival,
+        nextInstant, hasReference, referenceExact, referenceDouble), contents.tupleNumbers)
+      resuming = null
     }
     contents.clear()
     arrivals = 0L
     hasReference = false
+    insertions = 0L
+    restoring = 0L
+  }
+
+  private def insert(start: Long, row: InternalRow): Unit = {
+    contents.insert(start, row, attributeRow, insertions)
+    insertions += 1
   }
 
   /** Reads the delta attributes of `row`; a NULL one fails the query, naming the row. */
@@ -169,7 +224,10 @@ final class SlidingSweep(
     def size: Long
     def oldestOrder: Long
     def newestOrder: Long
-    def insert(order: Long, row: InternalRow, attributes: InternalRow): Unit
+    /** Inserts tuple number `number` of the group (numbers increase by one per insertion). */
+    def insert(order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit
+    /** The numbers of the tuples in the window, in arrival order. */
+    def tupleNumbers: Array[Long]
     def evictOldest(): Unit
     /** Delta eviction: drops every tuple whose attribute the current one exceeds by more than d. */
     def evictExceeded(attributes: InternalRow): Unit
@@ -184,10 +242,14 @@ final class SlidingSweep(
     override def size: Long = fifo.waitingIndex - fifo.headIndex
     override def oldestOrder: Long = fifo.headTime
     override def newestOrder: Long = fifo.lastIncludedTime
-    override def insert(order: Long, row: InternalRow, attributes: InternalRow): Unit = {
+    private var next = 0L
+    override def insert(order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
       fifo.add(order, row)
       fifo.include()
+      next = number + 1
     }
+    // First in, first out: the window holds the last `size` tuples inserted.
+    override def tupleNumbers: Array[Long] = Array.range(0, size.toInt).map(next - size + _)
     override def evictOldest(): Unit = fifo.evict()
     override def evictExceeded(attributes: InternalRow): Unit =
       throw new IllegalStateException("delta eviction keeps its tuples in a tree")
@@ -198,7 +260,8 @@ final class SlidingSweep(
   /** Contents that leave in any order (delta eviction), with a heap by attribute value. */
   private final class TreeContents(delta: DeltaUnits) extends Contents {
     private val tree = new SlidingAggregator(buffers)
-    private final class Held(val exact: Long, val approx: Double, val entry: tree.Entry)
+    private final class Held(
+        val exact: Long, val approx: Double, val entry: tree.Entry, val number: Long)
     private val byAttribute = new PriorityQueue[Held](64, (a: Held, b: Held) =>
       if (delta.exact) java.lang.Long.compare(a.exact, b.exact)
       else java.lang.Double.compare(a.approx, b.approx))
@@ -207,13 +270,14 @@ final class SlidingSweep(
     override def size: Long = byAttribute.size
     override def oldestOrder: Long = tree.oldest.time
     override def newestOrder: Long = tree.newest.time
-    override def insert(order: Long, row: InternalRow, attributes: InternalRow): Unit = {
+    override def insert(order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
       val entry = tree.append(order)
       tree.update(entry, row)
       tree.seal(entry)
       byAttribute.add(new Held(if (delta.exact) attributes.getLong(0) else 0L,
-        if (delta.exact) 0.0 else attributes.getDouble(0), entry))
+        if (delta.exact) 0.0 else attributes.getDouble(0), entry, number))
     }
+    override def tupleNumbers: Array[Long] = byAttribute.asScala.map(_.number).toArray.sorted
     override def evictOldest(): Unit =
       throw new IllegalStateException("delta eviction removes tuples by attribute")
     override def evictExceeded(attributes: InternalRow): Unit = {
@@ -231,6 +295,30 @@ final class SlidingSweep(
 }
 
 object SlidingSweep {
+  /** The trigger state of a group between two firings of a stream. */
+  final case class TriggerState(
+      arrivals: Long,
+      lastArrival: Long,
+      nextInstant: Long,
+      hasReference: Boolean,
+      referenceExact: Long,
+      referenceDouble: Double)
+
+  object TriggerState {
+    /** A group that has seen no tuple yet. */
+    val initial: TriggerState = TriggerState(0L, 0L, 0L, hasReference = false, 0L, 0.0)
+  }
+
+  /**
+   * How a group resumes: its first `restored` tuples are the window's contents, the triggers
+   * continue from `state`, and the group suspends after firing the time instants before
+   * `instantsBefore` (None: up to its last arrival, as a group that ends).
+   */
+  final case class Resume(restored: Long, state: TriggerState, instantsBefore: Option[Long])
+
+  /** A suspended group: its trigger state and the numbers of the tuples in its window. */
+  final case class Suspended(state: TriggerState, window: Array[Long])
+
   /** True if attribute `slot` of `attributes` exceeds the reference by more than the delta. */
   def exceeds(
       units: DeltaUnits,

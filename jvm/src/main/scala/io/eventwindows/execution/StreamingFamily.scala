@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{CountWindow, IndexWindow, RelativeTimeWindow, Snapshot, WindowFamily}
+import io.eventwindows.plans.{CountWindow, IndexWindow, RelativeTimeWindow, SlidingWindow, Snapshot, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 
@@ -22,6 +22,13 @@ sealed trait StreamingFamily extends Serializable {
    * at or before it is known, the row is final and is emitted.
    */
   def closeTime(window: InternalRow): Long
+
+  /**
+   * True if a firing resumes the sweep where the last one suspended it (the window's tuples and
+   * the trigger state kept, only new events consumed, every row it gives emitted) instead of
+   * replaying the events kept and emitting by close time.
+   */
+  def resumes: Boolean = false
 
   /**
    * Which of the replayed events (`starts(0 until count)`, the starts of the events at or before
@@ -45,6 +52,7 @@ object StreamingFamily {
     case CountWindow(n, _) => Some(CountStreaming(n))
     case IndexWindow(Some(lo), hi) => Some(IndexStreaming(lo, hi))
     case w: RelativeTimeWindow => Some(RelativeTimeStreaming(w))
+    case _: SlidingWindow => Some(SlidingStreaming)
     case _ => None
   }
 
@@ -143,5 +151,24 @@ object StreamingFamily {
       val from = Math.min(anchor, MessageSweep.lowerTime(window, anchor))
       Retention(firstAtOrAfter(starts, count, from), KeepNoEnded)
     }
+  }
+
+  /**
+   * SPL sliding windows: what fires depends on every earlier arrival (the count trigger's phase,
+   * the delta trigger's reference, the time trigger's instants), so they resume instead of
+   * replaying. A firing at t (an arrival, or a time-trigger instant that a later arrival confirms)
+   * sees the tuples up to t: final once they are known (close time t). What later firings need
+   * is the window's tuples and the trigger state, which [[SlidingSweep]] hands over when it
+   * suspends.
+   */
+  case object SlidingStreaming extends StreamingFamily {
+    override def closeTime(window: InternalRow): Long = window.getLong(0)
+
+    override def resumes: Boolean = true
+
+    /** Unused: a suspended sweep says which tuples its window holds. */
+    override def retention(
+        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention =
+      Retention(0, Long.MinValue)
   }
 }

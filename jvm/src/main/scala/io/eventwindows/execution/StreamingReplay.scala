@@ -3,6 +3,7 @@ package io.eventwindows.execution
 import scala.collection.mutable.ArrayBuffer
 
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -61,8 +62,13 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
   /**
    * Replays the `stored` events starting at or before `horizon`, emits the rows closing in
    * `(emittedThrough, horizon]`, and says what to keep and when something can close next.
+   * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead.
    */
-  def fire(stored: Iterator[Array[Byte]], emittedThrough: Long, horizon: Long): Firing = {
+  def fire(
+      stored: Iterator[Array[Byte]],
+      emittedThrough: Long,
+      horizon: Long,
+      trigger: SlidingSweep.TriggerState): Firing = {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
     var firstPending = NoClose
@@ -81,6 +87,10 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     val sorted = replayed.toArray
     java.util.Arrays.sort(sorted, (a: Stored, b: Stored) => ordering.compare(a.row, b.row))
     val starts = sorted.map(_.start)
+
+    if (spec.rules.resumes) {
+      return resume(sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
+    }
 
     val output = ArrayBuffer.empty[Row]
     var firstOpen: InternalRow = null
@@ -109,7 +119,41 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     kept ++= pending
     // A row an event after the horizon takes part in closes at its start or later.
     if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
-    Firing(output.toSeq, kept.toArray, nextClose)
+    Firing(output.toSeq, kept.toArray, nextClose, trigger)
+  }
+
+  /**
+   * SPL sliding windows: the events up to `emittedThrough` are the window the last firing left,
+   * put back as they were; the later ones up to the horizon arrive. Every row the sweep gives is
+   * new. Time-trigger instants up to the horizon fire if an arrival after them is known (a
+   * pending one), else up to the last arrival, as at the end of a batch.
+   */
+  private def resume(
+      sorted: Array[Stored],
+      emittedThrough: Long,
+      horizon: Long,
+      trigger: SlidingSweep.TriggerState,
+      pending: Seq[Array[Byte]],
+      firstPending: Long): Firing = {
+    val sweep = policy.asInstanceOf[SlidingSweep]
+    val restored = sorted.count(_.start <= emittedThrough)
+    sweep.resumeGroup(SlidingSweep.Resume(restored, trigger,
+      if (pending.nonEmpty) Some(TimeArithmetic.add(horizon, 1L)) else None))
+    val output = new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys,
+      spec.start, spec.end, timeType, spec.family.extraWindowFields, None, policy,
+      buffers.resultTypes, unusedMetric).map(toRow).toArray.toSeq
+    // No event, no group: the sweep did not run and nothing changed.
+    val suspended = Option(sweep.takeSuspended())
+    val state = suspended.map(_.state).getOrElse(trigger)
+    val kept = suspended.map(_.window.map(i => sorted(i.toInt).bytes)).getOrElse(Array.empty) ++
+      pending
+    val nextClose = spec.family match {
+      // Instants before a pending arrival fire once the watermark passes them.
+      case SlidingWindow(_, _: SplPolicy.Time) if pending.nonEmpty =>
+        Math.min(firstPending, state.nextInstant)
+      case _ => firstPending
+    }
+    Firing(output, kept, nextClose, state)
   }
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */
@@ -127,8 +171,13 @@ object StreamingReplay {
   final class Stored(val bytes: Array[Byte], val row: UnsafeRow, val start: Long, val end: Long)
 
   /**
-   * What a firing gives: the rows to emit, the events to keep (bytes), and the earliest close time
-   * of a row not emitted yet ([[NoClose]] if none is known).
+   * What a firing gives: the rows to emit, the events to keep (bytes), the earliest close time
+   * of a row not emitted yet ([[NoClose]] if none is known), and the trigger state of SPL sliding
+   * windows.
    */
-  final case class Firing(output: Seq[Row], kept: Array[Array[Byte]], nextClose: Long)
+  final case class Firing(
+      output: Seq[Row],
+      kept: Array[Array[Byte]],
+      nextClose: Long,
+      trigger: SlidingSweep.TriggerState)
 }

@@ -14,7 +14,9 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  *  - a firing at watermark w replays the events kept in state that are final at w through the
  *    family's own sweep ([[StreamingReplay]]), emits the rows that closed since the last firing,
  *    keeps only the events rows still open can need, and sets a timer where the next row can
- *    close.
+ *    close. SPL sliding windows, whose triggers depend on every earlier arrival, resume their
+ *    sweep instead: the window's tuples and the trigger state are kept, only new events are
+ *    consumed.
  *
  * So every row is emitted once, complete, when the watermark has passed its close time; rows
  * behind the watermark were dropped by Spark before they got here. The state holds, per key, the
@@ -60,14 +62,16 @@ final class StreamingWindowProcessor(spec: StreamingWindowSpec)
     val current = load().copy(hasTimer = false)
     val watermarkMs = timerValues.getCurrentWatermarkInMs()
     val horizon = spec.horizon.horizon(micros(watermarkMs))
-    val firing = replay.fire(events.get(), current.emittedThrough, horizon)
-    if (firing.kept.isEmpty) {
-      // Nothing left that a later row can need: forget the key.
+    val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger)
+    if (firing.kept.isEmpty && !spec.rules.resumes) {
+      // Nothing left that a later row can need: forget the key. (An SPL trigger's state is
+      // needed by every later arrival.)
       events.clear()
       progress.clear()
     } else {
-      events.put(firing.kept)
-      val emitted = current.copy(emittedThrough = Math.max(current.emittedThrough, horizon))
+      if (firing.kept.isEmpty) events.clear() else events.put(firing.kept)
+      val emitted = current.withTrigger(firing.trigger)
+        .copy(emittedThrough = Math.max(current.emittedThrough, horizon))
       progress.update(
         if (firing.nextClose == StreamingReplay.NoClose) emitted
         else schedule(emitted, Math.max(watermarkMs + 1,
@@ -88,6 +92,7 @@ final class StreamingWindowProcessor(spec: StreamingWindowSpec)
       stored
     } else {
       StreamingProgress(spec.definition, Long.MinValue, hasTimer = false, 0L)
+        .withTrigger(SlidingSweep.TriggerState.initial)
     }
 
   /** `current` with its one timer moved to `ms`. */
@@ -112,10 +117,26 @@ object StreamingWindowProcessor {
 
 /**
  * A key's progress: the `definition` of the aggregation that wrote it, the horizon up to which
- * rows were emitted (`emittedThrough`, operator time), and the key's one pending timer, if any.
+ * rows were emitted (`emittedThrough`, operator time), the key's one pending timer, if any, and
+ * the trigger state of an SPL sliding window (`spl*`, see [[SlidingSweep.TriggerState]]).
  */
 case class StreamingProgress(
     definition: String,
     emittedThrough: Long,
     hasTimer: Boolean,
-    timerMs: Long)
+    timerMs: Long,
+    splArrivals: Long = 0L,
+    splLastArrival: Long = 0L,
+    splNextInstant: Long = 0L,
+    splHasReference: Boolean = false,
+    splReferenceExact: Long = 0L,
+    splReferenceDouble: Double = 0.0) {
+
+  def trigger: SlidingSweep.TriggerState = SlidingSweep.TriggerState(splArrivals, splLastArrival,
+    splNextInstant, splHasReference, splReferenceExact, splReferenceDouble)
+
+  def withTrigger(t: SlidingSweep.TriggerState): StreamingProgress = copy(
+    splArrivals = t.arrivals, splLastArrival = t.lastArrival, splNextInstant = t.nextInstant,
+    splHasReference = t.hasReference, splReferenceExact = t.referenceExact,
+    splReferenceDouble = t.referenceDouble)
+}
