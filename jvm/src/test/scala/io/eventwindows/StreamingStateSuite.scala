@@ -185,6 +185,20 @@ class StreamingStateSuite extends EventWindowsSuite {
     "time_window(ts, '-1 second', '-500 milliseconds', '(]')" -> timeClosed(-500000L))
 
   /**
+   * Hopping windows with per-window output (here with collect_list, which depends on input order,
+   * so not Spark's streaming aggregation): a window is final once every event starting before its
+   * end is known; under 'point' the row starts at the window's end.
+   */
+  private val hoppingClosed = (w: Row, watermark: Long) => field(w, "end") - 1 <= watermark
+  private val hoppingPointClosed = (w: Row, watermark: Long) => field(w, "start") - 1 <= watermark
+
+  private val hoppingCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "hopping_window(ts, '3 seconds', '1 second')" -> hoppingClosed,
+    "hopping_window(ts, te, '2 seconds', '1 second', '500 milliseconds')" -> hoppingClosed,
+    "tumbling_window(ts, te, '2 seconds', NULL, 'point')" -> hoppingPointClosed,
+    "hopping_window(ts, te, '1 second', '2 seconds')" -> hoppingClosed)
+
+  /**
    * Hopping output 'changes' (a snapshot window over snapped lifetimes): a run is final once no
    * later row can snap into it; rows after the watermark w snap to adjust_start_time(w + 1 tick)
    * or later.
@@ -220,7 +234,7 @@ class StreamingStateSuite extends EventWindowsSuite {
     "sliding_window(ts, 'delta(ts, 1)', 'time(1 second)')",
     "sliding_window(ts, 'time(1500 milliseconds)', 'delta(v, 2)')").map(_ -> slidingClosed)
 
-  for ((window, closed) <- cases ++ changesCases ++ slidingCases) {
+  for ((window, closed) <- cases ++ hoppingCases ++ changesCases ++ slidingCases) {
     test(s"append mode: $window gives the batch rows the watermark closed, each once") {
       val run = streamed(window)
       agrees(window, closed, run)
@@ -229,7 +243,7 @@ class StreamingStateSuite extends EventWindowsSuite {
   }
 
   test("update mode emits the same closed windows, each once") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(9))) {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(9), hoppingCases(2))) {
       agrees(window, closed, streamed(window, mode = "update"))
     }
   }
@@ -252,7 +266,8 @@ class StreamingStateSuite extends EventWindowsSuite {
   }
 
   test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0),
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
+        changesCases(0),
         slidingCases(2), slidingCases(5), slidingCases(7))) {
       val run = restarted(window, window)
       agrees(window, closed, run)
@@ -327,6 +342,20 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
+  test("per-window hopping output over an open-ended event needs a horizon on a stream") {
+    val openEnded = Seq(Seq(StreamEvent("a", at(0), null, 1L)), Seq(ev("a", 9000, 9100, 2)))
+    val message = errorOf(streamed("hopping_window(ts, te, '2 seconds', '1 second')", openEnded))
+    assert(message.contains("hopping_window: the event starting at 2024-01-01 00:00:00 is " +
+      "open-ended (NULL end): on a stream it would lie in windows without end."), message)
+    // With a horizon at 3 s it lies in the windows up to [3 s, 5 s), as in a batch.
+    val window = "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'window', " +
+      "TIMESTAMP'2024-01-01 00:00:03')"
+    val run = streamed(window, openEnded)
+    assert(run.rows.map(r => micros(r(1).asInstanceOf[Row].get(0))).sorted ===
+      (-1000000L to 3000000L by 1000000L).map(_ + micros(at(0))))
+    agrees(window, hoppingClosed, run, openEnded.flatten, finalWatermark = 9000 - 1500)
+  }
+
   test("families that do not run on streams: an analysis error naming the function and why") {
     withRocksDB {
       val events = newStream().toDF().withWatermark("ts", delay)
@@ -335,9 +364,7 @@ class StreamingStateSuite extends EventWindowsSuite {
           "anchor_window: dynamic windows (dynamic_window) are not supported on streaming " +
             "DataFrames: an anchor's interval may reach back to any earlier message"),
         ("index_window(ts, NULL, 0)",
-          "index_window: a running window (lo NULL) is not supported on streaming DataFrames"),
-        ("hopping_window(ts, '5 seconds', '1 second')",
-          "hopping_window: streaming DataFrames are not supported yet"))
+          "index_window: a running window (lo NULL) is not supported on streaming DataFrames"))
       for ((window, expected) <- unsupported) {
         val message = rejected(events, window)
         assert(message.startsWith(expected), message)
@@ -389,8 +416,8 @@ class StreamingStateSuite extends EventWindowsSuite {
       batch.filter(e => e.ts.getTime - baseMillis > w)
     }
     assert(notLate.size < input.flatten.size, "no late row")
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), changesCases(0),
-        slidingCases(5), slidingCases(7))) {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
+        changesCases(0), slidingCases(5), slidingCases(7))) {
       val run = streamed(window, input)
       assert(run.droppedByWatermark === input.flatten.size - notLate.size)
       agrees(window, closed, run, notLate, watermarks.last)

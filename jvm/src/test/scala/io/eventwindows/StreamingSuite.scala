@@ -16,9 +16,8 @@ case class StreamEvent(k: String, ts: Timestamp, te: Timestamp, v: Long)
 /**
  * Streaming DataFrames: hopping and tumbling windows under 'window' and 'point' output, with
  * order-insensitive aggregates, run as Spark's own streaming aggregation and give the batch answer
- * of every window the watermark has closed; with order-sensitive aggregates they need the window
- * operator and fail at analysis, naming the function. (The families that run through
- * TransformWithState: StreamingStateSuite.)
+ * of every window the watermark has closed. (With order-sensitive aggregates they run through
+ * TransformWithState, as the other families: StreamingStateSuite.)
  *
  * The issue's scenario throughout: events at 00:00:00-00:00:03 in the first micro-batch and at
  * 00:00:02-00:00:05 in the second (a third pushes the watermark on).
@@ -101,25 +100,15 @@ class StreamingSuite extends EventWindowsSuite {
     intercept[AnalysisException](build(events)).getMessage
   }
 
-  test("order-sensitive aggregates need the window operator, so they are rejected on a stream") {
-    for (aggregate <- Seq("first(v)", "collect_list(v)", "max_by(v, k)")) {
-      val message = rejected(_.groupBy(expr("tumbling_window(ts, '2 seconds')"))
-        .agg(expr(aggregate)))
-      assert(message.contains("tumbling_window: streaming DataFrames are not supported yet"),
-        s"$aggregate: $message")
-    }
-  }
-
   test("the planner refuses a streaming EventWindowAggregate that skipped the check") {
     newStream().toDF().createOrReplaceTempView("stream_events")
     val session = spark.asInstanceOf[classic.SparkSession].sessionState
     val parsed = session.sqlParser.parsePlan(
-      "SELECT k, first(v) FROM stream_events GROUP BY k, hopping_window(ts, te, '1 second', " +
-        "'2 seconds')")
+      "SELECT k, count(*) FROM stream_events GROUP BY k, index_window(ts, NULL, 0)")
     val node = session.analyzer.execute(parsed).collectFirst { case a: EventWindowAggregate => a }
     assert(node.exists(_.isStreaming))
     val e = intercept[AnalysisException](EventWindowStrategy(node.get))
-    assert(e.getMessage.startsWith("hopping_window: streaming DataFrames are not supported yet"))
+    assert(e.getMessage.startsWith("index_window: a running window (lo NULL) is not supported"))
   }
 
   // Tumbling 2 s windows [0, 2), [2, 4), [4, 6), [10, 12); hopping 1 s every 2 s: [0, 1),

@@ -35,12 +35,8 @@ object CheckStreaming extends (LogicalPlan => Unit) {
       WindowParameters.fail(a.function, "a running window (lo NULL) is not supported on " +
         "streaming DataFrames: its window holds every message of the key since the stream " +
         "began; give a lower bound, e.g. index_window(ts, -99, 0)")
-    case _ => unsupported(a.function)
+    case _ =>
+      WindowParameters.fail(a.function, "this window is not supported on streaming DataFrames; " +
+        "run it on a batch DataFrame")
   }
-
-  def unsupported(function: String): Nothing =
-    WindowParameters.fail(function, "streaming DataFrames are not supported yet, only batch " +
-      "DataFrames: each micro-batch would be windowed on its own. On streams, hopping_window " +
-      "and tumbling_window under output 'window' or 'point', with aggregates that do not " +
-      "depend on the order of their input, run: as Spark's own streaming aggregation")
 }

@@ -1,7 +1,9 @@
 package io.eventwindows.execution
 
-import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{CountWindow, IndexWindow, RelativeTimeWindow, SlidingWindow, Snapshot, WindowFamily}
+import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
+import io.eventwindows.plans.{CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot, WindowFamily}
+
+import org.apache.spark.sql.types.DataType
 
 import org.apache.spark.sql.catalyst.InternalRow
 
@@ -36,6 +38,12 @@ sealed trait StreamingFamily extends Serializable {
    * first row of the replay that closes after `horizon`, or null.
    */
   def retention(starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention
+
+  /**
+   * Checks an open-ended event (NULL end) starting at `start` as it arrives; by default every
+   * family takes them (they last to the end of time).
+   */
+  def checkOpenEnded(start: Long, timeType: DataType): Unit = ()
 }
 
 /**
@@ -49,6 +57,7 @@ object StreamingFamily {
   /** The streaming rules of a family, or None if it does not run on streams by replay. */
   def apply(family: WindowFamily): Option[StreamingFamily] = family match {
     case Snapshot => Some(SnapshotStreaming)
+    case h: Hopping => Some(HoppingStreaming(h))
     case CountWindow(n, _) => Some(CountStreaming(n))
     case IndexWindow(Some(lo), hi) => Some(IndexStreaming(lo, hi))
     case w: RelativeTimeWindow => Some(RelativeTimeStreaming(w))
@@ -86,6 +95,31 @@ object StreamingFamily {
       val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
       Retention(count, from)
     }
+  }
+
+  /**
+   * Hopping and tumbling windows under per-window output (on streams only with aggregates that
+   * depend on input order: the others run as Spark's streaming aggregation; 'changes' is a
+   * snapshot window by now): a window is final once every event starting before its end is known,
+   * close time its end minus one tick (under 'point' the row's lifetime starts at the window's
+   * end). The windows still open end after that of the first open one (or after the horizon plus
+   * one tick); they need the events ending after its start. An open-ended event needs the family's
+   * horizon, or its windows would never end.
+   */
+  final case class HoppingStreaming(family: Hopping) extends StreamingFamily {
+    private def windowEnd(window: InternalRow): Long =
+      window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
+
+    override def closeTime(window: InternalRow): Long = TimeArithmetic.add(windowEnd(window), -1L)
+
+    override def retention(
+        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+      val end = if (firstOpen != null) windowEnd(firstOpen) else TimeArithmetic.add(horizon, 2L)
+      Retention(count, TimeArithmetic.subtract(end, family.size))
+    }
+
+    override def checkOpenEnded(start: Long, timeType: DataType): Unit =
+      if (family.horizon.isEmpty) EventWindowsOf.openEndedOnStream(family, start, timeType)
   }
 
   /**

@@ -44,7 +44,8 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
       spec.values, spec.input)).map(SortOrder(_, Ascending)), spec.input)
 
   private val buffers = new AggregateBuffers(spec.aggregates, spec.filters, spec.input)
-  // Per-window hopping output (the only user of the horizon argument) never runs here.
+  // The horizon argument serves only per-window hopping output over open-ended events, which on
+  // a stream need the family's own horizon (checked as they arrive).
   private val policy = SweepPolicy.factory(spec.family, spec.values, spec.input, timeType,
     lineMin, lineMax, lineMax)(buffers)
   private val windowFields = 2 + spec.family.extraWindowFields.size
@@ -56,7 +57,13 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     // returns that very buffer when the row fills it (all columns fixed-width), so copy first.
     val internal = toInternal(row).asInstanceOf[UnsafeRow]
     lifetime(internal)
-    if (times.isNullAt(0)) None else Some(internal.copy().getBytes)
+    if (times.isNullAt(0)) None
+    else {
+      if (spec.end.isDefined && times.isNullAt(1)) {
+        spec.rules.checkOpenEnded(times.getLong(0), timeType)
+      }
+      Some(internal.copy().getBytes)
+    }
   }
 
   /**

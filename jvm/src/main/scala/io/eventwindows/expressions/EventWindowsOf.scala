@@ -73,12 +73,7 @@ case class EventWindowsOf(start: Expression, end: Option[Expression], family: Ho
   }
 
   private def openEnd(start: Long): Long = {
-    if (family.horizon.isEmpty) {
-      throw new EventWindowsInputException(s"${family.functionName}: the event starting at " +
-        s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
-        "windows without end. Give the window function a horizon (its last argument), or the " +
-        "event an end")
-    }
+    if (family.horizon.isEmpty) EventWindowsOf.openEndedOnStream(family, start, timeType)
     axis.openEnd(start)
   }
 
@@ -103,6 +98,16 @@ case class EventWindowsOf(start: Expression, end: Option[Expression], family: Ho
 
 object EventWindowsOf {
   val NoWindows: ArrayData = new GenericArrayData(Array.empty[Any])
+
+  /**
+   * The error for an open-ended event (NULL end) under per-window output on a stream, without the
+   * family's horizon: there is no latest time to stop its windows at.
+   */
+  def openEndedOnStream(family: Hopping, start: Long, timeType: DataType): Nothing =
+    throw new EventWindowsInputException(s"${family.functionName}: the event starting at " +
+      s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
+      "windows without end. Give the window function a horizon (its last argument), or the " +
+      "event an end")
 
   /** The most windows one event may lie in on a stream: each is a row before aggregation. */
   val MaxWindows: Long = 1000000L
