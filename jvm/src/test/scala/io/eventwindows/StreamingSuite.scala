@@ -212,6 +212,20 @@ class StreamingSuite extends EventWindowsSuite {
       closedBy(finalWatermark)(batchAnswer(window)))
   }
 
+  test("a changed window against the checkpoint of another fails the query, not wrong rows") {
+    val stream = newStream()
+    val checkpoint = java.nio.file.Files.createTempDirectory("eventwindows-checkpoint").toString
+    streamed("hopping_window(ts, '3 seconds', '1 second')", "append", batches.take(2), stream,
+      Some(checkpoint))
+    // Windows of the old definition are still open in the state: the next batch closes them.
+    val message = errorOf(streamed("hopping_window(ts, '2 seconds', '1 second')", "append",
+      batches.drop(2), stream, Some(checkpoint)))
+    assert(message.contains("hopping_window: the checkpoint holds the state of another window " +
+      "definition [hopping_window Hopping(3000000,1000000,0,window,None) start=ts end=point], " +
+      "not of this query's [hopping_window Hopping(2000000,1000000,0,window,None) start=ts " +
+      "end=point]; a changed window definition needs a new checkpoint location"), message)
+  }
+
   test("late rows are dropped from their closed windows and counted in the progress") {
     // After the second batch the watermark is 4.5 s: the late event's window [1, 4) is closed
     // and drops it; it still counts in [2, 5) and [3, 6).

@@ -3,13 +3,13 @@ package io.eventwindows.analysis
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Explode, Expression, IsNotNull, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Concat, CreateMap, EqualTo, Explode, Expression, If, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, Metadata}
+import org.apache.spark.sql.types.{BooleanType, DayTimeIntervalType, LongType, Metadata}
 
 /**
  * Places a window function used in GROUP BY below its aggregate, as Spark's `TimeWindowing` does
@@ -132,10 +132,10 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       window.family match {
         case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) &&
             aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
-          a.copy(child = pointEventWindows(list, input, window, h, windowAttribute))
+          sparkAggregate(a, window, pointEventWindows(list, input, window, h, windowAttribute))
         case h: Hopping if input.isStreaming && h.output != OutputPolicy.Changes &&
             aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
-          a.copy(child = explodedWindows(list, input, window, h, windowAttribute))
+          sparkAggregate(a, window, explodedWindows(list, input, window, h, windowAttribute))
         case _ =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
             results)
@@ -152,6 +152,31 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     case _: First | _: Last | _: AnyValue | _: MaxMinBy => false
     case _: DeclarativeAggregate => true
     case _ => false
+  }
+
+  /**
+   * The Aggregate over `child`. On a stream that is Spark's streaming aggregation, whose state
+   * then also holds the definition of the window that wrote each window's state: a window written
+   * under another definition (a query restarted from the checkpoint of a changed window) fails the
+   * query when it is next emitted, instead of giving partial windows, as the state of the other
+   * families does. Spark's own check of the state's schema catches changed keys and aggregates,
+   * not a changed size or hop.
+   */
+  private def sparkAggregate(a: Aggregate, window: EventWindow, child: LogicalPlan): LogicalPlan = {
+    val aggregate = a.copy(child = child)
+    if (!child.isStreaming) return aggregate
+    val definition = Literal(s"${window.prettyName} ${window.family} start=${window.start.sql} " +
+      s"end=${window.end.map(_.sql).getOrElse("point")}")
+    val stored = Alias(First(definition, ignoreNulls = false).toAggregateExpression(),
+      "eventwindows_definition")()
+    val error = Concat(Seq(Literal(s"${window.prettyName}: the checkpoint holds the state of " +
+      "another window definition ["), stored.toAttribute, Literal(s"], not of this query's " +
+      s"[${definition.value}]; a changed window definition needs a new checkpoint location")))
+    val check = If(EqualTo(stored.toAttribute, definition), Literal.TrueLiteral,
+      RaiseError(Literal("USER_RAISED_EXCEPTION"),
+        CreateMap(Seq(Literal("errorMessage"), error)), BooleanType))
+    Project(a.output,
+      Filter(check, aggregate.copy(aggregateExpressions = a.aggregateExpressions :+ stored)))
   }
 
   /**
