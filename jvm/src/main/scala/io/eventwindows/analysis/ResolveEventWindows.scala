@@ -1,9 +1,11 @@
 package io.eventwindows.analysis
 
+import scala.util.hashing.MurmurHash3
+
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Concat, CreateMap, EqualTo, Explode, Expression, If, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
@@ -165,14 +167,16 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
   private def sparkAggregate(a: Aggregate, window: EventWindow, child: LogicalPlan): LogicalPlan = {
     val aggregate = a.copy(child = child)
     if (!child.isStreaming) return aggregate
-    val definition = Literal(s"${window.prettyName} ${window.family} start=${window.start.sql} " +
-      s"end=${window.end.map(_.sql).getOrElse("point")}")
-    val stored = Alias(First(definition, ignoreNulls = false).toAggregateExpression(),
+    val definition = s"${window.prettyName} ${window.family} start=${window.start.sql} " +
+      s"end=${window.end.map(_.sql).getOrElse("point")}"
+    // A fingerprint, not the text: a string buffer would keep Spark from its hash aggregate.
+    val fingerprint = Literal(MurmurHash3.stringHash(definition).toLong)
+    val stored = Alias(First(fingerprint, ignoreNulls = false).toAggregateExpression(),
       "eventwindows_definition")()
-    val error = Concat(Seq(Literal(s"${window.prettyName}: the checkpoint holds the state of " +
-      "another window definition ["), stored.toAttribute, Literal(s"], not of this query's " +
-      s"[${definition.value}]; a changed window definition needs a new checkpoint location")))
-    val check = If(EqualTo(stored.toAttribute, definition), Literal.TrueLiteral,
+    val error = Literal(s"${window.prettyName}: the checkpoint holds the state of another " +
+      s"window definition, not of this query's [$definition]; a changed window definition " +
+      "needs a new checkpoint location")
+    val check = If(EqualTo(stored.toAttribute, fingerprint), Literal.TrueLiteral,
       RaiseError(Literal("USER_RAISED_EXCEPTION"),
         CreateMap(Seq(Literal("errorMessage"), error)), BooleanType))
     Project(a.output,
