@@ -40,6 +40,31 @@ def events(spark):
     ).repartition(7)
 
 
+def streamed(spark, build):
+    """build(stream) over the events as a stream of 5 Parquet files in time order (1000 s each,
+    one per micro-batch, watermark 30 s, so no row is late), in append mode: its rows."""
+    import tempfile
+    import uuid
+
+    from pyspark.sql import functions as F
+
+    source = tempfile.mkdtemp(prefix="eventwindows-stream-")
+    timed = events(spark).select("k", F.timestamp_seconds("s").alias("ts"),
+                                 F.timestamp_seconds("e").alias("te"), "v")
+    for i in range(5):
+        timed.filter(F.floor(F.unix_seconds("ts") / 1000) == i).coalesce(1).write.mode(
+            "append").parquet(source)
+    name = f"ew_stream_{uuid.uuid4().hex}"
+    stream = spark.readStream.schema(timed.schema).option("maxFilesPerTrigger", 1).parquet(source)
+    query = (build(stream.withWatermark("ts", "30 seconds")).writeStream.format("memory")
+             .queryName(name).outputMode("append")
+             .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    return spark.table(name).withColumn("window", F.struct(
+        F.unix_micros("window.start").alias("start"), F.unix_micros("window.end").alias("end")))
+
+
 def queries(spark):
     """The windowed queries, each as rows of plain values (JSON-able, sorted)."""
     import eventwindows as ew
@@ -89,6 +114,19 @@ def queries(spark):
             .withColumn("window", F.struct(F.col("window.start").cast("string").alias("start"),
                                            F.col("window.end").cast("string").alias("end"))),
             "count"),
+        # On streams: Spark's streaming aggregation, and transformWithState in the executors
+        # (state in RocksDB, the processor and its sweep serialized to them).
+        "stream_hopping": rows(streamed(spark, lambda st: st.groupBy(
+            "k", ew.hopping_window("ts", "te", "100 seconds", "40 seconds")).agg(*aggs)),
+            "n", "sum(v)", "min(v)", "max(v)"),
+        "stream_snapshot": rows(streamed(spark, lambda st: st.groupBy(
+            "k", ew.snapshot_window("ts", "te")).agg(*aggs[:2])), "n", "sum(v)"),
+        "stream_index": rows(streamed(spark, lambda st: st.groupBy(
+            "k", ew.index_window("ts", -3, 1)).agg(aggs[0], F.collect_list("v").alias("vs"))),
+            "n", "vs"),
+        "stream_sliding": rows(streamed(spark, lambda st: st.groupBy(
+            "k", ew.sliding_window("ts", ew.count(7), ew.time(40))).agg(
+            aggs[0], F.collect_list("v").alias("vs"))), "n", "vs"),
     }
 
 
