@@ -397,31 +397,16 @@ def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: in
 
 def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
     """(j) hopping 60 s / 1 s over a stream of files, ours against Spark's streaming window()."""
-    source = write_stream_files(events, "ts", 3600)
+    def query(window):
+        return lambda stream: (stream.withWatermark("ts", "10 seconds").groupBy("k", window)
+                               .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
 
-    def run(window) -> tuple:
-        return run_stream(spark, source, events.schema, lambda stream: (
-            stream.withWatermark("ts", "10 seconds").groupBy("k", window)
-            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))))
-
-    builtin_runs, ours_runs = [], []
-    for _ in range(repeat):  # Alternated, so that neither side alone pays for the warm-up.
-        builtin_runs.append(run(F.window("ts", "60 seconds", "1 second")))
-        ours_runs.append(run(ew.hopping_window("ts", None, "60 seconds", "1 second")))
-    t_builtin, builtin = min(builtin_runs, key=lambda r: r[0])
-    t_ours, ours = min(ours_runs, key=lambda r: r[0])
-    ours_sum, builtin_sum = checksum(per_window(ours)), checksum(per_window(builtin))
-    if ours_sum != builtin_sum:
-        raise AssertionError(f"(j): different answers: ours {ours_sum}, built-in {builtin_sum}")
-    n = events.count()
-    name = "(j) streaming hopping 60 s / 1 s, 20 micro-batches"
-    print(f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
-          f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
-          f"answer: {ours_sum[0]:,} closed windows", flush=True)
-    NOTES.append(f"(j) events per second: built-in {n / t_builtin:,.0f}, eventwindows "
-                 f"{n / t_ours:,.0f}")
-    return {"case": name, "builtin_s": t_builtin, "ours_s": t_ours, "ratio": t_builtin / t_ours,
-            "ours_rows": ours_sum[0], "builtin_rows": builtin_sum[0]}
+    return compare_streams(
+        "(j) streaming hopping 60 s / 1 s, 20 micro-batches", spark, events,
+        write_stream_files(events, "ts", 3600),
+        builtin=query(F.window("ts", "60 seconds", "1 second")),
+        ours=query(ew.hopping_window("ts", None, "60 seconds", "1 second")),
+        comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
 
 
 def write_stream_files(events: DataFrame, time_column: str, span_seconds: int,
@@ -448,11 +433,37 @@ def run_stream(spark: SparkSession, source: str, schema, build) -> tuple:
     return time.perf_counter() - t0, spark.table(name)
 
 
+def compare_streams(name: str, spark: SparkSession, events: DataFrame, source: str, builtin,
+                    ours, comparable, repeat: int) -> dict:
+    """Times the streaming queries builtin(stream) and ours(stream) over the files of `events`
+    in `source` (best of `repeat` runs, alternated so that neither side alone pays for the
+    warm-up), checks that comparable(builtin rows, ours rows) gives the same rows, and prints
+    the ratio and the events per second."""
+    builtin_runs, ours_runs = [], []
+    for _ in range(repeat):
+        builtin_runs.append(run_stream(spark, source, events.schema, builtin))
+        ours_runs.append(run_stream(spark, source, events.schema, ours))
+    t_builtin, builtin_rows = min(builtin_runs, key=lambda r: r[0])
+    t_ours, ours_rows = min(ours_runs, key=lambda r: r[0])
+    builtin_check, ours_check = comparable(builtin_rows, ours_rows)
+    ours_sum, builtin_sum = checksum(ours_check), checksum(builtin_check)
+    if ours_sum != builtin_sum:
+        raise AssertionError(f"{name}: different answers: ours {ours_sum}, "
+                             f"built-in {builtin_sum}")
+    n = events.count()
+    print(f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
+          f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
+          f"answer on {ours_sum[0]:,} closed windows", flush=True)
+    NOTES.append(f"{name.split()[0]} events per second: built-in {n / t_builtin:,.0f}, "
+                 f"eventwindows {n / t_ours:,.0f}")
+    return {"case": name, "builtin_s": t_builtin, "ours_s": t_ours, "ratio": t_builtin / t_ours,
+            "ours_rows": ours_rows.count(), "builtin_rows": builtin_rows.count()}
+
+
 def streaming_changes(spark: SparkSession, repeat: int) -> dict:
     """(k) 'changes' over interval events on a stream, against the streaming explode."""
     week = 7 * 86400
     events = interval_events(spark, 200_000, 100, week, 10 * 60)
-    source = write_stream_files(events, "s", week)
     size_us, hop_us = 5 * 60 * MICROS_PER_SECOND, 60 * MICROS_PER_SECOND
 
     def ours(stream: DataFrame) -> DataFrame:
@@ -468,32 +479,20 @@ def streaming_changes(spark: SparkSession, repeat: int) -> dict:
         return (stream.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us)))
                               .alias("ws_us"))
                 .withColumn("ws", F.timestamp_micros("ws_us"))
-                .withWatermark("ws", "30 minutes")  # > 19 min events + 5 min windows + 10 s
+                .withWatermark("ws", "30 minutes")  # > 20 min events + 5 min windows + 10 s
                 .groupBy("k", "ws").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
                 .select("k", "ws", (F.col("ws") + F.expr("INTERVAL 5 MINUTES")).alias("we"),
                         "n", "total"))
 
-    builtin_runs, ours_runs = [], []
-    for _ in range(repeat):  # Alternated, so that neither side alone pays for the warm-up.
-        builtin_runs.append(run_stream(spark, source, events.schema, builtin))
-        ours_runs.append(run_stream(spark, source, events.schema, ours))
-    t_builtin, builtin_rows = min(builtin_runs, key=lambda r: r[0])
-    t_ours, ours_rows = min(ours_runs, key=lambda r: r[0])
+    # Both have closed the windows ending a day before the last event.
     cutoff = F.timestamp_micros(F.lit(ORIGIN + (week - 86400) * MICROS_PER_SECOND))
-    ours_windows = expand_changes(ours_rows, size_us, hop_us).filter(F.col("we") <= cutoff)
-    builtin_windows = builtin_rows.filter(F.col("we") <= cutoff)
-    ours_sum, builtin_sum = checksum(ours_windows), checksum(builtin_windows)
-    if ours_sum != builtin_sum:
-        raise AssertionError(f"(k): different answers: ours {ours_sum}, built-in {builtin_sum}")
-    n = events.count()
-    name = "(k) streaming hopping 5 min / 1 min 'changes', interval events, 20 micro-batches"
-    print(f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
-          f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
-          f"answer on {ours_sum[0]:,} windows", flush=True)
-    NOTES.append(f"(k) events per second: built-in {n / t_builtin:,.0f}, eventwindows "
-                 f"{n / t_ours:,.0f}")
-    return {"case": name, "builtin_s": t_builtin, "ours_s": t_ours, "ratio": t_builtin / t_ours,
-            "ours_rows": ours_rows.count(), "builtin_rows": builtin_rows.count()}
+    return compare_streams(
+        "(k) streaming hopping 5 min / 1 min 'changes', interval events, 20 micro-batches",
+        spark, events, write_stream_files(events, "s", week), builtin=builtin, ours=ours,
+        comparable=lambda builtin_rows, ours_rows: (
+            builtin_rows.filter(F.col("we") <= cutoff),
+            expand_changes(ours_rows, size_us, hop_us).filter(F.col("we") <= cutoff)),
+        repeat=repeat)
 
 
 def main() -> None:
