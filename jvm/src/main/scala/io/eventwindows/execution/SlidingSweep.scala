@@ -243,7 +243,8 @@ final class SlidingSweep(
     override def oldestOrder: Long = fifo.headTime
     override def newestOrder: Long = fifo.lastIncludedTime
     private var next = 0L
-    override def insert(order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
+    override def insert(
+        order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
       fifo.add(order, row)
       fifo.include()
       next = number + 1
@@ -270,7 +271,8 @@ final class SlidingSweep(
     override def size: Long = byAttribute.size
     override def oldestOrder: Long = tree.oldest.time
     override def newestOrder: Long = tree.newest.time
-    override def insert(order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
+    override def insert(
+        order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
       val entry = tree.append(order)
       tree.update(entry, row)
       tree.seal(entry)

@@ -33,11 +33,11 @@ sealed trait StreamingFamily extends Serializable {
   def resumes: Boolean = false
 
   /**
-   * Which of the replayed events (`starts(0 until count)`, the starts of the events at or before
-   * `horizon`, sorted) the rows closing after `horizon` need. `firstOpen` is the window of the
+   * Which of the replayed events (`starts`: the starts of the events at or before `horizon`,
+   * sorted) the rows closing after `horizon` need. `firstOpen` is the window of the
    * first row of the replay that closes after `horizon`, or null.
    */
-  def retention(starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention
+  def retention(starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention
 
   /**
    * Checks an open-ended event (NULL end) starting at `start` as it arrives; by default every
@@ -67,10 +67,10 @@ object StreamingFamily {
 
   private val KeepNoEnded = Long.MaxValue
 
-  /** The index of the first of the sorted `starts` at or after `time` (`count` if none). */
-  private[execution] def firstAtOrAfter(starts: Array[Long], count: Int, time: Long): Int = {
+  /** The index of the first of the sorted `starts` at or after `time` (their number if none). */
+  private[execution] def firstAtOrAfter(starts: Array[Long], time: Long): Int = {
     var lo = 0
-    var hi = count
+    var hi = starts.length
     while (lo < hi) {
       val mid = (lo + hi) >>> 1
       if (starts(mid) < time) lo = mid + 1 else hi = mid
@@ -91,9 +91,9 @@ object StreamingFamily {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
 
     override def retention(
-        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
-      Retention(count, from)
+      Retention(starts.length, from)
     }
   }
 
@@ -113,9 +113,9 @@ object StreamingFamily {
     override def closeTime(window: InternalRow): Long = TimeArithmetic.add(windowEnd(window), -1L)
 
     override def retention(
-        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val end = if (firstOpen != null) windowEnd(firstOpen) else TimeArithmetic.add(horizon, 2L)
-      Retention(count, TimeArithmetic.subtract(end, family.size))
+      Retention(starts.length, TimeArithmetic.subtract(end, family.size))
     }
 
     override def checkOpenEnded(start: Long, timeType: DataType): Unit =
@@ -131,15 +131,16 @@ object StreamingFamily {
     override def closeTime(window: InternalRow): Long = window.getLong(3)
 
     override def retention(
-        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
-      if (n == 1) return Retention(count, TimeArithmetic.add(horizon, 1L))
+        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+      if (n == 1) return Retention(starts.length, TimeArithmetic.add(horizon, 1L))
       var distinct = 0L
+      val count = starts.length
       var i = count - 1
       while (i >= 0) {
         if (i == count - 1 || starts(i) != starts(i + 1)) {
           distinct += 1
           if (distinct == n - 1) {
-            val first = firstAtOrAfter(starts, count, starts(i))
+            val first = firstAtOrAfter(starts, starts(i))
             return Retention(first, starts(i))
           }
         }
@@ -160,7 +161,8 @@ object StreamingFamily {
       Math.max(window.getLong(0), window.getLong(3))
 
     override def retention(
-        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+      val count = starts.length
       val firstOpenAnchor = Math.max(0L, count - Math.max(hi, 0L))
       val keep = Math.max(0L, Math.min(firstOpenAnchor, TimeArithmetic.add(firstOpenAnchor, lo)))
       Retention(Math.min(keep, count.toLong).toInt, KeepNoEnded)
@@ -180,10 +182,10 @@ object StreamingFamily {
     }
 
     override def retention(
-        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val anchor = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
       val from = Math.min(anchor, MessageSweep.lowerTime(window, anchor))
-      Retention(firstAtOrAfter(starts, count, from), KeepNoEnded)
+      Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
   }
 
@@ -202,7 +204,7 @@ object StreamingFamily {
 
     /** Unused: a suspended sweep says which tuples its window holds. */
     override def retention(
-        starts: Array[Long], count: Int, horizon: Long, firstOpen: InternalRow): Retention =
+        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention =
       Retention(0, Long.MinValue)
   }
 }

@@ -93,7 +93,6 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     }
     val sorted = replayed.toArray
     java.util.Arrays.sort(sorted, (a: Stored, b: Stored) => ordering.compare(a.row, b.row))
-    val starts = sorted.map(_.start)
 
     if (spec.rules.resumes) {
       return resume(sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
@@ -102,10 +101,7 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     val output = ArrayBuffer.empty[Row]
     var firstOpen: InternalRow = null
     var nextClose = NoClose
-    val sweep = new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys,
-      spec.start, spec.end, timeType, spec.family.extraWindowFields, None, policy,
-      buffers.resultTypes, unusedMetric)
-    sweep.foreach { out =>
+    sweep(sorted).foreach { out =>
       val window = out.getStruct(spec.keys.size, windowFields)
       val close = spec.rules.closeTime(window)
       if (close > horizon) {
@@ -116,7 +112,7 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
       }
     }
 
-    val retention = spec.rules.retention(starts, starts.length, horizon, firstOpen)
+    val retention = spec.rules.retention(sorted.map(_.start), horizon, firstOpen)
     val kept = ArrayBuffer.empty[Array[Byte]]
     var i = 0
     while (i < sorted.length) {
@@ -142,15 +138,13 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
       trigger: SlidingSweep.TriggerState,
       pending: Seq[Array[Byte]],
       firstPending: Long): Firing = {
-    val sweep = policy.asInstanceOf[SlidingSweep]
+    val sliding = policy.asInstanceOf[SlidingSweep]
     val restored = sorted.count(_.start <= emittedThrough)
-    sweep.resumeGroup(SlidingSweep.Resume(restored, trigger,
+    sliding.resumeGroup(SlidingSweep.Resume(restored, trigger,
       if (pending.nonEmpty) Some(TimeArithmetic.add(horizon, 1L)) else None))
-    val output = new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys,
-      spec.start, spec.end, timeType, spec.family.extraWindowFields, None, policy,
-      buffers.resultTypes, unusedMetric).map(toRow).toArray.toSeq
+    val output = sweep(sorted).map(toRow).toArray.toSeq
     // No event, no group: the sweep did not run and nothing changed.
-    val suspended = Option(sweep.takeSuspended())
+    val suspended = Option(sliding.takeSuspended())
     val state = suspended.map(_.state).getOrElse(trigger)
     val kept = suspended.map(_.window.map(i => sorted(i.toInt).bytes)).getOrElse(Array.empty) ++
       pending
@@ -162,6 +156,12 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     }
     Firing(output, kept, nextClose, state)
   }
+
+  /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
+  private def sweep(sorted: Array[Stored]): Iterator[InternalRow] =
+    new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys, spec.start,
+      spec.end, timeType, spec.family.extraWindowFields, None, policy, buffers.resultTypes,
+      unusedMetric)
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */
   private def endOf(start: Long): Long =
