@@ -95,11 +95,6 @@ class StreamingSuite extends EventWindowsSuite {
   private def closedBy(watermark: Timestamp)(answer: Seq[Seq[Any]]): Seq[Seq[Any]] =
     answer.filter(_(2).asInstanceOf[Timestamp].compareTo(watermark) <= 0)
 
-  private def rejected(build: DataFrame => DataFrame): String = {
-    val events = newStream().toDF()
-    intercept[AnalysisException](build(events)).getMessage
-  }
-
   test("the planner refuses a streaming EventWindowAggregate that skipped the check") {
     newStream().toDF().createOrReplaceTempView("stream_events")
     val session = spark.asInstanceOf[classic.SparkSession].sessionState
@@ -253,6 +248,16 @@ class StreamingSuite extends EventWindowsSuite {
     val steps = streamed(window, "append", input)
     assert(steps.flatten.count(_(0) == "a") === 7) // [0, 2) to [6, 8): the event's 7 windows.
     assert(sorted(steps.flatten) === closedBy(finalWatermark)(batchAnswer(window, input)))
+  }
+
+  test("an event in more than a million windows fails the query, pointing to 'changes'") {
+    // 2 s windows [w, w + 2 s) every microsecond: the event [0, 1 s) lies in those with
+    // -2 s < w < 1 s, 2,999,999 of them, each a row.
+    val message = errorOf(streamed("hopping_window(ts, te, '2 seconds', '1 microsecond')",
+      "append", Seq(Seq(event("a", 0, 1)))))
+    assert(message.contains("hopping_window: the event from 2024-01-01 00:00:00 to " +
+      "2024-01-01 00:00:01 lies in 2999999 windows, more than 1000000 for one event on a " +
+      "stream; use output 'changes'"), message)
   }
 
   test("append mode without a watermark is Spark's own error, as for window(); update mode runs") {
