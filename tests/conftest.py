@@ -1,5 +1,4 @@
 """One local Spark session for the whole pytest run, with the eventwindows jar and extension."""
-import os
 
 import pytest
 

@@ -20,6 +20,8 @@ Conventions
 import calendar
 import datetime
 
+import pytest
+
 BIGINT_MAX = 2**63 - 1
 """The end of time of BIGINT time."""
 
@@ -75,6 +77,33 @@ def sort_key(row):
             return (1, tuple(part(y) for y in x))
         return (0, 0) if x is None else (1, x)
     return tuple(part(x) for x in row)
+
+
+def assert_same_cases(actual, expected, rows, context, input_columns, output_columns=""):
+    """Compares whole results, whose rows start with their key (case, key), for rows whose first
+    field is the case; on a difference, fails showing the smallest differing case in full: the
+    `context` lines (what ran), its input rows (fields named by `input_columns`) and both
+    results (fields named by `output_columns`, if given)."""
+    if actual == expected:
+        return
+
+    def case(result, c):
+        return [r for r in result if r[0][0] == c]
+
+    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
+    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
+    c = min(bad, key=lambda x: (sizes[x], x))
+    lines = [
+        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
+        *context,
+        f"input rows {input_columns} of case {c}:",
+        *(f"  {r}" for r in sorted((r for r in rows if r[0] == c), key=sort_key)),
+        "expected (reference)" + (f": {output_columns}" if output_columns else ":"),
+        *(f"  {r}" for r in case(expected, c)),
+        "actual (operator):",
+        *(f"  {r}" for r in case(actual, c)),
+    ]
+    pytest.fail("\n".join(lines))
 
 
 def sort_rows(rows):

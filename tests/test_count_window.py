@@ -8,7 +8,6 @@ Random cases run batched: each case has its own id ``c``, grouped by next to the
 (which may be NULL), so one query covers many cases; the queries of several parameter sets are
 one ``UNION ALL``, so one Spark job checks a whole parametrization.
 """
-import datetime
 import itertools
 import random
 
@@ -19,7 +18,7 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 import reference_psi as refp
-from reference import TIMESTAMP_MAX, micros, sort_key, sort_rows
+from reference import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
@@ -74,26 +73,8 @@ def ref_rows(rows):
 
 def assert_same(actual, expected, rows, call):
     """Compares whole results; on a difference, shows the smallest differing case in full."""
-    if actual == expected:
-        return
-
-    def case(result, c):
-        return [r for r in result if r[0][0] == c]
-
-    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
-    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
-    c = min(bad, key=lambda x: (sizes[x], x))
-    lines = [
-        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
-        f"call: {call}",
-        f"input rows (c, k, s, e, v) of case {c}:",
-        *(f"  {r}" for r in sorted((r for r in rows if r[0] == c), key=sort_key)),
-        "expected (reference): (key, start, end, first, last, count, sum, min, max, values)",
-        *(f"  {r}" for r in case(expected, c)),
-        "actual (operator):",
-        *(f"  {r}" for r in case(actual, c)),
-    ]
-    pytest.fail("\n".join(lines))
+    assert_same_cases(actual, expected, rows, [f"call: {call}"], "(c, k, s, e, v)",
+                      "(key, start, end, first, last, count, sum, min, max, values)")
 
 
 def random_events(rng, n_cases, scale=1, jitter=(), max_events=30):

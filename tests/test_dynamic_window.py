@@ -9,7 +9,6 @@ comments of that file are known to be right before its ``.out`` is generated).
 Random cases run batched: each case has its own id ``c``, used as an ``on`` key next to the case's
 key ``k`` (which may be NULL), so one query per parametrization covers many cases.
 """
-import datetime
 import functools
 import itertools
 import os

@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 import reference_psi as refp
-from reference import TIMESTAMP_MAX, micros, sort_key, sort_rows
+from reference import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
 
 SCHEMA = "c INT, k INT, t BIGINT, o INT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
@@ -80,26 +80,8 @@ def messages(rows, order=False):
 
 def assert_same(actual, expected, rows, call):
     """Compares whole results; on a difference, shows the smallest differing case in full."""
-    if actual == expected:
-        return
-
-    def case(result, c):
-        return [r for r in result if r[0][0] == c]
-
-    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
-    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
-    c = min(bad, key=lambda x: (sizes[x], x))
-    lines = [
-        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
-        f"call: {call}",
-        f"input rows (c, k, t, o, v) of case {c}:",
-        *(f"  {r}" for r in sorted((r for r in rows if r[0] == c), key=sort_key)),
-        "expected (reference): (key, window fields..., count, sum, min, max, values)",
-        *(f"  {r}" for r in case(expected, c)),
-        "actual (operator):",
-        *(f"  {r}" for r in case(actual, c)),
-    ]
-    pytest.fail("\n".join(lines))
+    assert_same_cases(actual, expected, rows, [f"call: {call}"], "(c, k, t, o, v)",
+                      "(key, window fields..., count, sum, min, max, values)")
 
 
 def random_messages(rng, n_cases, scale=1, jitter=(), max_messages=25):

@@ -9,7 +9,6 @@ always given a query's whole input, never one case.
 Random inputs have BIGINT time with negative times, ties of starts, point-like, short, long and
 open-ended lifetimes, NULL values, NULL keys and rows with a NULL start.
 """
-import datetime
 import itertools
 import random
 
@@ -101,26 +100,8 @@ def run(spark, rows, call, time="bigint"):
 
 def assert_same(actual, expected, rows, query, horizon=None):
     """Compares whole results; on a difference, shows the smallest differing case in full."""
-    if actual == expected:
-        return
-    def case(result, c):
-        return [r for r in result if r[0][0] == c]
-    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
-    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
-    c = min(bad, key=lambda x: (sizes[x], x))
-    case_rows = sorted((r for r in rows if r[0] == c), key=ref.sort_key)
-    lines = [
-        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
-        f"query: {query}",
-        f"default horizon of the whole input: {horizon}",
-        f"input rows (c, k, s, e, v) of case {c}:",
-        *(f"  {r}" for r in case_rows),
-        "expected (reference):",
-        *(f"  {r}" for r in case(expected, c)),
-        "actual (operator):",
-        *(f"  {r}" for r in case(actual, c)),
-    ]
-    pytest.fail("\n".join(lines))
+    ref.assert_same_cases(actual, expected, rows, [
+        f"query: {query}", f"default horizon of the whole input: {horizon}"], "(c, k, s, e, v)")
 
 
 def sql_ticks(n):

@@ -21,7 +21,6 @@ query (UNION ALL, a column ``p`` naming the parameter set).
 Ties of order are ordered by the values the aggregates read (here ``v``), NULLs first; the random
 generator makes the ``v`` of tied rows distinct, so arrival order is fully determined.
 """
-import datetime
 import itertools
 import random
 from decimal import Decimal
@@ -31,7 +30,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import reference_spl as ref
-from reference import micros
+from reference import assert_same_cases, micros
 
 _views = itertools.count()
 
@@ -594,25 +593,9 @@ def run_random(spark, rows, calls, schema=RANDOM, order="o", bounds=None):
 
 def assert_same(actual, expected, rows, call):
     """Compares whole results; on a difference, shows the smallest differing case in full."""
-    if actual == expected:
-        return
-    def case(result, c):
-        return [r for r in result if r[0][0] == c]
-    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
-    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
-    c = min(bad, key=lambda x: (sizes[x], x))
-    case_rows = sorted((r for r in rows if r[0] == c), key=ref.sort_key)
-    lines = [
-        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
-        f"call: sliding_window(o, {call})",
-        f"input rows (c, k, o, v, a, b) of case {c}, sorted:",
-        *(f"  {r}" for r in case_rows),
-        "expected (reference): ((c, k), start, end, first, last, count, sum, min, max, values)",
-        *(f"  {r}" for r in case(expected, c)),
-        "actual (operator):",
-        *(f"  {r}" for r in case(actual, c)),
-    ]
-    pytest.fail("\n".join(lines))
+    assert_same_cases(actual, expected, rows, [f"call: sliding_window(o, {call})"],
+                      "(c, k, o, v, a, b)",
+                      "((c, k), start, end, first, last, count, sum, min, max, values)")
 
 
 def check_random(spark, rows, parameter_sets, tick=1, names=RANDOM_NAMES, **run_args):
