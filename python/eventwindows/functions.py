@@ -84,17 +84,22 @@ def _column(value: ColumnOrName, parameter: str) -> Column:
         f"`{parameter}` must be a Column or a column name, got {type(value).__name__}: {value!r}")
 
 
-def _duration(value: DurationLike, parameter: str) -> Column:
+def _interval(value, parameter: str, kind: str, forms: str) -> Column:
+    """An interval-like parameter: a Column, or an interval string, timedelta or int literal."""
     if isinstance(value, Column):
         return value
     if isinstance(value, bool):
-        raise TypeError(f"`{parameter}` must be a duration, got bool: {value!r}")
+        raise TypeError(f"`{parameter}` must be {kind}, got bool: {value!r}")
     if isinstance(value, (str, datetime.timedelta, int)):
         return F.lit(value)
     raise TypeError(
-        f"`{parameter}` must be an interval string such as '5 seconds', a datetime.timedelta, an "
-        f"int (ticks: microseconds for timestamps) or a Column, got {type(value).__name__}: "
-        f"{value!r}")
+        f"`{parameter}` must be {forms} or a Column, got {type(value).__name__}: {value!r}")
+
+
+def _duration(value: DurationLike, parameter: str) -> Column:
+    return _interval(value, parameter, "a duration",
+                     "an interval string such as '5 seconds', a datetime.timedelta, an int "
+                     "(ticks: microseconds for timestamps)")
 
 
 def _time(value: Optional[TimeLike], parameter: str) -> Column:
@@ -141,16 +146,9 @@ def _integer(value: IntegerLike, parameter: str) -> Column:
 
 
 def _offset(value: OffsetLike, parameter: str) -> Column:
-    if isinstance(value, Column):
-        return value
-    if isinstance(value, bool):
-        raise TypeError(f"`{parameter}` must be a time offset, got bool: {value!r}")
-    if isinstance(value, (str, datetime.timedelta, int)):
-        return F.lit(value)
-    raise TypeError(
-        f"`{parameter}` must be an interval string such as '-10 seconds', a datetime.timedelta "
-        f"(negative allowed), an int (BIGINT ticks) or a Column, got {type(value).__name__}: "
-        f"{value!r}")
+    return _interval(value, parameter, "a time offset",
+                     "an interval string such as '-10 seconds', a datetime.timedelta (negative "
+                     "allowed), an int (BIGINT ticks)")
 
 
 def _choice(value: Union[str, Column], parameter: str, allowed: str) -> Column:

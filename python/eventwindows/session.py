@@ -1,7 +1,6 @@
 """The one obvious way to get a Spark session with eventwindows: ``eventwindows.builder()``."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pyspark.sql import SparkSession
