@@ -50,7 +50,7 @@ final class AnchorSweep(
   }
   private val byEnd = new PriorityQueue[Anchor](16,
     (a: Anchor, b: Anchor) => java.lang.Long.compare(a.upper, b.upper))
-  /** The open anchors by arrival, which is also the order of their first entries. */
+  /** The open anchors with a non-empty window by arrival, also the order of their first entries. */
   private val byArrival = new java.util.ArrayDeque[Anchor]
 
   override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, EventTime.lineMax(timeType))
@@ -80,7 +80,8 @@ final class AnchorSweep(
       val first = if (empty) Long.MaxValue else firstEntryIndex + entries.size
       val anchor = new Anchor(s, e, upper, first, anchorCopy(valueRow).copy())
       byEnd.add(anchor)
-      byArrival.add(anchor)
+      // An empty window needs no entry, so it must not hold any back from eviction.
+      if (!empty) byArrival.add(anchor)
     }
   }
 
