@@ -248,8 +248,12 @@ def reference_of(messages, anchors, bounds, on=True):
                                [(key(c, k), t, v) for c, k, t, v in messages], bounds)
 
 
-def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k")):
-    """dynamic_window over the random rows; rows shaped as reference_of's, times in ticks."""
+def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
+               names=AGGREGATE_NAMES, cache_anchors=False):
+    """dynamic_window over the random rows, with the aggregates of `names` (a prefix of
+    AGGREGATE_NAMES); rows shaped as reference_of's (without the aggregates left out), times in
+    ticks. With `cache_anchors` the anchors are cached and counted first, so that Spark knows
+    their size: small enough to broadcast their interval ends (see test_random_sliced)."""
     m = spark.createDataFrame(messages, MESSAGES)
     a = spark.createDataFrame(anchors, ANCHORS)
     if time == "bigint":
@@ -264,11 +268,16 @@ def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k")):
 
         def ticks(col):
             return F.unix_micros(F.col(col).cast("timestamp"))
+    if cache_anchors:
+        a = a.cache()
+        a.count()
     result = dynamic_window(a, m, "t", "s", "e", on=list(on) if on else None,
-                            bounds=bounds).agg(*aggregates())
-    assert result.columns == ["c", "k", "id", "s", "e", "window", *AGGREGATE_NAMES]
+                            bounds=bounds).agg(*aggregates()[:len(names)])
+    assert result.columns == ["c", "k", "id", "s", "e", "window", *names]
     rows = result.select("c", "k", "id", ticks("s"), ticks("e"), ticks("window.start"),
-                         ticks("window.end"), *AGGREGATE_NAMES).collect()
+                         ticks("window.end"), *names).collect()
+    if cache_anchors:
+        a.unpersist()
     return refd.sort_rows(plain(r) for r in rows)
 
 
@@ -331,6 +340,22 @@ def test_random_timestamp(spark, time, bounds):
     expected = reference_of(messages, anchors, bounds)
     coverage(expected)
     actual = run_random(spark, messages, anchors, bounds, time=time)
+    assert_same(actual, expected, messages, anchors)
+
+
+@pytest.mark.parametrize("bounds", refd.BOUNDS)
+@pytest.mark.parametrize("broadcast", [True, False], ids=["broadcast-slices", "time-slices"])
+def test_random_sliced(spark, bounds, broadcast):
+    """Order-insensitive aggregates (no collect_list) fold the messages into slices before the
+    shuffle: between the anchors' interval ends when the anchors are small enough to broadcast
+    them (cached here, so Spark knows their size), else one slice per message time. Both give the
+    reference's rows (test_plan_of_slices shows which plan each takes)."""
+    rng = random.Random(f"dynamic-sliced-{bounds}")
+    messages, anchors = random_cases(rng, 24)
+    names = AGGREGATE_NAMES[:-1]
+    expected = refd.sort_rows(r[:-1] for r in reference_of(messages, anchors, bounds))
+    coverage(expected)
+    actual = run_random(spark, messages, anchors, bounds, names=names, cache_anchors=broadcast)
     assert_same(actual, expected, messages, anchors)
 
 
@@ -564,6 +589,38 @@ def test_plan_is_a_sweep_without_join(spark, capsys):
         assert "EventWindowAggregate anchor_window" in plan, plan
         for word in FORBIDDEN_IN_PLAN:
             assert word not in plan, plan
+
+
+def test_plan_of_slices(spark):
+    """Which plan the aggregates and the anchors' known size choose, as test_random_sliced runs
+    them: order-insensitive aggregates fold the messages into slices (a partial aggregate whose
+    buffers the window operator merges); with cached anchors their interval ends are broadcast
+    (AnchorSlices), else each message time is a slice; collect_list keeps the sweep over every
+    message."""
+    messages = spark.createDataFrame([(1, 1, 1), (1, 2, 2)], "k INT, ts BIGINT, v BIGINT")
+    anchors = spark.createDataFrame([(1, "x", 0, 2)], "k INT, id STRING, s BIGINT, e BIGINT")
+
+    def plan(frame, *columns):
+        df = dynamic_window(frame, messages, "ts", "s", "e", on="k").agg(*columns)
+        assert [tuple(r) for r in df.select("id", "sv").collect()] == [("x", 3)]
+        return df._jdf.queryExecution().executedPlan().toString()
+
+    uncached = plan(anchors, F.sum("v").alias("sv"))
+    assert "merging partial buffers" in uncached and "partial_sum" in uncached, uncached
+    assert "BroadcastExchange" not in uncached, uncached
+    cached = anchors.cache()
+    cached.count()
+    try:
+        broadcast = plan(cached, F.sum("v").alias("sv"))
+        assert "AnchorSlices" in broadcast and "BroadcastExchange" in broadcast, broadcast
+        sweep = plan(cached, F.sum("v").alias("sv"), F.collect_list("v").alias("vs"))
+        assert "merging" not in sweep and "partial_sum" not in sweep, sweep
+    finally:
+        cached.unpersist()
+    for text in (uncached, broadcast, sweep):
+        assert "EventWindowAggregate anchor_window" in text, text
+        for word in FORBIDDEN_IN_PLAN:
+            assert word not in text, text
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, StreamingWindows}
+import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -24,7 +24,9 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPostHocResolutionRule(_ => StreamingWindows)
     // Any other EventWindowAggregate over a stream is an analysis error, not per-batch windows.
     extensions.injectCheckRule(_ => CheckStreaming)
-    // EventWindowAggregate runs as EventWindowAggregateExec.
+    // Dynamic windows fold their messages into slices before the shuffle.
+    extensions.injectOptimizerRule(_ => SliceAnchorWindows)
+    // EventWindowAggregate runs as EventWindowAggregateExec, AnchorSlices as a partial aggregate.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
   }
 }

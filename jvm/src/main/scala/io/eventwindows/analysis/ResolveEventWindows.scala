@@ -6,7 +6,7 @@ import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, 
 import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -133,27 +133,15 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       }
       window.family match {
         case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) &&
-            aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
+            aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction)) =>
           sparkAggregate(a, window, pointEventWindows(list, input, window, h, windowAttribute))
         case h: Hopping if input.isStreaming && h.output != OutputPolicy.Changes &&
-            aggregateExpressions.forall(ae => orderInsensitive(ae.aggregateFunction)) =>
+            aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction)) =>
           sparkAggregate(a, window, explodedWindows(list, input, window, h, windowAttribute))
         case _ =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
             results)
       }
-  }
-
-  /**
-   * True if the function's result does not depend on the order of its input rows, so that Spark's
-   * hash aggregate may feed it rows in any order. The operator feeds events in time order, which
-   * first, last, any_value, max_by/min_by (on ties) and imperative functions (collect_list,
-   * sketches, UDAFs) may depend on.
-   */
-  private def orderInsensitive(f: AggregateFunction): Boolean = f match {
-    case _: First | _: Last | _: AnyValue | _: MaxMinBy => false
-    case _: DeclarativeAggregate => true
-    case _ => false
   }
 
   /**
@@ -247,7 +235,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     val node = EventWindowAggregate(keys.map(_.toAttribute), family, window.prettyName, start, end,
       window.order, window.values, windowAttribute, aggregateExpressions.map(_.aggregateFunction),
       filters,
-      aggregateExpressions.map(_.resultAttribute), child)
+      aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, child)
     Project(results, node)
   }
 

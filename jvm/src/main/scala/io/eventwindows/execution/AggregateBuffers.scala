@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
 
@@ -14,14 +14,21 @@ import org.apache.spark.sql.types.DataType
  * `AggregationIterator` and `window.AggregateProcessor` do. Buffers of typed imperative functions
  * hold their objects, deserialized.
  *
+ * Input rows are events, or, with `partials`, rows holding partial buffers of the same functions
+ * (Spark's partial aggregation output): "adding" such a row merges its buffer, as Spark's final
+ * aggregation does; only declarative functions come so.
+ *
  * @param functions the aggregate functions, their inputs bound to nothing yet
  * @param filters   per function, a predicate on the input row (FILTER (WHERE ...)), true if none
  * @param input     the attributes of the input rows
+ * @param partials  the input columns holding partial buffers, in the functions' buffer layout;
+ *                  empty when the input rows are events
  */
 final class AggregateBuffers(
     functions: Seq[AggregateFunction],
     filters: Seq[Expression],
-    input: Seq[Attribute]) {
+    input: Seq[Attribute],
+    partials: Seq[Attribute] = Nil) {
 
   private val offsets = functions.scanLeft(0)(_ + _.aggBufferAttributes.size)
 
@@ -63,14 +70,24 @@ final class AggregateBuffers(
 
   private val initialize = MutableProjection.create(declarative(_.initialValues), Nil)
 
-  private val update = MutableProjection.create(
-    functions.zip(filters).flatMap {
-      case (d: DeclarativeAggregate, filter) if filter != Literal.TrueLiteral =>
-        d.updateExpressions.zip(d.aggBufferAttributes).map { case (e, a) => If(filter, e, a) }
-      case (d: DeclarativeAggregate, _) => d.updateExpressions
-      case (other, _) => Seq.fill(other.aggBufferAttributes.size)(NoOp)
-    },
-    bufferAttributes ++ input)
+  require(partials.isEmpty || imperative.isEmpty,
+    s"partial buffers are merged for declarative aggregates only, got ${functions.mkString(", ")}")
+
+  private val update = if (partials.isEmpty) {
+    MutableProjection.create(
+      functions.zip(filters).flatMap {
+        case (d: DeclarativeAggregate, filter) if filter != Literal.TrueLiteral =>
+          d.updateExpressions.zip(d.aggBufferAttributes).map { case (e, a) => If(filter, e, a) }
+        case (d: DeclarativeAggregate, _) => d.updateExpressions
+        case (other, _) => Seq.fill(other.aggBufferAttributes.size)(NoOp)
+      },
+      bufferAttributes ++ input)
+  } else {
+    // The merge expressions read the partial buffer columns as the functions' input buffers.
+    val asInputBuffers = AttributeMap(partials.zip(mergeInputAttributes))
+    MutableProjection.create(declarative(_.mergeExpressions),
+      bufferAttributes ++ input.map(a => asInputBuffers.getOrElse(a, a)))
+  }
 
   /**
    * `target := left merged with right` for declarative functions in one projection: the merge

@@ -30,6 +30,7 @@ case class EventWindowAggregateExec(
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
+    partialBuffers: Seq[Attribute],
     child: SparkPlan) extends UnaryExecNode {
 
   override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
@@ -68,7 +69,8 @@ case class EventWindowAggregateExec(
   override def simpleString(maxFields: Int): String =
     s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
       s" lifetime=[$start, ${end.getOrElse("point")})" +
-      s" aggregates=${aggregates.mkString("[", ", ", "]")}"
+      s" aggregates=${aggregates.mkString("[", ", ", "]")}" +
+      (if (partialBuffers.isEmpty) "" else " merging partial buffers")
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
@@ -82,10 +84,11 @@ case class EventWindowAggregateExec(
       horizon)
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
+    val partials = partialBuffers
     SparkInternals.mapPartitions(child.execute()) { rows =>
       val sorted = new KeyTimeSorter(keys, start, sortTieBreak, inputAttributes)
         .sort(rows, sortTime, peakMemory, spillSize)
-      val buffers = new AggregateBuffers(aggregates, filters, inputAttributes)
+      val buffers = new AggregateBuffers(aggregates, filters, inputAttributes, partials)
       new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType,
         family.extraWindowFields, anchorType, newPolicy(buffers), buffers.resultTypes, numOutputRows)
     }

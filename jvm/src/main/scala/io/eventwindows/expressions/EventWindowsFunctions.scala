@@ -3,7 +3,7 @@ package io.eventwindows.expressions
 import io.eventwindows.plans.{AnchorWindow, Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Cast, Coalesce, Expression, ExpressionInfo, If, IsNull, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, NullType, ShortType, StringType}
 
@@ -490,12 +490,7 @@ object EventWindowsFunctions {
     }
     val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(4),
       Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
-    val isMessage = IsNull(anchor)
-    // Anchors sort at their start (a NULL start is kept, to be rejected by the operator), before
-    // the messages at that time when the start is inclusive, after them when it is exclusive.
-    val sortTime = If(isMessage, time,
-      Coalesce(Seq(start, Literal(EventTime.lineMin(timeType), timeType))))
-    val side = If(isMessage, Literal(1), Literal(if (bounds.lowerInclusive) 0 else 2))
+    val (sortTime, side) = AnchorSortKey(time, start, anchor, bounds)
     EventWindow(sortTime, None, AnchorWindow(bounds), order = Seq(side),
       values = Seq(start, end, anchor))
   }

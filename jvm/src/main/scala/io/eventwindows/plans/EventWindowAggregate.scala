@@ -19,6 +19,11 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  * `function` is the SQL function the query called, for messages: it differs from
  * `family.functionName` where the call was rewritten (hopping_window with output 'changes' runs
  * as a snapshot window).
+ *
+ * `partialBuffers`, when not empty, are the columns of rows that hold Spark's partial aggregation
+ * buffers (in the aggregates' buffer layout) instead of events: those rows are merged into the
+ * windows, not added ([[AnchorSlices]] folds the messages of dynamic windows so), the aggregates'
+ * own inputs and filters are no longer read, and the node references the buffers instead.
  */
 case class EventWindowAggregate(
     keys: Seq[Attribute],
@@ -32,6 +37,7 @@ case class EventWindowAggregate(
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
+    partialBuffers: Seq[Attribute],
     child: LogicalPlan) extends UnaryNode {
 
   override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
@@ -39,10 +45,15 @@ case class EventWindowAggregate(
   override def producedAttributes: AttributeSet =
     AttributeSet(windowAttribute +: aggregateAttributes)
 
+  override def references: AttributeSet =
+    if (partialBuffers.isEmpty) super.references
+    else AttributeSet(keys ++ (start +: end.toSeq) ++ order ++ values ++ partialBuffers)
+
   override def simpleString(maxFields: Int): String =
     s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
       s" lifetime=[$start, ${end.getOrElse("point")})" +
-      s" aggregates=${aggregates.mkString("[", ", ", "]")}"
+      s" aggregates=${aggregates.mkString("[", ", ", "]")}" +
+      (if (partialBuffers.isEmpty) "" else " merging partial buffers")
 
   override protected def withNewChildInternal(newChild: LogicalPlan): EventWindowAggregate =
     copy(child = newChild)

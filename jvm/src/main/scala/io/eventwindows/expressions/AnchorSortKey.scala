@@ -1,0 +1,32 @@
+package io.eventwindows.expressions
+
+import io.eventwindows.plans.Bounds
+
+import org.apache.spark.sql.catalyst.expressions.{Coalesce, Expression, If, IsNull, Literal}
+
+/**
+ * Where a row of the table of messages and anchors that `anchor_window` groups sorts within its
+ * key: a message (NULL anchor) at its time, an anchor at its interval's start (a NULL start is
+ * kept, at the line's first instant, to be rejected by the operator), before the messages at that
+ * time when the start is inclusive, after them when it is exclusive. Built once here for the
+ * window function and for [[io.eventwindows.analysis.SliceAnchorWindows]], which rebuilds it over
+ * the sliced table.
+ */
+object AnchorSortKey {
+
+  /** The sort time and the tie order of a row, from its message time and anchor columns. */
+  def apply(time: Expression, start: Expression, anchor: Expression, bounds: Bounds)
+      : (Expression, Expression) = {
+    val isMessage = IsNull(anchor)
+    val sortTime = If(isMessage, time,
+      Coalesce(Seq(start, Literal(EventTime.lineMin(time.dataType), time.dataType))))
+    val side = If(isMessage, Literal(1), Literal(if (bounds.lowerInclusive) 0 else 2))
+    (sortTime, side)
+  }
+
+  /** The message time inside a sort time that `apply` built over `anchor`. */
+  def messageTime(sortTime: Expression, anchor: Expression): Option[Expression] = sortTime match {
+    case If(IsNull(a), time, _) if a.semanticEquals(anchor) => Some(time)
+    case _ => None
+  }
+}

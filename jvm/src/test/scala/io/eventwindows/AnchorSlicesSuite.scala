@@ -1,0 +1,154 @@
+package io.eventwindows
+
+import scala.util.Random
+
+import io.eventwindows.analysis.SliceAnchorWindows
+import io.eventwindows.execution.{AnchorEndpoints, AnchorSliceExec, EventWindowAggregateExec}
+import io.eventwindows.plans.Bounds
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec
+
+/**
+ * Dynamic windows with the messages folded into slices before the shuffle
+ * ([[SliceAnchorWindows]]): the three plans (slices between broadcast boundaries, one slice per
+ * message time when the anchors are too large to broadcast, and the sweep over every message) are
+ * compared with a brute-force reference on random inputs, for each bounds.
+ */
+class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
+  import AnchorSlicesSuite._
+
+  private lazy val session = spark
+  import session.implicits._
+
+  test("boundaries: ticks are integers, an end beyond the line has none") {
+    val max = Long.MaxValue
+    assert(AnchorEndpoints.boundaries(2, 5, Bounds("[]")) === Seq(2L, 6L))
+    assert(AnchorEndpoints.boundaries(2, 5, Bounds("[)")) === Seq(2L, 5L))
+    assert(AnchorEndpoints.boundaries(2, 5, Bounds("(]")) === Seq(3L, 6L))
+    assert(AnchorEndpoints.boundaries(2, 5, Bounds("()")) === Seq(3L, 5L))
+    assert(AnchorEndpoints.boundaries(max, max, Bounds("[]")) === Seq(max))
+    assert(AnchorEndpoints.boundaries(max, max, Bounds("(]")) === Nil)
+    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), 1) === -1)
+    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), 2) === 0)
+    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), 8) === 1)
+    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), max) === 2)
+  }
+
+  private val aggregates = "count(*) AS n, count(v) AS nv, sum(v) AS total, min(v) AS lo, " +
+    "max(v) AS hi, avg(v) AS mean, sum(v) FILTER (WHERE v > 3) AS big"
+
+  private def query(bounds: String): DataFrame = sql(
+    s"""SELECT id, window.start AS ws, window.end AS we, n, nv, total, lo, hi, mean, big
+       |FROM dynamic_window(TABLE(anchors), TABLE(messages), 't', 's', 'e', '$aggregates', 'k',
+       |                    '$bounds')""".stripMargin)
+
+  private def withConf[T](pairs: (String, String)*)(body: => T): T = {
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body finally pairs.foreach { case (k, _) => spark.conf.unset(k) }
+  }
+
+  /** The plans to compare: name, confs. */
+  private val plans = Seq(
+    "broadcast slices" -> Nil,
+    "a slice per message time" -> Seq("spark.sql.autoBroadcastJoinThreshold" -> "-1"),
+    "the sweep over every message" -> Seq(SliceAnchorWindows.EnabledConf -> "false"))
+
+  for (bounds <- Bounds.all.map(_.sqlName); seed <- 1 to 3) {
+    test(s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference") {
+      val rng = new Random(seed * 31 + bounds.hashCode)
+      val (messages, anchors) = randomInput(rng)
+      messages.toDF("k", "t", "v").createOrReplaceTempView("messages")
+      anchors.toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
+      val expected = reference(messages, anchors, Bounds(bounds))
+      assert(expected.exists(_(3) == 0L) && expected.exists(_(3).asInstanceOf[Long] > 2L))
+      for ((name, confs) <- plans) withConf(confs: _*) {
+        val actual = rows(query(bounds)).sortBy(_.head.asInstanceOf[Int])
+        assert(actual === expected, s"($name)")
+      }
+    }
+  }
+
+  test("the plan: boundaries broadcast, a partial aggregate by slice in whole-stage codegen, " +
+    "no join") {
+    Seq((Option(1), 1L, Option(1L)), (Some(1), 5L, Some(2L))).toDF("k", "t", "v")
+      .createOrReplaceTempView("messages")
+    Seq((Option(1), 1, 0L, 3L), (Some(2), 2, 0L, 9L)).toDF("k", "id", "s", "e")
+      .createOrReplaceTempView("anchors")
+    val df = query("[]")
+    assert(rows(df).map(_.take(4)) === Seq(Seq(1, 0L, 3L, 1L), Seq(2, 0L, 9L, 0L)))
+    val plan = df.queryExecution.executedPlan
+    assert(collect(plan) { case b: BroadcastExchangeExec => b }.size === 1, plan)
+    val codegen = collect(plan) { case w: WholeStageCodegenExec => w }
+    assert(codegen.exists(_.child.exists(_.isInstanceOf[AnchorSliceExec])), plan)
+    assert(collect(plan) { case e: EventWindowAggregateExec => e }.head.partialBuffers.nonEmpty)
+    assert(!plan.toString.contains("Join"), plan)
+  }
+
+  test("order-sensitive aggregates (first, collect_list) keep the sweep over every message") {
+    Seq((Option(1), 1L, Option(1L)), (Some(1), 2L, Some(2L))).toDF("k", "t", "v")
+      .createOrReplaceTempView("messages")
+    Seq((Option(1), 1, 0L, 3L)).toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
+    val df = sql("""SELECT id, f, vs FROM dynamic_window(TABLE(anchors), TABLE(messages), 't',
+                   |  's', 'e', 'first(v) AS f, collect_list(v) AS vs', 'k')""".stripMargin)
+    assert(rows(df) === Seq(Seq(1, 1L, Seq(1L, 2L))))
+    assert(!df.queryExecution.optimizedPlan.toString.contains("AnchorSlices"))
+  }
+
+  test("without whole-stage codegen the slices are the same") {
+    val (messages, anchors) = randomInput(new Random(7))
+    messages.toDF("k", "t", "v").createOrReplaceTempView("messages")
+    anchors.toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
+    val actual = withConf("spark.sql.codegen.wholeStage" -> "false") {
+      rows(query("(]")).sortBy(_.head.asInstanceOf[Int])
+    }
+    assert(actual === reference(messages, anchors, Bounds("(]")))
+  }
+}
+
+object AnchorSlicesSuite {
+  type Message = (Option[Int], Option[Long], Option[Long])
+  type Anchor = (Option[Int], Int, Long, Long)
+
+  /**
+   * Messages in keys 0-2 and NULL at times 0-40 (some NULL, many ties), values -5-9 or NULL;
+   * anchors in keys 0-3 (3 has no message) with short, long, empty, nested and overlapping
+   * intervals, some reaching the ends of the line.
+   */
+  def randomInput(rng: Random): (Seq[Message], Seq[Anchor]) = {
+    def key(n: Int) = if (rng.nextInt(8) == 0) None else Some(rng.nextInt(n))
+    val messages = Seq.fill(150) {
+      (key(3), if (rng.nextInt(20) == 0) None else Some(rng.nextInt(41).toLong),
+        if (rng.nextInt(6) == 0) None else Some(rng.nextInt(15) - 5L))
+    }
+    val anchors = (1 to 60).map { id =>
+      val s = rng.nextInt(10) match {
+        case 0 => Long.MinValue
+        case _ => rng.nextInt(46) - 3L
+      }
+      val e = rng.nextInt(10) match {
+        case 0 => Long.MaxValue
+        case 1 => s
+        case _ => math.max(s, s + rng.nextInt(25))
+      }
+      (key(4), id, s, e)
+    }
+    (messages, anchors)
+  }
+
+  private def within(t: Long, s: Long, e: Long, bounds: Bounds): Boolean =
+    (if (bounds.lowerInclusive) t >= s else t > s) && (if (bounds.upperInclusive) t <= e else t < e)
+
+  /** Per anchor, by id: id, start, end, n, nv, total, lo, hi, mean, big (as the query gives). */
+  def reference(messages: Seq[Message], anchors: Seq[Anchor], bounds: Bounds): Seq[Seq[Any]] =
+    anchors.sortBy(_._2).map { case (k, id, s, e) =>
+      val in = messages.collect { case (mk, Some(t), v) if mk == k && within(t, s, e, bounds) => v }
+      val vs = in.flatten
+      val big = vs.filter(_ > 3)
+      Seq(id, s, e, in.size.toLong, vs.size.toLong, if (vs.isEmpty) null else vs.sum,
+        if (vs.isEmpty) null else vs.min, if (vs.isEmpty) null else vs.max,
+        if (vs.isEmpty) null else vs.sum.toDouble / vs.size, if (big.isEmpty) null else big.sum)
+    }
+}
