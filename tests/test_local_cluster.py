@@ -108,6 +108,13 @@ def queries(spark):
                         .agg(F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v"),
                              F.collect_list("v").alias("vs")),
                         "n", "sum(v)", "min(v)", "max(v)", "vs"),
+        # Order-insensitive aggregates only: the messages are folded into slices between the
+        # anchors' interval ends, which are broadcast to the executors.
+        "dynamic_sliced": rows(ew.dynamic_window(anchors, df.select("k", "s", "v"), "s",
+                                                 "t - aid % 50", "t + 20 * (aid % 7)", on="k",
+                                                 bounds="(]")
+                               .agg(F.count("*").alias("n"), F.sum("v"), F.avg("v")),
+                               "n", "sum(v)", "avg(v)"),
         "tumbling_timestamps": rows(
             df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
                 "k", ew.tumbling_window("t", None, "1 minute")).count()

@@ -10,6 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjectio
 import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, Distribution, Partitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{BinaryExecNode, CodegenSupport, SparkPlan}
 import org.apache.spark.sql.eventwindows.SparkInternals
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.types.LongType
 
 /**
@@ -38,6 +39,9 @@ case class AnchorSliceExec(
 
   override def outputPartitioning: Partitioning = messages.outputPartitioning
 
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+
   override def requiredChildDistribution: Seq[Distribution] = {
     val mode = AnchorEndpointsMode(BindReferences.bindReferences(anchorKeys, anchors.output),
       BindReferences.bindReference(anchorStart, anchors.output),
@@ -56,6 +60,7 @@ case class AnchorSliceExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val endpoints = anchors.executeBroadcast[Array[InternalRow]]()
     val (keyExpressions, timeExpression, reader) = (boundKeys, boundTime, this.reader)
+    val numOutputRows = longMetric("numOutputRows")
     SparkInternals.mapPartitions(messages.execute()) { rows =>
       val keyOf = UnsafeProjection.create(keyExpressions)
       val timeOf = MutableProjection.create(Seq(timeExpression))
@@ -72,6 +77,7 @@ case class AnchorSliceExec(
         if (i < 0) None
         else {
           sliceRow.setLong(0, points(i))
+          numOutputRows += 1
           Some(result(joined(row, sliceRow)))
         }
       }
@@ -95,6 +101,7 @@ case class AnchorSliceExec(
     ctx.currentVars = input
     val key = GenerateUnsafeProjection.createCode(ctx, boundKeys)
     val t = boundTime.genCode(ctx)
+    val numOutput = metricTerm(ctx, "numOutputRows")
     val (points, index, sliceValue) =
       (ctx.freshName("points"), ctx.freshName("index"), ctx.freshName("slice"))
     // `continue` in a do-while(false) leaves the row, as FilterExec's generated code does.
@@ -108,6 +115,7 @@ case class AnchorSliceExec(
        |  int $index = $endpointsClass.floor($points, ${t.value});
        |  if ($index < 0) continue;
        |  long $sliceValue = $points[$index];
+       |  $numOutput.add(1);
        |  ${consume(ctx, input :+ ExprCode(FalseLiteral, JavaCode.variable(sliceValue, LongType)))}
        |} while (false);
      """.stripMargin
