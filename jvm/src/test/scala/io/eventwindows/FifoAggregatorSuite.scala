@@ -66,4 +66,35 @@ class FifoAggregatorSuite extends AnyFunSuite {
       }
     }
   }
+
+  test("seeded with the merge of a prefix, through bytes, it continues as if it held the prefix") {
+    val random = new Random(7)
+    for (round <- 0 until 100) {
+      val values: Seq[java.lang.Long] = Seq.fill(1 + random.nextInt(60)) {
+        if (random.nextInt(8) == 0) null else java.lang.Long.valueOf(random.nextInt(100).toLong)
+      }
+      val whole = new FifoAggregator(buffers)
+      var continued = new FifoAggregator(buffers)
+      val seedAt = random.nextInt(values.size)
+      for ((value, i) <- values.zipWithIndex) {
+        if (i == seedAt) {
+          // What a stream keeps in state: the bytes of the merged buffer of the first messages.
+          val bytes = buffers.serialize(continued.merged)
+          continued = new FifoAggregator(buffers)
+          continued.seed(i, buffers.deserialize(bytes))
+        }
+        for (fifo <- Seq(whole, continued)) {
+          fifo.add(i, InternalRow(value))
+          fifo.include()
+        }
+        assert(continued.tailIndex === i + 1)
+        assert(actual(continued.results()) === actual(whole.results()), s"round $round step $i")
+        assert(actual(continued.results()) === expected(values.take(i + 1)))
+      }
+      if (seedAt > 0) {
+        val message = intercept[IllegalArgumentException](continued.evict()).getMessage
+        assert(message.contains("a seeded aggregator cannot evict"), message)
+      }
+    }
+  }
 }

@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
 
@@ -12,7 +12,8 @@ import org.apache.spark.sql.types.DataType
  * initial/update/merge/evaluate expressions, imperative ones (collect_list, percentile_approx,
  * `Aggregator` UDAFs, ...) through their own methods at their buffer offsets, as Spark's
  * `AggregationIterator` and `window.AggregateProcessor` do. Buffers of typed imperative functions
- * hold their objects, deserialized.
+ * hold their objects, deserialized; [[serialize]] stores a buffer as bytes (those objects in the
+ * functions' own serialized form, as Spark ships partial aggregates) for state that outlives a task.
  *
  * Input rows are events, or, with `partials`, rows holding partial buffers of the same functions
  * (Spark's partial aggregation output): "adding" such a row merges its buffer, as Spark's final
@@ -158,6 +159,51 @@ final class AggregateBuffers(
       }
       i += 1
     }
+  }
+
+  /** The fields of a buffer as bytes can hold them: typed imperative objects serialized. */
+  private val storable = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+  private val toUnsafe = UnsafeProjection.create(bufferTypes)
+
+  /**
+   * `buffer` as bytes that [[deserialize]] reads back, leaving `buffer` as it was: the fields as an
+   * `UnsafeRow` of the buffer types, the objects of typed imperative functions as their own
+   * `serialize` writes them (in place of a copy of the buffer, as Spark does before a shuffle).
+   */
+  def serialize(buffer: InternalRow): Array[Byte] = {
+    var i = 0
+    while (i < bufferTypes.length) {
+      storable.update(i, buffer.get(i, bufferTypes(i)))
+      i += 1
+    }
+    var j = 0
+    while (j < typed.length) {
+      if (typed(j) != null) typed(j).serializeAggregateBufferInPlace(storable)
+      j += 1
+    }
+    // The projection's row and buffer are reused: copy, so the bytes are this buffer's own.
+    toUnsafe(storable).copy().getBytes
+  }
+
+  /** A new buffer holding what [[serialize]] stored in `bytes` (which it may share). */
+  def deserialize(bytes: Array[Byte]): InternalRow = {
+    val stored = new UnsafeRow(bufferTypes.length)
+    stored.pointTo(bytes, bytes.length)
+    val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+    var i = 0
+    while (i < bufferTypes.length) {
+      buffer.update(i, stored.get(i, bufferTypes(i)))
+      i += 1
+    }
+    var j = 0
+    while (j < typed.length) {
+      if (typed(j) != null) {
+        val offset = offsets(imperativePositions(j))
+        buffer.update(offset, typed(j).deserialize(stored.getBinary(offset)))
+      }
+      j += 1
+    }
+    buffer
   }
 
   /** The results of every function over `buffer`; the row is reused by the next call. */

@@ -19,6 +19,9 @@ import org.apache.spark.sql.catalyst.InternalRow
  * oldest turns the back into a front (one merge per entry, once per entry). The result is the
  * front's oldest suffix merged with the back: one merge. Order is kept (older entries on the left
  * of every merge), so first, last and collect_list see arrival order.
+ *
+ * An aggregator that never evicts (a running window) can be [[seed]]ed with the [[merged]] buffer
+ * of the entries before a given index, and continues from there as if it still held them.
  */
 final class FifoAggregator(buffers: AggregateBuffers) {
 
@@ -37,6 +40,9 @@ final class FifoAggregator(buffers: AggregateBuffers) {
   private var spare = buffers.newBuffer()
   private val scratch = buffers.newBuffer()
   private val empty = buffers.newBuffer()
+
+  /** True if the entries before `head` are a seeded prefix, merged into `back` for good. */
+  private var seeded = false
 
   /** The index of the oldest entry held. */
   def headIndex: Long = head
@@ -83,6 +89,7 @@ final class FifoAggregator(buffers: AggregateBuffers) {
   /** Drops the oldest entry of the aggregate. */
   def evict(): Unit = {
     require(head < included, "no entry to evict")
+    require(!seeded, "a seeded aggregator cannot evict: its prefix is merged with every entry")
     if (head == flip) turnBackIntoFront()
     head += 1
   }
@@ -103,7 +110,32 @@ final class FifoAggregator(buffers: AggregateBuffers) {
     flip = 0L
     included = 0L
     tail = 0L
+    seeded = false
     buffers.reset(back)
+  }
+
+  /**
+   * Starts over after `count` entries that are included but no longer held, whose merge is
+   * `prefix` (a buffer the aggregator takes over, as [[merged]] gave it): the next entry added has
+   * index `count`, and every result includes the prefix. A seeded aggregator cannot evict.
+   */
+  def seed(count: Long, prefix: InternalRow): Unit = {
+    clear()
+    head = count
+    flip = count
+    included = count
+    tail = count
+    seeded = true
+    back = prefix
+  }
+
+  /**
+   * The merge of every entry included (after the seeded prefix, if any), for an aggregator that
+   * never evicted; it is the aggregator's own buffer, valid until the next change.
+   */
+  def merged: InternalRow = {
+    require(flip == 0L || seeded, "an aggregator that evicted no longer holds every entry's merge")
+    back
   }
 
   private def slot(index: Long): Int = (index & (capacity - 1)).toInt
