@@ -18,6 +18,9 @@ import org.apache.spark.sql.catalyst.InternalRow
  * evicted, and the result emitted as a point event at the anchor. Cost: amortized O(1) merges per
  * message and one evaluation per anchor; memory: the messages from the oldest one still needed to
  * the newest, i.e. the window's span.
+ *
+ * On a stream, a running window's group can continue after messages it is no longer handed
+ * ([[seedGroup]]): their aggregate starts every window, and indexes continue after them.
  */
 final class MessageSweep(
     family: MessageFamily,
@@ -32,6 +35,29 @@ final class MessageSweep(
   private var anchorIndex = 0L
 
   private val byIndex = family.isInstanceOf[IndexWindow]
+  private val running = family match {
+    case IndexWindow(lo, _) => lo.isEmpty
+    case _ => false
+  }
+
+  /** The number of messages before the group's first one, already merged (see [[seedGroup]]). */
+  private var forgotten = 0L
+  /** The time of the first of the `forgotten` messages: the first message of every window. */
+  private var forgottenFirstTime = 0L
+
+  /**
+   * The next group of a running window continues after `count` messages it is not handed, the
+   * first one at `firstTime`, their aggregation buffer `merged` (taken over, see
+   * [[FifoAggregator.seed]]): indexes continue after them and every window includes them. Anchors
+   * whose window ends among them were computed before they were forgotten, and are not again.
+   */
+  def seedGroup(count: Long, firstTime: Long, merged: InternalRow): Unit = {
+    require(running, "only a running window's group continues after forgotten messages")
+    window.seed(count, merged)
+    anchorIndex = count
+    forgotten = count
+    forgottenFirstTime = firstTime
+  }
 
   /**
    * Inclusive key bounds of the window of anchor (index, time). An exclusive end that saturates at
@@ -78,6 +104,7 @@ final class MessageSweep(
     while (!anchors.isEmpty) computeAnchor(out)
     window.clear()
     anchorIndex = 0L
+    forgotten = 0L
   }
 
   private def computeAnchor(out: SweepOutput): Unit = {
@@ -89,11 +116,12 @@ final class MessageSweep(
     if (!emptyWindow(t)) slideTo(lowerOf(p, t), upper)
     family match {
       case IndexWindow(lo, _) =>
-        // Full windows only: the window's first and last messages exist.
+        // Full windows only: the window's first and last messages exist (and its last is not
+        // forgotten).
         val first = lo.map(add(p, _)).getOrElse(0L)
-        if (first >= 0 && first <= upper && window.waitingIndex > upper) {
-          out.emitRow(window.results(), Array(t, pointEnd(t), window.headTime,
-            window.lastIncludedTime))
+        if (first >= 0 && first <= upper && upper >= forgotten && window.waitingIndex > upper) {
+          val firstTime = if (forgotten > 0) forgottenFirstTime else window.headTime
+          out.emitRow(window.results(), Array(t, pointEnd(t), firstTime, window.lastIncludedTime))
         }
       case _: RelativeTimeWindow =>
         val results = if (emptyWindow(t)) buffers.results(noMessages) else window.results()
