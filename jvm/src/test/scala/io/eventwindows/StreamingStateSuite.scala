@@ -75,10 +75,15 @@ class StreamingStateSuite extends EventWindowsSuite {
     "spark.sql.streaming.stateStore.providerClass" -> StreamingWindows.RocksDBProvider,
     "spark.sql.shuffle.partitions" -> "2")(body)
 
-  private def aggregated(events: DataFrame, window: String): DataFrame =
-    events.groupBy(expr("k"), expr(window))
-      .agg(expr("count(*) AS n"), expr("sum(v) AS total"), expr("collect_list(v) AS vs"))
-      .selectExpr("k", "window", "n", "total", "vs")
+  /** Aggregates of every kind: declarative, order-sensitive, typed imperative (collect_list). */
+  private val measures = Seq("count(*) AS n", "sum(v) AS total", "avg(v) AS mean", "max(v) AS top",
+    "first(v) AS head", "collect_list(v) AS vs")
+
+  private def aggregated(
+      events: DataFrame,
+      window: String,
+      aggregates: Seq[String] = measures): DataFrame =
+    events.groupBy(expr("k"), expr(window)).agg(expr(aggregates.head), aggregates.tail.map(expr): _*)
 
   private def sorted(rows: Seq[Seq[Any]]): Seq[Seq[Any]] = rows.sortBy(_.mkString("|"))
 
@@ -95,10 +100,11 @@ class StreamingStateSuite extends EventWindowsSuite {
    */
   private def start(
       stream: MemoryStream[StreamEvent], window: String, mode: String,
-      checkpoint: Option[String]): (StreamingQuery, ConcurrentLinkedQueue[Seq[Any]]) = {
+      checkpoint: Option[String],
+      aggregates: Seq[String] = measures): (StreamingQuery, ConcurrentLinkedQueue[Seq[Any]]) = {
     val emitted = new ConcurrentLinkedQueue[Seq[Any]]
     val sink: (DataFrame, Long) => Unit = (batch, _) => batch.collect().foreach(r => emitted.add(r.toSeq))
-    val writer = aggregated(stream.toDF().withWatermark("ts", delay), window)
+    val writer = aggregated(stream.toDF().withWatermark("ts", delay), window, aggregates)
       .writeStream.queryName(s"eventwindows_state_${queries.incrementAndGet()}")
       .outputMode(mode).foreachBatch(sink)
     val query = checkpoint.map(c => writer.option("checkpointLocation", c)).getOrElse(writer).start()
@@ -111,8 +117,9 @@ class StreamingStateSuite extends EventWindowsSuite {
       input: Seq[Seq[StreamEvent]] = batches,
       mode: String = "append",
       checkpoint: Option[String] = None,
-      stream: MemoryStream[StreamEvent] = newStream()): Run = withRocksDB {
-    val (query, emitted) = start(stream, window, mode, checkpoint)
+      stream: MemoryStream[StreamEvent] = newStream(),
+      aggregates: Seq[String] = measures): Run = withRocksDB {
+    val (query, emitted) = start(stream, window, mode, checkpoint, aggregates)
     try {
       input.foreach { batch =>
         stream.addData(batch)
@@ -185,6 +192,15 @@ class StreamingStateSuite extends EventWindowsSuite {
     "time_window(ts, '-1 second', '-500 milliseconds', '(]')" -> timeClosed(-500000L))
 
   /**
+   * Running windows (lo NULL): every message of the key up to the anchor's index + hi; final as
+   * the other index windows. The state folds the messages before the open windows into one
+   * aggregation buffer, which every later window starts from.
+   */
+  private val runningCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "index_window(ts, NULL, 0)", "index_window(ts, NULL, 2)", "index_window(ts, NULL, -2)")
+    .map(_ -> indexClosed)
+
+  /**
    * Hopping windows with per-window output (here with collect_list, which depends on input order,
    * so not Spark's streaming aggregation): a window is final once every event starting before its
    * end is known; under 'point' the row starts at the window's end.
@@ -234,7 +250,7 @@ class StreamingStateSuite extends EventWindowsSuite {
     "sliding_window(ts, 'delta(ts, 1)', 'time(1 second)')",
     "sliding_window(ts, 'time(1500 milliseconds)', 'delta(v, 2)')").map(_ -> slidingClosed)
 
-  for ((window, closed) <- cases ++ hoppingCases ++ changesCases ++ slidingCases) {
+  for ((window, closed) <- cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases) {
     test(s"append mode: $window gives the batch rows the watermark closed, each once") {
       val run = streamed(window)
       agrees(window, closed, run)
@@ -243,7 +259,7 @@ class StreamingStateSuite extends EventWindowsSuite {
   }
 
   test("update mode emits the same closed windows, each once") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(9), hoppingCases(2))) {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(9), runningCases(1), hoppingCases(2))) {
       agrees(window, closed, streamed(window, mode = "update"))
     }
   }
@@ -255,19 +271,26 @@ class StreamingStateSuite extends EventWindowsSuite {
     assert(message.contains("Invalid streaming output mode: complete"), message)
   }
 
-  /** Runs `first` over the first two batches and `second` over the rest, on one checkpoint. */
-  private def restarted(first: String, second: String): Run = {
+  /**
+   * Runs `first` over the first two batches and `second` over the rest, on one checkpoint (the
+   * second run with `secondAggregates`).
+   */
+  private def restarted(
+      first: String,
+      second: String,
+      secondAggregates: Seq[String] = measures): Run = {
     val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
     val stream = newStream()
     val before = streamed(first, batches.take(2), checkpoint = Some(checkpoint), stream = stream)
-    val after = streamed(second, batches.drop(2), checkpoint = Some(checkpoint), stream = stream)
+    val after = streamed(second, batches.drop(2), checkpoint = Some(checkpoint), stream = stream,
+      aggregates = secondAggregates)
     Run(before.rows ++ after.rows, before.droppedByWatermark + after.droppedByWatermark,
       after.watermarkMs)
   }
 
   test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
-        changesCases(0),
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(0),
+        runningCases(2), hoppingCases(1), changesCases(0),
         slidingCases(2), slidingCases(5), slidingCases(7))) {
       val run = restarted(window, window)
       agrees(window, closed, run)
@@ -279,6 +302,19 @@ class StreamingStateSuite extends EventWindowsSuite {
     val message = errorOf(restarted("count_window(ts, te, 2)", "count_window(ts, te, 3)"))
     assert(message.contains("count_window: the checkpoint holds the state of another window " +
       "definition [count_window CountWindow(2,point)"), message)
+    assert(message.contains("a changed window definition needs a new checkpoint location"))
+  }
+
+  test("a running window's state holds its aggregates: changed aggregates are an error too") {
+    // Other families keep events and aggregate them anew; a running window keeps the buffer of
+    // the aggregates over the messages it no longer keeps.
+    val window = "index_window(ts, NULL, 0)"
+    val changed = Seq("count(*) AS n", "sum(v) AS total", "max(v) AS top")
+    val message = errorOf(restarted(window, window, changed))
+    assert(message.contains("index_window: the checkpoint holds the state of another window " +
+      "definition [index_window IndexWindow(None,0)"), message)
+    assert(message.contains("aggregates=[count(1), sum(v), avg(v), max(v), first(v), " +
+      "collect_list(v)]"), message)
     assert(message.contains("a changed window definition needs a new checkpoint location"))
   }
 
@@ -356,19 +392,13 @@ class StreamingStateSuite extends EventWindowsSuite {
     agrees(window, hoppingClosed, run, openEnded.flatten, finalWatermark = 9000 - 1500)
   }
 
-  test("families that do not run on streams: an analysis error naming the function and why") {
+  test("dynamic windows do not run on streams: an analysis error naming the function and why") {
     withRocksDB {
       val events = newStream().toDF().withWatermark("ts", delay)
-      val unsupported = Seq(
-        ("anchor_window(ts, ts, te, named_struct('v', v))",
-          "anchor_window: dynamic windows (dynamic_window) are not supported on streaming " +
-            "DataFrames: an anchor's interval may reach back to any earlier message"),
-        ("index_window(ts, NULL, 0)",
-          "index_window: a running window (lo NULL) is not supported on streaming DataFrames"))
-      for ((window, expected) <- unsupported) {
-        val message = rejected(events, window)
-        assert(message.startsWith(expected), message)
-      }
+      val message = rejected(events, "anchor_window(ts, ts, te, named_struct('v', v))")
+      assert(message.startsWith("anchor_window: dynamic windows (dynamic_window) are not " +
+        "supported on streaming DataFrames: an anchor's interval may reach back to any earlier " +
+        "message"), message)
     }
   }
 
@@ -397,6 +427,33 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
+  test("a running window keeps per key its open windows' messages and one buffer for the rest") {
+    // After the last batch (watermark 10.5 s) a has 9 messages up to the watermark and one
+    // after it (12 s), b 6, c 5. The open windows need the last max(hi, 0) messages up to the
+    // watermark (the open anchors) and, for hi < 0, the last -hi (their windows' last messages).
+    val firstTimes = Map("a" -> micros(at(0)), "b" -> micros(at(500)), "c" -> micros(at(1200)))
+    val kept = Seq(
+      "index_window(ts, NULL, 0)" -> (Map("a" -> 1L), Map("a" -> 9L, "b" -> 6L, "c" -> 5L)),
+      "index_window(ts, NULL, 2)" ->
+        (Map("a" -> 3L, "b" -> 2L, "c" -> 2L), Map("a" -> 7L, "b" -> 4L, "c" -> 3L)),
+      "index_window(ts, NULL, -2)" ->
+        (Map("a" -> 3L, "b" -> 2L, "c" -> 2L), Map("a" -> 7L, "b" -> 4L, "c" -> 3L)))
+    for ((window, (events, folded)) <- kept) {
+      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+      streamed(window, checkpoint = Some(checkpoint))
+      def state(name: String) = spark.read.format("statestore").option("path", checkpoint)
+        .option("stateVarName", name).load()
+      withRocksDB {
+        assert(state("events").groupBy("key.k").count().collect()
+          .map(r => r.getString(0) -> r.getLong(1)).toMap === events, window)
+        val prefixes = state("progress")
+          .selectExpr("key.k", "value.prefixCount", "value.prefixFirstTime").collect()
+        assert(prefixes.map(r => r.getString(0) -> r.getLong(1)).toMap === folded, window)
+        assert(prefixes.map(r => r.getString(0) -> r.getLong(2)).toMap === firstTimes, window)
+      }
+    }
+  }
+
   test("random streams (ties, disorder within the delay, late rows) agree with the batch query") {
     val random = new scala.util.Random(20240101)
     // Times on a 100 ms grid (ties), up to 2 s before each batch's second (some late).
@@ -417,7 +474,7 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
     assert(notLate.size < input.flatten.size, "no late row")
     for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
-        changesCases(0), slidingCases(5), slidingCases(7))) {
+        changesCases(0), slidingCases(5), slidingCases(7)) ++ runningCases) {
       val run = streamed(window, input)
       assert(run.droppedByWatermark === input.flatten.size - notLate.size)
       agrees(window, closed, run, notLate, watermarks.last)

@@ -99,11 +99,13 @@ class StreamingSuite extends EventWindowsSuite {
     newStream().toDF().createOrReplaceTempView("stream_events")
     val session = spark.asInstanceOf[classic.SparkSession].sessionState
     val parsed = session.sqlParser.parsePlan(
-      "SELECT k, count(*) FROM stream_events GROUP BY k, index_window(ts, NULL, 0)")
+      "SELECT k, count(*) FROM stream_events " +
+        "GROUP BY k, anchor_window(ts, ts, te, named_struct('v', v))")
     val node = session.analyzer.execute(parsed).collectFirst { case a: EventWindowAggregate => a }
     assert(node.exists(_.isStreaming))
     val e = intercept[AnalysisException](EventWindowStrategy(node.get))
-    assert(e.getMessage.startsWith("index_window: a running window (lo NULL) is not supported"))
+    assert(e.getMessage.startsWith("anchor_window: dynamic windows (dynamic_window) are not " +
+      "supported on streaming DataFrames"), e.getMessage)
   }
 
   // Tumbling 2 s windows [0, 2), [2, 4), [4, 6), [10, 12); hopping 1 s every 2 s: [0, 1),

@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.WindowParameters
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, IndexWindow}
+import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -31,10 +31,6 @@ object CheckStreaming extends (LogicalPlan => Unit) {
       WindowParameters.fail(a.function, "dynamic windows (dynamic_window) are not supported on " +
         "streaming DataFrames: an anchor's interval may reach back to any earlier message, so " +
         "every message would have to be kept; run them on a batch DataFrame")
-    case IndexWindow(None, _) =>
-      WindowParameters.fail(a.function, "a running window (lo NULL) is not supported on " +
-        "streaming DataFrames: its window holds every message of the key since the stream " +
-        "began; give a lower bound, e.g. index_window(ts, -99, 0)")
     case _ =>
       // Every family has StreamingFamily rules today; a new one without them lands here.
       WindowParameters.fail(a.function, "this window is not supported on streaming DataFrames " +

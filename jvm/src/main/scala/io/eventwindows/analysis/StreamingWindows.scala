@@ -61,7 +61,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
     val spec = StreamingWindowSpec(a.function, a.family, rules, horizon, a.keys, a.start, a.end,
       a.order, a.values, a.aggregates, a.filters, input, inputEncoder,
-      outputEncoder.resolveAndBind(), definition(a, horizon, input))
+      outputEncoder.resolveAndBind(), definition(a, rules, horizon, input))
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val node = TransformWithState(
@@ -137,17 +137,21 @@ object StreamingWindows extends Rule[LogicalPlan] {
   /**
    * What the state depends on, independent of the session (no expression ids): the function, the
    * family, the time horizon, the lifetime, tie order and family values, the keys, and the layout
-   * of the stored input rows.
+   * of the stored input rows; for a family that keeps a prefix's aggregation buffer, also the
+   * aggregates and their filters (other families store events and aggregate them anew).
    */
   private def definition(
       a: EventWindowAggregate,
+      rules: StreamingFamily,
       horizon: EventTimeHorizon,
       input: Seq[Attribute]): String = {
     def sql(es: Seq[Expression]) = es.map(_.sql).mkString("[", ", ", "]")
+    val aggregates =
+      if (rules.foldsPrefix) s" aggregates=${sql(a.aggregates)} filters=${sql(a.filters)}" else ""
     s"${a.function} ${a.family} $horizon start=${a.start.sql} " +
       s"end=${a.end.map(_.sql).getOrElse("point")} order=${sql(a.order)} " +
       s"values=${sql(a.values)} keys=${a.keys.map(_.name).mkString("[", ", ", "]")} " +
-      s"input=${schemaOf(input).catalogString}"
+      s"input=${schemaOf(input).catalogString}$aggregates"
   }
 
   private def schemaOf(attributes: Seq[Attribute]): StructType =

@@ -33,6 +33,19 @@ sealed trait StreamingFamily extends Serializable {
   def resumes: Boolean = false
 
   /**
+   * True if every later row includes all the earlier events (a running window): the events a
+   * firing does not keep are folded into the key's prefix, one aggregation buffer kept in state
+   * (see [[StreamingReplay]]).
+   */
+  def foldsPrefix: Boolean = false
+
+  /**
+   * True if a key whose firing keeps no event is forgotten; not if its later rows depend on
+   * every earlier arrival, through an SPL trigger's state or a running window's prefix.
+   */
+  final def forgetsIdleKeys: Boolean = !resumes && !foldsPrefix
+
+  /**
    * Which of the replayed events (`starts`: the starts of the events at or before `horizon`,
    * sorted) the rows closing after `horizon` need. `firstOpen` is the window of the
    * first row of the replay that closes after `horizon`, or null.
@@ -59,7 +72,7 @@ object StreamingFamily {
     case Snapshot => Some(SnapshotStreaming)
     case h: Hopping => Some(HoppingStreaming(h))
     case CountWindow(n, _) => Some(CountStreaming(n))
-    case IndexWindow(Some(lo), hi) => Some(IndexStreaming(lo, hi))
+    case IndexWindow(lo, hi) => Some(IndexStreaming(lo, hi))
     case w: RelativeTimeWindow => Some(RelativeTimeStreaming(w))
     case _: SlidingWindow => Some(SlidingStreaming)
     case _ => None
@@ -155,16 +168,23 @@ object StreamingFamily {
    * message are known (`max(start, window.last)`). The anchors still open are the last max(hi, 0)
    * replayed ones and every later one; they need the messages from the earliest of them (or its
    * window's first message) on.
+   *
+   * A running window (`lo` None) holds every message up to `p + hi`: the messages before the
+   * earliest open anchor and before its window's last message (`window.last` of its row) are in
+   * every open window, so they are folded into the key's prefix; the others are kept.
    */
-  final case class IndexStreaming(lo: Long, hi: Long) extends StreamingFamily {
+  final case class IndexStreaming(lo: Option[Long], hi: Long) extends StreamingFamily {
     override def closeTime(window: InternalRow): Long =
       Math.max(window.getLong(0), window.getLong(3))
+
+    override def foldsPrefix: Boolean = lo.isEmpty
 
     override def retention(
         starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val count = starts.length
       val firstOpenAnchor = Math.max(0L, count - Math.max(hi, 0L))
-      val keep = Math.max(0L, Math.min(firstOpenAnchor, TimeArithmetic.add(firstOpenAnchor, lo)))
+      val firstKept = TimeArithmetic.add(firstOpenAnchor, lo.getOrElse(hi))
+      val keep = Math.max(0L, Math.min(firstOpenAnchor, firstKept))
       Retention(Math.min(keep, count.toLong).toInt, KeepNoEnded)
     }
   }

@@ -22,6 +22,10 @@ import org.apache.spark.sql.execution.metric.SQLMetric
  * firing: sorting and replaying the events kept, which are the window contents still open plus
  * what arrived since (not the key's whole history).
  *
+ * A running window's rows hold every earlier message of the key: the messages a firing does not
+ * keep are folded, in order, into the key's [[StreamingReplay.RunningPrefix]] (one aggregation
+ * buffer, as bytes), and the next replay's sweep starts from it.
+ *
  * Built on the executor, once per task (generated projections and orderings are not serializable).
  */
 final class StreamingReplay(spec: StreamingWindowSpec) {
@@ -50,6 +54,8 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     lineMin, lineMax, lineMax)(buffers)
   private val windowFields = 2 + spec.family.extraWindowFields.size
   private val unusedMetric = new SQLMetric("sum")
+  /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */
+  private lazy val folding = new FifoAggregator(buffers)
 
   /** The stored form of an input row, or None if it is no event (a NULL start). */
   def encode(row: Row): Option[Array[Byte]] = {
@@ -69,13 +75,15 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
   /**
    * Replays the `stored` events starting at or before `horizon`, emits the rows closing in
    * `(emittedThrough, horizon]`, and says what to keep and when something can close next.
-   * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead.
+   * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead; running
+   * windows start from `prefix`.
    */
   def fire(
       stored: Iterator[Array[Byte]],
       emittedThrough: Long,
       horizon: Long,
-      trigger: SlidingSweep.TriggerState): Firing = {
+      trigger: SlidingSweep.TriggerState,
+      prefix: RunningPrefix): Firing = {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
     var firstPending = NoClose
@@ -97,6 +105,10 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     if (spec.rules.resumes) {
       return resume(sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
     }
+    if (prefix.count > 0 && sorted.nonEmpty) {
+      policy.asInstanceOf[MessageSweep].seedGroup(prefix.count, prefix.firstTime,
+        buffers.deserialize(prefix.buffer))
+    }
 
     val output = ArrayBuffer.empty[Row]
     var firstOpen: InternalRow = null
@@ -114,15 +126,33 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
 
     val retention = spec.rules.retention(sorted.map(_.start), horizon, firstOpen)
     val kept = ArrayBuffer.empty[Array[Byte]]
+    val forgotten = ArrayBuffer.empty[Stored]
     var i = 0
     while (i < sorted.length) {
       if (i >= retention.fromIndex || sorted(i).end >= retention.endingFrom) kept += sorted(i).bytes
+      else if (spec.rules.foldsPrefix) forgotten += sorted(i)
       i += 1
     }
     kept ++= pending
     // A row an event after the horizon takes part in closes at its start or later.
     if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
-    Firing(output.toSeq, kept.toArray, nextClose, trigger)
+    val nextPrefix = if (forgotten.nonEmpty) fold(prefix, forgotten) else prefix
+    Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix)
+  }
+
+  /**
+   * `prefix` followed by the `forgotten` messages (the oldest replayed ones, in order), merged
+   * as the sweep merges them, so the windows later replays seed with it are the batch query's.
+   */
+  private def fold(prefix: RunningPrefix, forgotten: Iterable[Stored]): RunningPrefix = {
+    if (prefix.count == 0) folding.clear()
+    else folding.seed(prefix.count, buffers.deserialize(prefix.buffer))
+    forgotten.foreach { message =>
+      folding.add(message.start, message.row)
+      folding.include()
+    }
+    val firstTime = if (prefix.count == 0) forgotten.head.start else prefix.firstTime
+    RunningPrefix(folding.tailIndex, firstTime, buffers.serialize(folding.merged))
   }
 
   /**
@@ -154,7 +184,7 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
         Math.min(firstPending, state.nextInstant)
       case _ => firstPending
     }
-    Firing(output, kept, nextClose, state)
+    Firing(output, kept, nextClose, state, RunningPrefix.Empty)
   }
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
@@ -179,12 +209,25 @@ object StreamingReplay {
 
   /**
    * What a firing gives: the rows to emit, the events to keep (bytes), the earliest close time
-   * of a row not emitted yet ([[NoClose]] if none is known), and the trigger state of SPL sliding
-   * windows.
+   * of a row not emitted yet ([[NoClose]] if none is known), the trigger state of SPL sliding
+   * windows and the prefix of running windows.
    */
   final case class Firing(
       output: Seq[Row],
       kept: Array[Array[Byte]],
       nextClose: Long,
-      trigger: SlidingSweep.TriggerState)
+      trigger: SlidingSweep.TriggerState,
+      prefix: RunningPrefix)
+
+  /**
+   * The messages of a key that a running window no longer keeps one by one, which every later
+   * window holds: their number (the next message's index), the time of the first (every window's
+   * `first`), and their aggregation buffer as [[AggregateBuffers.serialize]] stores it.
+   */
+  final case class RunningPrefix(count: Long, firstTime: Long, buffer: Array[Byte])
+
+  object RunningPrefix {
+    /** No message folded yet. */
+    val Empty: RunningPrefix = RunningPrefix(0L, 0L, Array.emptyByteArray)
+  }
 }

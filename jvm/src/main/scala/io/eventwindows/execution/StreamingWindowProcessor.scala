@@ -16,7 +16,7 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  *    keeps only the events rows still open can need, and sets a timer where the next row can
  *    close. SPL sliding windows, whose triggers depend on every earlier arrival, resume their
  *    sweep instead: the window's tuples and the trigger state are kept, only new events are
- *    consumed.
+ *    consumed. Running index windows keep the aggregate of the messages they no longer keep.
  *
  * So every row is emitted once, complete, when the watermark has passed its close time; rows
  * behind the watermark were dropped by Spark before they got here. The state holds, per key, the
@@ -62,15 +62,16 @@ final class StreamingWindowProcessor(spec: StreamingWindowSpec)
     val current = load().copy(hasTimer = false)
     val watermarkMs = timerValues.getCurrentWatermarkInMs()
     val horizon = spec.horizon.horizon(micros(watermarkMs))
-    val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger)
-    if (firing.kept.isEmpty && !spec.rules.resumes) {
-      // Nothing left that a later row can need: forget the key. (An SPL trigger's state is
-      // needed by every later arrival.)
+    val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger,
+      current.prefix)
+    if (firing.kept.isEmpty && spec.rules.forgetsIdleKeys) {
+      // Nothing left that a later row can need: forget the key. (An SPL trigger's state and a
+      // running window's prefix are needed by every later arrival.)
       events.clear()
       progress.clear()
     } else {
       if (firing.kept.isEmpty) events.clear() else events.put(firing.kept)
-      val emitted = current.withTrigger(firing.trigger)
+      val emitted = current.withTrigger(firing.trigger).withPrefix(firing.prefix)
         .copy(emittedThrough = Math.max(current.emittedThrough, horizon))
       progress.update(
         if (firing.nextClose == StreamingReplay.NoClose) emitted
@@ -117,8 +118,9 @@ object StreamingWindowProcessor {
 
 /**
  * A key's progress: the `definition` of the aggregation that wrote it, the horizon up to which
- * rows were emitted (`emittedThrough`, operator time), the key's one pending timer, if any, and
- * the trigger state of an SPL sliding window (`spl*`, see [[SlidingSweep.TriggerState]]).
+ * rows were emitted (`emittedThrough`, operator time), the key's one pending timer, if any, the
+ * trigger state of an SPL sliding window (`spl*`, see [[SlidingSweep.TriggerState]]) and the
+ * prefix of a running index window (`prefix*`, see [[StreamingReplay.RunningPrefix]]).
  */
 case class StreamingProgress(
     definition: String,
@@ -130,7 +132,10 @@ case class StreamingProgress(
     splNextInstant: Long = 0L,
     splHasReference: Boolean = false,
     splReferenceExact: Long = 0L,
-    splReferenceDouble: Double = 0.0) {
+    splReferenceDouble: Double = 0.0,
+    prefixCount: Long = 0L,
+    prefixFirstTime: Long = 0L,
+    prefixBuffer: Array[Byte] = Array.emptyByteArray) {
 
   def trigger: SlidingSweep.TriggerState = SlidingSweep.TriggerState(splArrivals, splLastArrival,
     splNextInstant, splHasReference, splReferenceExact, splReferenceDouble)
@@ -139,4 +144,10 @@ case class StreamingProgress(
     splArrivals = t.arrivals, splLastArrival = t.lastArrival, splNextInstant = t.nextInstant,
     splHasReference = t.hasReference, splReferenceExact = t.referenceExact,
     splReferenceDouble = t.referenceDouble)
+
+  def prefix: StreamingReplay.RunningPrefix =
+    StreamingReplay.RunningPrefix(prefixCount, prefixFirstTime, prefixBuffer)
+
+  def withPrefix(p: StreamingReplay.RunningPrefix): StreamingProgress =
+    copy(prefixCount = p.count, prefixFirstTime = p.firstTime, prefixBuffer = p.buffer)
 }
