@@ -1,11 +1,9 @@
 """Streaming DataFrames from PySpark: hopping and tumbling windows run as Spark's own streaming
-aggregation, the other families through Spark's transformWithState; what does not run on streams
-is an analysis error (a pyspark AnalysisException naming the function), not windows computed per
-micro-batch."""
+aggregation, the other families (running index windows too) through Spark's transformWithState,
+and give the batch query's rows for the windows the watermark has closed."""
 import os
 
 import pytest
-from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -19,13 +17,45 @@ def stream(spark, tmp_path):
     return spark.readStream.schema("k string, ts timestamp, v bigint").json(str(tmp_path))
 
 
-def test_a_running_window_on_a_stream_is_an_analysis_error(stream):
-    assert stream.isStreaming
-    with pytest.raises(AnalysisException) as info:
-        stream.withWatermark("ts", "1 second").groupBy(
-            "k", ew.index_window("ts", None, 0)).count()
-    assert str(info.value).startswith(
-        "index_window: a running window (lo NULL) is not supported on streaming DataFrames")
+def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_path):
+    # One file per micro-batch: two keys, ties (a at 2 s, b at 4 s), messages out of order within
+    # the delay (a at 1 s, b at 3 s), a late one (b at 0 s, long behind the watermark: dropped).
+    source = tmp_path / "source"
+    source.mkdir()
+    files = [[("a", 0, 1), ("b", 1, 2), ("a", 2, 3), ("a", 2, 4)],
+             [("a", 1, 5), ("b", 4, 6), ("a", 5, 7)],
+             [("b", 3, 8), ("b", 4, 9), ("a", 9, 10)],
+             [("b", 0, 11), ("a", 20, 12)]]
+    for mtime, events in enumerate(files, start=1_700_000_000):
+        path = source / f"{mtime}.json"
+        path.write_text("".join(
+            f'{{"k": "{k}", "ts": "2024-01-01 00:00:{t:02d}", "v": {v}}}\n' for k, t, v in events))
+        os.utime(path, (mtime, mtime))
+
+    def running(events):
+        return (events.groupBy("k", ew.index_window("ts", None, 0))
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
+                     F.collect_list("v").alias("vs"))
+                .selectExpr("k", "string(window.start)", "string(window.first)", "n", "total",
+                            "vs"))
+
+    schema = "k string, ts timestamp, v bigint"
+    query = (running(spark.readStream.schema(schema).option("maxFilesPerTrigger", 1)
+                     .json(str(source)).withWatermark("ts", "2 seconds"))
+             .writeStream.format("memory").queryName("ew_stream_running").outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    streamed = sorted(tuple(r) for r in spark.table("ew_stream_running").collect())
+
+    # The batch query over the rows Spark kept; the watermark ends at 00:00:18, so every
+    # message but the last (20 s) is closed.
+    kept = spark.read.schema(schema).json(str(source)).where("v != 11")
+    expected = sorted(tuple(r) for r in running(kept).collect() if r[1] < "2024-01-01 00:00:18")
+    assert len(expected) == 10
+    assert streamed == expected
+    # Each window holds every earlier message of its key, across micro-batches.
+    assert expected[-1] == ("b", "2024-01-01 00:00:04", "2024-01-01 00:00:01", 4, 25, [2, 8, 6, 9])
 
 
 def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, stream, tmp_path):
