@@ -79,6 +79,7 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
     val (sortTime, side) = AnchorSortKey(unionTime, unionStart, unionAnchor, family.bounds)
     a.copy(keys = keys, start = sortTime, order = Seq(side),
       values = Seq(unionStart, unionEnd, unionAnchor),
-      filters = a.filters.map(_ => Literal.TrueLiteral), partialBuffers = rest.slice(1, 1 + buffers.size), child = union)
+      filters = a.filters.map(_ => Literal.TrueLiteral),
+      partialBuffers = rest.slice(1, 1 + buffers.size), child = union)
   }
 }
