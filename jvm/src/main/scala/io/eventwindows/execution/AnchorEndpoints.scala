@@ -81,7 +81,9 @@ case class AnchorEndpointsMode(
   override def transform(rows: Array[InternalRow]): Array[InternalRow] =
     transform(rows.iterator, None)
 
-  override def transform(rows: Iterator[InternalRow], sizeHint: Option[Long]): Array[InternalRow] = {
+  override def transform(
+      rows: Iterator[InternalRow],
+      sizeHint: Option[Long]): Array[InternalRow] = {
     val keyOf = UnsafeProjection.create(keys)
     val interval = MutableProjection.create(Seq(start, end))
       .target(new SpecificInternalRow(Seq(LongType, LongType)))
