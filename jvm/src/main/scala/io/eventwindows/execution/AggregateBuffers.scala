@@ -171,11 +171,7 @@ final class AggregateBuffers(
    * `serialize` writes them (in place of a copy of the buffer, as Spark does before a shuffle).
    */
   def serialize(buffer: InternalRow): Array[Byte] = {
-    var i = 0
-    while (i < bufferTypes.length) {
-      storable.update(i, buffer.get(i, bufferTypes(i)))
-      i += 1
-    }
+    copyFields(buffer, storable)
     var j = 0
     while (j < typed.length) {
       if (typed(j) != null) typed(j).serializeAggregateBufferInPlace(storable)
@@ -190,11 +186,7 @@ final class AggregateBuffers(
     val stored = new UnsafeRow(bufferTypes.length)
     stored.pointTo(bytes, bytes.length)
     val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
-    var i = 0
-    while (i < bufferTypes.length) {
-      buffer.update(i, stored.get(i, bufferTypes(i)))
-      i += 1
-    }
+    copyFields(stored, buffer)
     var j = 0
     while (j < typed.length) {
       if (typed(j) != null) {
@@ -204,6 +196,15 @@ final class AggregateBuffers(
       j += 1
     }
     buffer
+  }
+
+  /** Copies every buffer field of `from` into `to` (objects by reference). */
+  private def copyFields(from: InternalRow, to: InternalRow): Unit = {
+    var i = 0
+    while (i < bufferTypes.length) {
+      to.update(i, from.get(i, bufferTypes(i)))
+      i += 1
+    }
   }
 
   /** The results of every function over `buffer`; the row is reused by the next call. */
