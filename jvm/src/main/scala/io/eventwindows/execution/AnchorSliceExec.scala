@@ -70,16 +70,17 @@ case class AnchorSliceExec(
       val result = UnsafeProjection.create(
         output.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
       val relation = reader.read(endpoints.value)
-      rows.flatMap { row =>
+      // The filter leaves the slice of the row it keeps in sliceRow, which the map then reads
+      // (iterators run row by row): no allocation per row.
+      rows.filter { row =>
         val t = timeOf(row)
         val points = if (t.isNullAt(0)) null else relation.pointsOf(keyOf(row))
         val i = if (points == null) -1 else AnchorEndpoints.floor(points, t.getLong(0))
-        if (i < 0) None
-        else {
-          sliceRow.setLong(0, points(i))
-          numOutputRows += 1
-          Some(result(joined(row, sliceRow)))
-        }
+        if (i >= 0) sliceRow.setLong(0, points(i))
+        i >= 0
+      }.map { row =>
+        numOutputRows += 1
+        result(joined(row, sliceRow))
       }
     }
   }
