@@ -3,9 +3,8 @@ package io.eventwindows.execution
 import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
 import io.eventwindows.plans.{CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot, WindowFamily}
 
-import org.apache.spark.sql.types.DataType
-
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.DataType
 
 /**
  * What a window family needs to run on a stream by replay (see [[StreamingWindowProcessor]]): when

@@ -12,11 +12,11 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
  * One key's firing of a streaming event-window aggregation: the events kept in state that start
- * at or before the horizon are sorted as the batch operator sorts them ([[KeyTimeSorter]]'s order: by start, ties by the same columns) and
- * replayed through the shared [[WindowSweepIterator]] and the family's own [[SweepPolicy]], as
- * one key group. Of the rows it gives, those that close
- * after what earlier firings emitted and at or before the horizon are emitted; the family's
- * [[StreamingFamily]] rules say which events later firings still need.
+ * at or before the horizon are sorted as the batch operator sorts them ([[KeyTimeSorter]]'s
+ * order: by start, ties by the same columns) and replayed through the shared
+ * [[WindowSweepIterator]] and the family's own [[SweepPolicy]], as one key group. Of the rows it
+ * gives, those that close after what earlier firings emitted and at or before the horizon are
+ * emitted; the family's [[StreamingFamily]] rules say which events later firings still need.
  *
  * Events are kept as the bytes of their `UnsafeRow` (the aggregate's input columns). Cost per
  * firing: sorting and replaying the events kept, which are the window contents still open plus
