@@ -1,6 +1,7 @@
 """Streaming DataFrames from PySpark: hopping and tumbling windows run as Spark's own streaming
 aggregation, the other families (running index windows too) through Spark's transformWithState,
 and give the batch query's rows for the windows the watermark has closed."""
+import json
 import os
 
 import pytest
@@ -17,20 +18,36 @@ def stream(spark, tmp_path):
     return spark.readStream.schema("k string, ts timestamp, v bigint").json(str(tmp_path))
 
 
+def write_batches(source, batches):
+    """One JSON file of events (k, second of 2024-01-01 00:00, v) per micro-batch, in order of
+    modification time (the order a file stream reads them in)."""
+    source.mkdir()
+    for mtime, events in enumerate(batches, start=1_700_000_000):
+        path = source / f"{mtime}.json"
+        path.write_text("".join(
+            f'{{"k": {json.dumps(k)}, "ts": "2024-01-01 00:00:{t:02d}", "v": {v}}}\n'
+            for k, t, v in events))
+        os.utime(path, (mtime, mtime))
+
+
+def run_to_end(spark, frame, name, tmp_path):
+    """Runs the streaming `frame` in append mode into a memory table `name` over every file the
+    source has, and returns that table."""
+    query = (frame.writeStream.format("memory").queryName(name).outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    return spark.table(name)
+
+
 def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_path):
     # One file per micro-batch: two keys, ties (a at 2 s, b at 4 s), messages out of order within
     # the delay (a at 1 s, b at 3 s), a late one (b at 0 s, long behind the watermark: dropped).
     source = tmp_path / "source"
-    source.mkdir()
-    files = [[("a", 0, 1), ("b", 1, 2), ("a", 2, 3), ("a", 2, 4)],
-             [("a", 1, 5), ("b", 4, 6), ("a", 5, 7)],
-             [("b", 3, 8), ("b", 4, 9), ("a", 9, 10)],
-             [("b", 0, 11), ("a", 20, 12)]]
-    for mtime, events in enumerate(files, start=1_700_000_000):
-        path = source / f"{mtime}.json"
-        path.write_text("".join(
-            f'{{"k": "{k}", "ts": "2024-01-01 00:00:{t:02d}", "v": {v}}}\n' for k, t, v in events))
-        os.utime(path, (mtime, mtime))
+    write_batches(source, [[("a", 0, 1), ("b", 1, 2), ("a", 2, 3), ("a", 2, 4)],
+                           [("a", 1, 5), ("b", 4, 6), ("a", 5, 7)],
+                           [("b", 3, 8), ("b", 4, 9), ("a", 9, 10)],
+                           [("b", 0, 11), ("a", 20, 12)]])
 
     def running(events):
         return (events.groupBy("k", ew.index_window("ts", None, 0))
@@ -40,13 +57,10 @@ def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_
                             "vs"))
 
     schema = "k string, ts timestamp, v bigint"
-    query = (running(spark.readStream.schema(schema).option("maxFilesPerTrigger", 1)
-                     .json(str(source)).withWatermark("ts", "2 seconds"))
-             .writeStream.format("memory").queryName("ew_stream_running").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
-    query.awaitTermination()
-    streamed = sorted(tuple(r) for r in spark.table("ew_stream_running").collect())
+    streamed = run_to_end(spark, running(
+        spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(source))
+        .withWatermark("ts", "2 seconds")), "ew_stream_running", tmp_path)
+    streamed = sorted(tuple(r) for r in streamed.collect())
 
     # The batch query over the rows Spark kept; the watermark ends at 00:00:18, so every
     # message but the last (20 s) is closed.
@@ -59,13 +73,9 @@ def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_
 
 
 def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, stream, tmp_path):
-    query = (stream.withWatermark("ts", "1 second")
-             .groupBy("k", ew.hopping_window("ts", None, "5 seconds", "1 second")).count()
-             .writeStream.format("memory").queryName("ew_stream_hopping").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
-    query.awaitTermination()
-    rows = spark.table("ew_stream_hopping").selectExpr(
+    counted = (stream.withWatermark("ts", "1 second")
+               .groupBy("k", ew.hopping_window("ts", None, "5 seconds", "1 second")).count())
+    rows = run_to_end(spark, counted, "ew_stream_hopping", tmp_path).selectExpr(
         "k", "string(window.start)", "string(window.end)", "count").orderBy("window").collect()
     # Events at 00:00:00 and 00:00:03; the watermark ends at 00:00:02, so of the windows
     # [n, n + 5) only those ending by then are closed: the first event's [-4, 1) and [-3, 2).
@@ -86,23 +96,13 @@ def test_relative_time_windows_on_a_stream_of_fixed_width_rows(spark, tmp_path):
     # each event must still be kept on its own in the state store (a shared buffer once made
     # every kept event the last one).
     source = tmp_path / "source"
-    source.mkdir()
-    lines = {"a.json": [(0, 1), (1, 2), (2, 3), (3, 4)], "b.json": [(10, 100)]}
-    for mtime, (name, events) in enumerate(lines.items(), start=1_700_000_000):
-        path = source / name
-        path.write_text("".join(
-            f'{{"k": 1, "ts": "2024-01-01 00:00:{t:02d}", "v": {v}}}\n' for t, v in events))
-        os.utime(path, (mtime, mtime))
-    query = (spark.readStream.schema("k int, ts timestamp, v bigint")
-             .option("maxFilesPerTrigger", 1).json(str(source))
-             .withWatermark("ts", "1 second")
-             .groupBy("k", ew.time_window("ts", "-2 seconds", "0 seconds"))
-             .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-             .writeStream.format("memory").queryName("ew_stream_time").outputMode("append")
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
-    query.awaitTermination()
-    rows = spark.table("ew_stream_time").selectExpr(
+    write_batches(source, [[(1, 0, 1), (1, 1, 2), (1, 2, 3), (1, 3, 4)], [(1, 10, 100)]])
+    windowed = (spark.readStream.schema("k int, ts timestamp, v bigint")
+                .option("maxFilesPerTrigger", 1).json(str(source))
+                .withWatermark("ts", "1 second")
+                .groupBy("k", ew.time_window("ts", "-2 seconds", "0 seconds"))
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+    rows = run_to_end(spark, windowed, "ew_stream_time", tmp_path).selectExpr(
         "k", "second(window.start)", "n", "total").orderBy("window").collect()
     # The watermark ends at 00:00:09: the messages at 0-3 s are closed, each with the messages of
     # the 2 s before it; the one at 10 s is not.
