@@ -3,13 +3,17 @@ package io.eventwindows
 import scala.util.Random
 
 import io.eventwindows.analysis.SliceAnchorWindows
-import io.eventwindows.execution.{AnchorEndpoints, AnchorSliceExec, EventWindowAggregateExec}
+import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorSliceAggregateExec, AnchorSliceExec, EventWindowAggregateExec, LongOrdinals}
 import io.eventwindows.plans.Bounds
 
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.BoundReference
 import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec
+import org.apache.spark.sql.types.{IntegerType, LongType}
 
 /**
  * Dynamic windows with the messages folded into slices before the shuffle
@@ -31,10 +35,37 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     assert(AnchorEndpoints.boundaries(2, 5, Bounds("()")) === Seq(3L, 5L))
     assert(AnchorEndpoints.boundaries(max, max, Bounds("[]")) === Seq(max))
     assert(AnchorEndpoints.boundaries(max, max, Bounds("(]")) === Nil)
-    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), 1) === -1)
-    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), 2) === 0)
-    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), 8) === 1)
-    assert(AnchorEndpoints.floor(Array(2L, 5L, 9L), max) === 2)
+  }
+
+  test("endpoints: slices are numbered key after key, a time finds the slice that holds it") {
+    // Key 7: [2, 5] and [4, 8] -> boundaries 2, 4, 6, 9; key NULL: [0, 0] -> 0, 1; key 3: none.
+    val anchors = Seq[(Integer, Long, Long)]((7, 2, 5), (null, 0, 0), (7, 4, 8), (3, 5, 1))
+      .map { case (k, s, e) => InternalRow(k, s, e) }
+    val mode = AnchorEndpointsMode(Seq(BoundReference(0, IntegerType, nullable = true)),
+      BoundReference(1, LongType, nullable = false), BoundReference(2, LongType, nullable = false),
+      Bounds("[]"))
+    val endpoints = new AnchorEndpoints.Reader(Seq(IntegerType)).read(mode.transform(anchors.toArray))
+    assert(endpoints.keyCount === 2 && endpoints.sliceCount === 6)
+    assert(endpoints.ordinalOfValue(3) === -1 && endpoints.ordinalOfValue(8) === -1)
+    val seven = endpoints.ordinalOfValue(7)
+    val slices = Seq(1L, 2L, 3L, 4L, 8L, 9L, Long.MaxValue).map(endpoints.sliceOf(seven, _))
+    assert(slices.tail.map(endpoints.sliceStart) === Seq(2L, 2L, 4L, 6L, 9L, 9L))
+    assert(slices.head === -1 && slices.tail.forall(endpoints.ordinalOfSlice(_) == seven))
+    val none = endpoints.ordinalOfNull
+    assert(Seq(-1L, 0L, 1L).map(endpoints.sliceOf(none, _)).map {
+      case -1 => None
+      case i => Some(endpoints.sliceStart(i))
+    } === Seq(None, Some(0L), Some(1L)))
+    assert(endpoints.keyRow(none).isNullAt(0) && endpoints.keyRow(seven).getInt(0) === 7)
+  }
+
+  test("long ordinals: every key found, others not, including 0 and the ends of the line") {
+    val keys = (Seq(0L, -1L, Long.MinValue, Long.MaxValue) ++ (1L to 300L).map(_ * 1024)).distinct
+    val ordinals = new LongOrdinals(keys.map(Some(_)).toArray :+ None)
+    assert(keys.zipWithIndex.forall { case (k, i) => ordinals.ordinalOf(k) == i })
+    assert(Seq(1L, 1023L, -2L, Long.MaxValue - 1).forall(ordinals.ordinalOf(_) == -1))
+    assert(ordinals.ordinalOfNull === keys.size)
+    assert(new LongOrdinals(Array()).ordinalOf(0) === -1)
   }
 
   private val aggregates = "count(*) AS n, count(v) AS nv, sum(v) AS total, min(v) AS lo, " +
@@ -71,8 +102,7 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     }
   }
 
-  test("the plan: boundaries broadcast, a partial aggregate by slice in whole-stage codegen, " +
-    "no join") {
+  test("the plan: boundaries broadcast, buffers by slice in whole-stage codegen, no join") {
     Seq((Option(1), 1L, Option(1L)), (Some(1), 5L, Some(2L))).toDF("k", "t", "v")
       .createOrReplaceTempView("messages")
     Seq((Option(1), 1, 0L, 3L), (Some(2), 2, 0L, 9L)).toDF("k", "id", "s", "e")
@@ -82,9 +112,35 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     val plan = df.queryExecution.executedPlan
     assert(collect(plan) { case b: BroadcastExchangeExec => b }.size === 1, plan)
     val codegen = collect(plan) { case w: WholeStageCodegenExec => w }
-    assert(codegen.exists(_.child.exists(_.isInstanceOf[AnchorSliceExec])), plan)
+    assert(codegen.exists(_.child.exists(_.isInstanceOf[AnchorSliceAggregateExec])), plan)
+    assert(collect(plan) { case h: HashAggregateExec => h }.isEmpty, plan)
     assert(collect(plan) { case e: EventWindowAggregateExec => e }.head.partialBuffers.nonEmpty)
     assert(!plan.toString.contains("Join"), plan)
+  }
+
+  test("string keys, big decimals (updated in place) and a string max (not): the range join's " +
+    "answer") {
+    val (messages, anchors) = randomInput(new Random(11))
+    messages.toDF("k", "t", "v").selectExpr("CAST(k AS STRING) AS k", "t", "v")
+      .createOrReplaceTempView("messages")
+    anchors.toDF("k", "id", "s", "e").selectExpr("CAST(k AS STRING) AS k", "id", "s", "e")
+      .createOrReplaceTempView("anchors")
+    val dense = "count(v) AS n, sum(CAST(v AS DECIMAL(30, 2))) AS total, " +
+      "avg(CAST(v AS DECIMAL(30, 2))) AS mean"
+    val hashed = "count(v) AS n, max(CAST(v AS STRING)) AS hi"
+    for (bounds <- Seq("[)", "(]"); (aggregates, exec) <- Seq(dense -> "AnchorSliceAggregate",
+        hashed -> "AnchorSlices")) {
+      val df = sql(s"""SELECT id, * EXCEPT (id, k, s, e, window)
+                      |FROM dynamic_window(TABLE(anchors), TABLE(messages), 't', 's', 'e',
+                      |                    '$aggregates', 'k', '$bounds') ORDER BY id""".stripMargin)
+      assert(df.queryExecution.executedPlan.toString.contains(exec + " "))
+      val (lo, hi) = (if (bounds.head == '[') ">=" else ">", if (bounds.last == ']') "<=" else "<")
+      val joined = sql(s"""SELECT id, ${aggregates.replace("(v", "(m.v")}
+                          |FROM anchors a LEFT JOIN messages m
+                          |  ON a.k <=> m.k AND m.t $lo a.s AND m.t $hi a.e
+                          |GROUP BY id ORDER BY id""".stripMargin)
+      assert(rows(df) === rows(joined), s"$bounds $aggregates")
+    }
   }
 
   test("order-sensitive aggregates (first, collect_list) keep the sweep over every message") {

@@ -13,6 +13,9 @@ object EventWindowsSession {
       .config("spark.sql.session.timeZone", "UTC")
       .config("spark.sql.shuffle.partitions", "4")
       .config("spark.ui.enabled", "false")
+      // As in Spark's own test sessions: generated code that does not compile fails the query
+      // instead of running silently without whole-stage codegen.
+      .config("spark.sql.codegen.fallback", "false")
       .getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     session

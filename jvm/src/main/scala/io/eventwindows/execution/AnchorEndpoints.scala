@@ -10,26 +10,80 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeArrayData, UnsafeProjection, UnsafeRow}
 
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
-import org.apache.spark.sql.types.{ArrayType, DataType, LongType, StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, ByteType, DataType, DateType, IntegerType, LongType, ShortType, StructField, StructType, TimestampNTZType, TimestampType}
 
 /**
  * The slice boundaries of dynamic windows, per key: the sorted distinct instants at which some
  * anchor's interval of that key begins or ends, so that each interval is a run of whole slices.
  * A slice runs from one boundary to the next; a message belongs to the slice of the greatest
- * boundary at or before its time. Keys are the UnsafeRows of the key columns (NULL keys equal).
+ * boundary of its key at or before its time.
+ *
+ * The keys are numbered (ordinals) and their boundaries lie end to end in one array, so a slice
+ * is a dense number (the index of its boundary) that can address an array of buffers. Keys are
+ * looked up as UnsafeRows of the key columns (NULL keys equal) or, for one integral key column,
+ * by value without building a row.
  */
-final class AnchorEndpoints private (byKey: JHashMap[UnsafeRow, Array[Long]]) {
+final class AnchorEndpoints private (
+    keyRows: Array[UnsafeRow],
+    byValue: Option[LongOrdinals],
+    boundaries: Array[Long],
+    firstSlices: Array[Int]) {
 
-  /** The boundaries of the key, or null when the key has no anchor. */
-  def pointsOf(key: UnsafeRow): Array[Long] = byKey.get(key)
+  private val byRow = new JHashMap[UnsafeRow, Integer](keyRows.length * 2)
+  keyRows.indices.foreach(i => byRow.put(keyRows(i), i))
+
+  /** The number of keys (with at least one boundary each). */
+  def keyCount: Int = keyRows.length
+
+  /** The number of slices of all keys. */
+  def sliceCount: Int = boundaries.length
+
+  /** The ordinal of the key, or -1 if no anchor has it. */
+  def ordinalOf(key: UnsafeRow): Int = {
+    val i = byRow.get(key)
+    if (i == null) -1 else i
+  }
+
+  /**
+   * The ordinal of a key of one integral column ([[AnchorEndpoints.byValue]]), widened to a
+   * long, or -1.
+   */
+  def ordinalOfValue(key: Long): Int = byValue.get.ordinalOf(key)
+
+  /** The ordinal of the NULL key of one integral column, or -1. */
+  def ordinalOfNull: Int = byValue.get.ordinalOfNull
+
+  /** The slice of a time in the key, or -1 if it is before the key's first boundary. */
+  def sliceOf(ordinal: Int, time: Long): Int = {
+    val (from, to) = (firstSlices(ordinal), firstSlices(ordinal + 1))
+    val i = Arrays.binarySearch(boundaries, from, to, time)
+    if (i >= 0) i else if (-i - 1 > from) -i - 2 else -1
+  }
+
+  /** The first instant of a slice. */
+  def sliceStart(slice: Int): Long = boundaries(slice)
+
+  /** The key of a slice's ordinal. */
+  def keyRow(ordinal: Int): UnsafeRow = keyRows(ordinal)
+
+  /** The ordinal of the key of a slice. */
+  def ordinalOfSlice(slice: Int): Int = {
+    val i = Arrays.binarySearch(firstSlices, slice)
+    // Keys have at least one slice, so no two first slices are equal.
+    if (i >= 0) i else -i - 2
+  }
 }
 
 object AnchorEndpoints {
 
-  /** The index of the greatest point at or before `time`, or -1 if all are after it. */
-  def floor(points: Array[Long], time: Long): Int = {
-    val i = Arrays.binarySearch(points, time)
-    if (i >= 0) i else -i - 2
+  /**
+   * True if keys of these types are looked up by value (`ordinalOfValue`): one column whose
+   * values are integers that a long holds.
+   */
+  def byValue(keyTypes: Seq[DataType]): Boolean = keyTypes match {
+    case Seq(ByteType | ShortType | IntegerType | DateType | LongType | TimestampType |
+        TimestampNTZType) => true
+    case _ => false
   }
 
   /**
@@ -56,11 +110,14 @@ object AnchorEndpoints {
       val keyOf = UnsafeProjection.create(keyTypes.zipWithIndex.map { case (t, i) =>
         BoundReference(i, t, nullable = true)
       })
-      val byKey = new JHashMap[UnsafeRow, Array[Long]](rows.length * 2)
-      rows.foreach { row =>
-        byKey.put(keyOf(row.getStruct(0, keyTypes.size)).copy(), row.getArray(1).toLongArray())
-      }
-      new AnchorEndpoints(byKey)
+      val keyRows = rows.map(row => keyOf(row.getStruct(0, keyTypes.size)).copy())
+      val values = if (!byValue(keyTypes)) None else Some(new LongOrdinals(keyRows.map { row =>
+        if (row.isNullAt(0)) None else Some(row.get(0, keyTypes.head) match {
+          case n: java.lang.Number => n.longValue
+        })
+      }))
+      val points = rows.map(_.getArray(1).toLongArray())
+      new AnchorEndpoints(keyRows, values, points.flatten, points.scanLeft(0)(_ + _.length))
     }
   }
 }
@@ -109,11 +166,14 @@ case class AnchorEndpointsMode(
     var i = 0
     points.forEach { (key, builder) =>
       val sorted = builder.result()
-      Arrays.sort(sorted)
-      out(i) = toRow(InternalRow(key, UnsafeArrayData.fromPrimitiveArray(sorted.distinct))).copy()
-      i += 1
+      if (sorted.nonEmpty) {  // `(MAX, MAX]` has no boundary, and a key needs one
+        Arrays.sort(sorted)
+        out(i) = toRow(InternalRow(key, UnsafeArrayData.fromPrimitiveArray(sorted.distinct)))
+          .copy()
+        i += 1
+      }
     }
-    out
+    out.take(i)
   }
 
   override def canonicalized: BroadcastMode =
