@@ -4,7 +4,9 @@
     .venv/bin/python benchmarks/run.py --quick    # a tenth of the events, to try it out
 
 Each case builds the input once, caches it, then times both queries (best of ``--repeat`` runs,
-each written to Spark's ``noop`` sink so every row is computed and none is collected), checks that
+each written to Spark's ``noop`` sink so every row is computed and none is collected, after
+untimed runs for ``--warmup`` seconds, as Spark's own ``Benchmark`` warms each case up so that
+the JIT has compiled the code it runs), checks that
 the two answers are the same rows (an order-independent checksum and a row count, computed
 outside the timings), and prints the time ratio built-in / ours. Not a test: nothing here asserts
 a time.
@@ -57,6 +59,8 @@ MICROS_PER_SECOND = 1_000_000
 ORIGIN = 1_704_067_200 * MICROS_PER_SECOND
 #: Lines printed again under the final table (ratios between cases).
 NOTES: list = []
+#: Seconds of untimed runs before each query is timed (--warmup).
+WARMUP_SECONDS = 2.0
 
 
 def session(driver_memory: str) -> SparkSession:
@@ -101,7 +105,13 @@ def interval_events(spark: SparkSession, n: int, keys: int, span_seconds: int,
 
 
 def best_time(df: DataFrame, repeat: int) -> float:
-    """The best wall time of `repeat` full evaluations of df (written to the noop sink)."""
+    """The best wall time of `repeat` full evaluations of df (written to the noop sink), after
+    untimed ones for WARMUP_SECONDS (at least one)."""
+    start = time.perf_counter()
+    while True:
+        df.write.format("noop").mode("overwrite").save()
+        if time.perf_counter() - start >= WARMUP_SECONDS:
+            break
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -278,7 +288,8 @@ def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) ->
 def memory_subprocess(n: int, repeat: int, driver_memory: str, with_builtin: bool) -> dict:
     """(g) in a fresh process: the driver's memory is fixed when its JVM starts."""
     command = [sys.executable, __file__, "--memory-case", str(n), "--repeat", str(repeat),
-               "--driver-memory", driver_memory] + (["--memory-builtin"] if with_builtin else [])
+               "--driver-memory", driver_memory, "--warmup", str(WARMUP_SECONDS)]
+    command += ["--memory-builtin"] if with_builtin else []
     out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     builtin = (f"built-in (ROWS frame) {result['builtin_s']:.2f} s, ratio {result['ratio']:.1f}x, "
@@ -506,6 +517,7 @@ def streaming_changes(spark: SparkSession, repeat: int) -> dict:
 
 
 def main() -> None:
+    global WARMUP_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
     parser.add_argument("--cases", default="abBcdefghijk",
@@ -514,6 +526,8 @@ def main() -> None:
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
                              "k (streaming 'changes')")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
+    parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
+                        help="seconds of untimed runs before each query is timed")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--memory-driver-memory", default="512m",
                         help="the driver memory of case g's process")
@@ -522,6 +536,7 @@ def main() -> None:
     parser.add_argument("--memory-case", type=int, metavar="N", help=argparse.SUPPRESS)
     args = parser.parse_args()
     scale = 10 if args.quick else 1
+    WARMUP_SECONDS = args.warmup
 
     if args.memory_case is not None:  # case g's own process: one JSON line on stdout
         spark = session(args.driver_memory)

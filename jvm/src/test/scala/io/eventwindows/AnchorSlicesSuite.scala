@@ -3,7 +3,7 @@ package io.eventwindows
 import scala.util.Random
 
 import io.eventwindows.analysis.SliceAnchorWindows
-import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorSliceAggregateExec, AnchorSliceExec, EventWindowAggregateExec, LongOrdinals}
+import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorSliceAggregateExec, AnchorSliceExec, EventWindowAggregateExec, LongOrdinals, SliceDirectory}
 import io.eventwindows.plans.Bounds
 
 import org.apache.spark.sql.DataFrame
@@ -57,6 +57,34 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
       case i => Some(endpoints.sliceStart(i))
     } === Seq(None, Some(0L), Some(1L)))
     assert(endpoints.keyRow(none).isNullAt(0) && endpoints.keyRow(seven).getInt(0) === 7)
+  }
+
+  test("slice directory: the slice of any time is the binary search's, also where boundaries " +
+    "crowd or span the whole line") {
+    val rng = new Random(5)
+    val special = Seq(Long.MinValue, Long.MinValue + 1, -1L, 0L, 1L, Long.MaxValue - 1, Long.MaxValue)
+    val keys = Seq.fill(40) {
+      val n = 1 + rng.nextInt(60)
+      val points = rng.nextInt(4) match {
+        case 0 => Seq.fill(n)(rng.nextLong())                          // across the line
+        case 1 => Seq.fill(n)(rng.nextInt(50).toLong)                  // crowded
+        case 2 => Seq.fill(n)(1000L + rng.nextInt(3)) ++ Seq(1L << 40) // one crowded bucket
+        case _ => special.filter(_ => rng.nextBoolean()) :+ rng.nextLong()
+      }
+      points.distinct.sorted.toArray
+    }
+    val directory = new SliceDirectory(keys.flatten.toArray, keys.scanLeft(0)(_ + _.length).toArray)
+    for ((points, o) <- keys.zipWithIndex) {
+      val first = keys.take(o).map(_.length).sum
+      val times = special ++ points ++ points.map(_ - 1) ++ points.map(_ + 1) ++
+        Seq.fill(200)(rng.nextLong()) ++ Seq.fill(200)(rng.nextInt(60).toLong)
+      for (t <- times) {
+        val i = java.util.Arrays.binarySearch(points, t)
+        val expected = if (i >= 0) i else -i - 2
+        assert(directory.floor(o, t) === (if (expected < 0) -1 else first + expected),
+          s"time $t in ${points.mkString(", ")}")
+      }
+    }
   }
 
   test("long ordinals: every key found, others not, including 0 and the ends of the line") {

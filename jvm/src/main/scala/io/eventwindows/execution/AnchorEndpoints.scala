@@ -31,6 +31,7 @@ final class AnchorEndpoints private (
 
   private val byRow = new JHashMap[UnsafeRow, Integer](keyRows.length * 2)
   keyRows.indices.foreach(i => byRow.put(keyRows(i), i))
+  private val directory = new SliceDirectory(boundaries, firstSlices)
 
   /** The number of keys (with at least one boundary each). */
   def keyCount: Int = keyRows.length
@@ -54,11 +55,7 @@ final class AnchorEndpoints private (
   def ordinalOfNull: Int = byValue.get.ordinalOfNull
 
   /** The slice of a time in the key, or -1 if it is before the key's first boundary. */
-  def sliceOf(ordinal: Int, time: Long): Int = {
-    val (from, to) = (firstSlices(ordinal), firstSlices(ordinal + 1))
-    val i = Arrays.binarySearch(boundaries, from, to, time)
-    if (i >= 0) i else if (-i - 1 > from) -i - 2 else -1
-  }
+  def sliceOf(ordinal: Int, time: Long): Int = directory.floor(ordinal, time)
 
   /** The first instant of a slice. */
   def sliceStart(slice: Int): Long = boundaries(slice)

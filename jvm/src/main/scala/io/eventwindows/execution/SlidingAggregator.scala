@@ -10,10 +10,12 @@ import org.apache.spark.sql.catalyst.InternalRow
  * time, not by start time). Each leaf holds the partial aggregate of one entry (several rows may
  * be folded into one entry: a pane); each inner node holds the merge of its children, left to
  * right, so order-sensitive functions (first, last, collect_list) see the entries in arrival order.
- * Appending or removing an entry re-merges the nodes above its leaf: O(log n) merges, never a pass
- * over the window. When the leaves run out, the live ones are packed to the left (growing the tree
- * when more than half are live), so packing costs O(1) merges per appended entry, amortized.
- * The aggregate of a range of entries (in arrival order) takes O(log n) merges too.
+ * Appending or removing an entry marks the nodes above its leaf stale; a node is re-merged when a
+ * query needs it, so entries appended or removed between two queries share the re-merges of
+ * their common ancestors: at most O(log n) merges per entry, never a pass over the window. When
+ * the leaves run out, the live ones are packed to the left (growing the tree when more than half
+ * are live), so packing costs O(1) merges per appended entry, amortized. The aggregate of a range
+ * of entries (in arrival order) takes O(log n) merges, besides re-merging stale nodes.
  */
 final class SlidingAggregator(buffers: AggregateBuffers) {
 
@@ -26,6 +28,11 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
   private var nodes: Array[InternalRow] = Array.fill(2 * capacity)(buffers.newBuffer())
   /** Live entries below each node. */
   private var counts = new Array[Int](2 * capacity)
+  /**
+   * Inner nodes whose buffer is not the merge of their children's; the ancestors of a stale node
+   * are stale too, so marking stops at the first one that already is.
+   */
+  private var stale = new Array[Boolean](capacity)
   private var entries = new Array[Entry](capacity)
   private var nextLeaf = 0
 
@@ -51,7 +58,7 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
       counts(node) += 1
       node >>= 1
     }
-    remergeAbove(capacity + entry.leaf)
+    markStaleAbove(capacity + entry.leaf)
   }
 
   /** Removes a sealed entry. */
@@ -64,7 +71,7 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
       counts(node) -= 1
       node >>= 1
     }
-    remergeAbove(leaf)
+    markStaleAbove(leaf)
   }
 
   /** The oldest sealed entry (the leftmost live leaf): O(log n). */
@@ -84,7 +91,7 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
   }
 
   /** The results of the aggregate functions over all sealed entries (a reused row). */
-  def results(): InternalRow = buffers.results(nodes(1))
+  def results(): InternalRow = buffers.results(node(1))
 
   // Accumulators of range queries, and a spare to merge into (merges are not in place).
   private var rangeLeft = buffers.newBuffer()
@@ -103,13 +110,13 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
       var r = capacity + last.leaf + 1
       while (l < r) {
         if ((l & 1) == 1) {
-          buffers.combine(rangeSpare, rangeLeft, nodes(l))
+          buffers.combine(rangeSpare, rangeLeft, node(l))
           val t = rangeLeft; rangeLeft = rangeSpare; rangeSpare = t
           l += 1
         }
         if ((r & 1) == 1) {
           r -= 1
-          buffers.combine(rangeSpare, nodes(r), rangeRight)
+          buffers.combine(rangeSpare, node(r), rangeRight)
           val t = rangeRight; rangeRight = rangeSpare; rangeSpare = t
         }
         l >>= 1
@@ -127,17 +134,25 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
     nextLeaf = 0
   }
 
-  private def remergeAbove(leaf: Int): Unit = {
+  private def markStaleAbove(leaf: Int): Unit = {
     var node = leaf >> 1
-    while (node >= 1) {
-      remerge(node)
+    while (node >= 1 && !stale(node)) {
+      stale(node) = true
       node >>= 1
     }
   }
 
+  /** The buffer of a node, re-merged first (with its stale descendants) if it is stale. */
+  private def node(i: Int): InternalRow = {
+    if (i < capacity && stale(i)) {
+      stale(i) = false
+      remerge(i)
+    }
+    nodes(i)
+  }
+
   /** Empty subtrees hold initial buffers, so merging them changes nothing. */
-  private def remerge(node: Int): Unit =
-    buffers.combine(nodes(node), nodes(2 * node), nodes(2 * node + 1))
+  private def remerge(i: Int): Unit = buffers.combine(nodes(i), node(2 * i), node(2 * i + 1))
 
   /** Packs the live leaves to the left, in order, doubling the capacity if over half are live. */
   private def pack(): Unit = {
@@ -177,10 +192,7 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
     entries = newEntries
     capacity = newCapacity
     nextLeaf = packed
-    node = newCapacity - 1
-    while (node >= 1) {
-      remerge(node)
-      node -= 1
-    }
+    // Every inner node is stale now; marking them re-merges each once, when first needed.
+    stale = Array.fill(newCapacity)(true)
   }
 }
