@@ -25,6 +25,9 @@ lazy val root = (project in file("."))
     // Spark sessions in tests run in a forked JVM with the module flags Spark needs on Java 17.
     Test / fork := true,
     Test / parallelExecution := false,
+    // As in Spark's own tests: the checks Spark makes only in tests (plan validation after each
+    // rule, the codegen contracts of operators) fail the test instead of logging a warning.
+    Test / envVars := Map("SPARK_TESTING" -> "1"),
     Test / javaOptions ++= Seq(
       "-Xmx2g",
       "-XX:+IgnoreUnrecognizedVMOptions",

@@ -599,8 +599,8 @@ def test_plan_of_slices(spark):
     """Which plan the aggregates and the anchors' known size choose, as test_random_sliced runs
     them: order-insensitive aggregates fold the messages into slices (a partial aggregate whose
     buffers the window operator merges); with cached anchors their interval ends are broadcast
-    (AnchorSlices), else each message time is a slice; collect_list keeps the sweep over every
-    message."""
+    and the buffers are found by slice number (AnchorSliceAggregate), else each message time is a
+    slice of Spark's partial aggregate; collect_list keeps the sweep over every message."""
     messages = spark.createDataFrame([(1, 1, 1), (1, 2, 2)], "k INT, ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([(1, "x", 0, 2)], "k INT, id STRING, s BIGINT, e BIGINT")
 
@@ -616,7 +616,8 @@ def test_plan_of_slices(spark):
     cached.count()
     try:
         broadcast = plan(cached, F.sum("v").alias("sv"))
-        assert "AnchorSlices" in broadcast and "BroadcastExchange" in broadcast, broadcast
+        assert "AnchorSliceAggregate" in broadcast and "BroadcastExchange" in broadcast, broadcast
+        assert "partial_sum" not in broadcast, broadcast
         sweep = plan(cached, F.sum("v").alias("sv"), F.collect_list("v").alias("vs"))
         assert "merging" not in sweep and "partial_sum" not in sweep, sweep
     finally:

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode, FalseLiteral, JavaCode}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.eventwindows.SparkInternals
-import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan}
+import org.apache.spark.sql.execution.{BlockingOperatorWithCodegen, CodegenSupport, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.types.LongType
 
@@ -38,7 +38,7 @@ case class AnchorSliceAggregateExec(
     anchorEnd: Attribute,
     bounds: Bounds,
     messages: SparkPlan,
-    anchors: SparkPlan) extends AnchorSliceLookup {
+    anchors: SparkPlan) extends AnchorSliceLookup with BlockingOperatorWithCodegen {
 
   override def output: Seq[Attribute] = keys ++ (slice +: bufferAttributes)
 
@@ -105,8 +105,6 @@ case class AnchorSliceAggregateExec(
 
   // Every message column is read (by the lookup, the FILTERs or the updates); evaluate them once.
   override def usedInputs: AttributeSet = messages.outputSet
-
-  override def needCopyResult: Boolean = false
 
   // Terms shared by doProduce and the doConsume it calls, as in Spark's HashAggregateExec.
   private var endpoints: String = _
