@@ -28,10 +28,8 @@ final class SliceBuffers(initialValues: Seq[Expression], slices: Int) {
         "spark.sql.autoBroadcastJoinThreshold below the anchors' size so that they are not " +
         "broadcast")
     }
-    // Reported as Spark's sort and hash aggregate report theirs.
-    Option(TaskContext.get()).foreach { task =>
-      SparkInternals.incPeakExecutionMemory(task.taskMetrics(), total)
-    }
+    // Held until the task ends, in Spark's execution memory, as a hash aggregate's map would be.
+    Option(TaskContext.get()).foreach(SparkInternals.reserveExecutionMemory(_, total))
     new Array[Byte](total.toInt)
   }
   private val touched = new BitSet(slices)
