@@ -171,6 +171,17 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     }
   }
 
+  test("no anchors: no slices, no buffers, no rows; no messages: every anchor with count 0") {
+    Seq((Option(1), 1L, Option(1L))).toDF("k", "t", "v").createOrReplaceTempView("messages")
+    Seq.empty[(Option[Int], Int, Long, Long)].toDF("k", "id", "s", "e")
+      .createOrReplaceTempView("anchors")
+    assert(rows(query("[]")).isEmpty)
+    Seq.empty[(Option[Int], Long, Option[Long])].toDF("k", "t", "v")
+      .createOrReplaceTempView("messages")
+    Seq((Option(1), 1, 0L, 3L)).toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
+    assert(rows(query("[]")).map(_.take(5)) === Seq(Seq(1, 0L, 3L, 0L, 0L)))
+  }
+
   test("order-sensitive aggregates (first, collect_list) keep the sweep over every message") {
     Seq((Option(1), 1L, Option(1L)), (Some(1), 2L, Some(2L))).toDF("k", "t", "v")
       .createOrReplaceTempView("messages")

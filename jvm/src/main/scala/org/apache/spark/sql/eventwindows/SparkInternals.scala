@@ -27,7 +27,7 @@ object SparkInternals {
    * consumers to make room, and the task fails with Spark's own out-of-memory error if there is
    * none. The memory is counted in the task's peak execution memory and freed when the task ends.
    */
-  def reserveExecutionMemory(task: TaskContext, bytes: Long): Unit = {
+  def reserveExecutionMemory(task: TaskContext, bytes: Long): Unit = if (bytes > 0) {
     val consumer = new MemoryConsumer(task.taskMemoryManager(), MemoryMode.ON_HEAP) {
       override def spill(size: Long, trigger: MemoryConsumer): Long = 0L
     }
