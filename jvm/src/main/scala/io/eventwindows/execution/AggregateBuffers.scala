@@ -75,13 +75,7 @@ final class AggregateBuffers(
     s"partial buffers are merged for declarative aggregates only, got ${functions.mkString(", ")}")
 
   private val update = if (partials.isEmpty) {
-    MutableProjection.create(
-      functions.zip(filters).flatMap {
-        case (d: DeclarativeAggregate, filter) if filter != Literal.TrueLiteral =>
-          d.updateExpressions.zip(d.aggBufferAttributes).map { case (e, a) => If(filter, e, a) }
-        case (d: DeclarativeAggregate, _) => d.updateExpressions
-        case (other, _) => Seq.fill(other.aggBufferAttributes.size)(NoOp)
-      },
+    MutableProjection.create(AggregateBuffers.updateExpressions(functions, filters),
       bufferAttributes ++ input)
   } else {
     // The merge expressions read the partial buffer columns as the functions' input buffers.
@@ -217,4 +211,23 @@ final class AggregateBuffers(
     }
     results
   }
+}
+
+object AggregateBuffers {
+
+  /**
+   * The new buffer values after an input row, over the functions' buffers (in their layout) and
+   * the row: each declarative function's update expressions, which keep its buffer where the row
+   * fails its FILTER; NoOp in the slots of imperative functions, which update through their own
+   * methods.
+   */
+  def updateExpressions(
+      functions: Seq[AggregateFunction],
+      filters: Seq[Expression]): Seq[Expression] =
+    functions.zip(filters).flatMap {
+      case (d: DeclarativeAggregate, filter) if filter != Literal.TrueLiteral =>
+        d.updateExpressions.zip(d.aggBufferAttributes).map { case (e, a) => If(filter, e, a) }
+      case (d: DeclarativeAggregate, _) => d.updateExpressions
+      case (other, _) => Seq.fill(other.aggBufferAttributes.size)(NoOp)
+    }
 }

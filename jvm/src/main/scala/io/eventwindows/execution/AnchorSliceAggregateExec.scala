@@ -4,7 +4,7 @@ import io.eventwindows.plans.Bounds
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, BoundReference, Expression, If, JoinedRow, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, BoundReference, Expression, JoinedRow, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode, FalseLiteral, JavaCode}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
@@ -52,20 +52,10 @@ case class AnchorSliceAggregateExec(
     s"AnchorSliceAggregate keys=${keys.mkString("[", ", ", "]")} time=$time bounds=$bounds " +
       s"aggregates=${aggregates.mkString("[", ", ", "]")}"
 
-  /**
-   * The new buffer values after a message, over the functions' buffers and then the message: the
-   * functions' update expressions, which keep the buffer where the message fails the FILTER.
-   */
-  private def updateExpressions: Seq[Expression] = {
-    val updates = aggregates.zip(filters).flatMap {
-      case (f, Literal.TrueLiteral) => f.updateExpressions
-      case (f, filter) => f.updateExpressions.zip(f.aggBufferAttributes).map {
-        case (update, buffer) => If(filter, update, buffer)
-      }
-    }
-    BindReferences.bindReferences(updates, aggregates.flatMap(_.aggBufferAttributes) ++
-      messages.output)
-  }
+  /** The new buffer values after a message, bound to the functions' buffers and the message. */
+  private def updateExpressions: Seq[Expression] =
+    BindReferences.bindReferences(AggregateBuffers.updateExpressions(aggregates, filters),
+      aggregates.flatMap(_.aggBufferAttributes) ++ messages.output)
 
   private def initialValues: Seq[Expression] = aggregates.flatMap(_.initialValues)
 
@@ -88,7 +78,7 @@ case class AnchorSliceAggregateExec(
           update(joined(buffer, row))
         }
       }
-      val start = new SpecificInternalRow(Seq(LongType))
+      val (start, keyAndStart) = (new SpecificInternalRow(Seq(LongType)), new JoinedRow)
       val result = UnsafeProjection.create((keyTypes ++ (LongType +: bufferTypes)).zipWithIndex
         .map { case (t, i) => BoundReference(i, t, nullable = true) })
       Iterator.iterate(buffers.nextTouched(0))(s => buffers.nextTouched(s + 1))
@@ -97,8 +87,7 @@ case class AnchorSliceAggregateExec(
           buffers.pointTo(s, buffer)
           start.setLong(0, endpoints.sliceStart(s))
           numOutputRows += 1
-          result(joined(new JoinedRow(endpoints.keyRow(endpoints.ordinalOfSlice(s)), start),
-            buffer))
+          result(joined(keyAndStart(endpoints.keyRow(endpoints.ordinalOfSlice(s)), start), buffer))
         }
     }
   }
