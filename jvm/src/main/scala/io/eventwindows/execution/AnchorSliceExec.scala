@@ -17,7 +17,8 @@ import org.apache.spark.sql.types.LongType
  * slice of its key that holds its time ([[AnchorSliceLookup]]), for Spark's partial aggregate
  * by key and slice above it. Planned when the buffers cannot be updated in place, else
  * [[AnchorSliceAggregateExec]] does both. Output: the messages' columns and `slice`; in
- * whole-stage codegen a lookup and a binary search per row between the scan and the aggregate.
+ * whole-stage codegen a key lookup and a directory lookup per row between the scan and the
+ * aggregate.
  */
 case class AnchorSliceExec(
     keys: Seq[Attribute],
