@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, StreamingWindows}
+import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, SweepAnchorSlices, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -24,9 +24,12 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPostHocResolutionRule(_ => StreamingWindows)
     // Any other EventWindowAggregate over a stream is an analysis error, not per-batch windows.
     extensions.injectCheckRule(_ => CheckStreaming)
-    // Dynamic windows fold their messages into slices before the shuffle.
+    // Dynamic windows take their messages and anchors apart, so that the messages are folded
+    // before the shuffle; once the anchors' size is known, they are broadcast or swept over.
     extensions.injectOptimizerRule(_ => SliceAnchorWindows)
-    // EventWindowAggregate runs as EventWindowAggregateExec, AnchorSlices as a partial aggregate.
+    extensions.injectPreCBORule(_ => SweepAnchorSlices)
+    // EventWindowAggregate runs as EventWindowAggregateExec, AnchorWindowAggregate with the
+    // anchors broadcast, AnchorSlices as a partial aggregate.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
   }
 }

@@ -3,17 +3,18 @@ package io.eventwindows
 import scala.util.Random
 
 import io.eventwindows.analysis.SliceAnchorWindows
-import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorSliceAggregateExec, AnchorSliceExec, EventWindowAggregateExec, LongOrdinals, SliceDirectory}
-import io.eventwindows.plans.Bounds
+import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorSliceAggregateExec, AnchorSliceExec, AnchorWindowResultsExec, EventWindowAggregateExec, LongOrdinals, SliceDirectory}
+import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.BoundReference
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec
-import org.apache.spark.sql.types.{IntegerType, LongType}
+import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * Dynamic windows with the messages folded into slices before the shuffle
@@ -37,26 +38,55 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     assert(AnchorEndpoints.boundaries(max, max, Bounds("(]")) === Nil)
   }
 
+  private val intKeys = AnchorEndpointsMode(Seq(BoundReference(0, IntegerType, nullable = true)),
+    BoundReference(1, LongType, nullable = true), BoundReference(2, LongType, nullable = true),
+    Bounds("[]"), None)
+
   test("endpoints: slices are numbered key after key, a time finds the slice that holds it") {
     // Key 7: [2, 5] and [4, 8] -> boundaries 2, 4, 6, 9; key NULL: [0, 0] -> 0, 1; key 3: none.
     val anchors = Seq[(Integer, Long, Long)]((7, 2, 5), (null, 0, 0), (7, 4, 8), (3, 5, 1))
       .map { case (k, s, e) => InternalRow(k, s, e) }
-    val mode = AnchorEndpointsMode(Seq(BoundReference(0, IntegerType, nullable = true)),
-      BoundReference(1, LongType, nullable = false), BoundReference(2, LongType, nullable = false),
-      Bounds("[]"))
-    val endpoints = new AnchorEndpoints.Reader(Seq(IntegerType)).read(mode.transform(anchors.toArray))
-    assert(endpoints.keyCount === 2 && endpoints.sliceCount === 6)
+    val endpoints = new AnchorEndpoints.Reader(Seq(IntegerType)).read(intKeys.transform(anchors.toArray))
+    assert(endpoints.keyCount === 2 && endpoints.sliceCount === 6 && endpoints.anchorCount === 0)
     assert(endpoints.ordinalOfValue(3) === -1 && endpoints.ordinalOfValue(8) === -1)
     val seven = endpoints.ordinalOfValue(7)
     val slices = Seq(1L, 2L, 3L, 4L, 8L, 9L, Long.MaxValue).map(endpoints.sliceOf(seven, _))
     assert(slices.tail.map(endpoints.sliceStart) === Seq(2L, 2L, 4L, 6L, 9L, 9L))
-    assert(slices.head === -1 && slices.tail.forall(endpoints.ordinalOfSlice(_) == seven))
+    assert(slices.head === -1)
     val none = endpoints.ordinalOfNull
     assert(Seq(-1L, 0L, 1L).map(endpoints.sliceOf(none, _)).map {
       case -1 => None
       case i => Some(endpoints.sliceStart(i))
     } === Seq(None, Some(0L), Some(1L)))
-    assert(endpoints.keyRow(none).isNullAt(0) && endpoints.keyRow(seven).getInt(0) === 7)
+  }
+
+  test("anchors broadcast: numbered by start, end and bytes whatever their order, each a run of " +
+    "its key's slices; a bad anchor is an error naming it") {
+    val rowType = StructType.fromDDL("id STRING")
+    val mode = intKeys.copy(bounds = Bounds("[)"),
+      anchor = Some(BoundReference(3, rowType, nullable = false)))
+    val toRow = UnsafeProjection.create(Array[DataType](IntegerType, LongType, LongType, rowType))
+    def row(k: Integer, s: java.lang.Long, e: java.lang.Long, id: String): InternalRow =
+      toRow(InternalRow(k, s, e, InternalRow(UTF8String.fromString(id)))).copy()
+    // Key 1: [2, 6), [4, 9), [4, 4) -> boundaries 2, 4, 6, 9; key 2: [0, MAX) -> 0, MAX.
+    val anchors = Seq(row(1, 4, 9, "b"), row(2, 0, Long.MaxValue, "z"), row(1, 4, 4, "e"),
+      row(1, 2, 6, "a"), row(1, 4, 9, "a"))
+    def ids(rows: Array[InternalRow]) = rows.tail.map(_.getStruct(3, 1).getUTF8String(0).toString)
+    val broadcast = mode.transform(anchors.toArray)
+    assert(ids(broadcast).toSeq === Seq("z", "a", "e", "a", "b"))
+    assert(ids(mode.transform(anchors.reverse.toArray)).toSeq === ids(broadcast).toSeq)
+    val endpoints = new AnchorEndpoints.Reader(Seq(IntegerType)).read(broadcast)
+    def starts(a: Int) = (endpoints.firstSliceOf(a) to endpoints.lastSliceOf(a))
+      .map(endpoints.sliceStart)
+    assert((0 until endpoints.anchorCount).map(starts) ===
+      Seq(Seq(0L), Seq(2L, 4L), Nil, Seq(4L, 6L), Seq(4L, 6L)))
+    for ((s, e, what) <- Seq[(java.lang.Long, java.lang.Long, String)](
+        (5L, 4L, "an end before its start"), (null, 4L, "a NULL start or end"))) {
+      val error = intercept[EventWindowsInputException] {
+        mode.transform((anchors :+ row(1, s, e, "bad-17")).toArray)
+      }
+      assert(error.getMessage.contains(s"the anchor (id=bad-17) has $what"), error.getMessage)
+    }
   }
 
   test("slice directory: the slice of any time is the binary search's, also where boundaries " +
@@ -119,7 +149,8 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     test(s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference") {
       val rng = new Random(seed * 31 + bounds.hashCode)
       val (messages, anchors) = randomInput(rng)
-      messages.toDF("k", "t", "v").createOrReplaceTempView("messages")
+      spark.sparkContext.parallelize(messages, 3).toDF("k", "t", "v")
+        .createOrReplaceTempView("messages")
       anchors.toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
       val expected = reference(messages, anchors, Bounds(bounds))
       assert(expected.exists(_(3) == 0L) && expected.exists(_(3).asInstanceOf[Long] > 2L))
@@ -130,20 +161,37 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     }
   }
 
-  test("the plan: boundaries broadcast, buffers by slice in whole-stage codegen, no join") {
+  test("the plan: anchors broadcast, a partial aggregate per anchor in whole-stage codegen, " +
+    "Spark's final aggregate by anchor, no join") {
     Seq((Option(1), 1L, Option(1L)), (Some(1), 5L, Some(2L))).toDF("k", "t", "v")
       .createOrReplaceTempView("messages")
     Seq((Option(1), 1, 0L, 3L), (Some(2), 2, 0L, 9L)).toDF("k", "id", "s", "e")
       .createOrReplaceTempView("anchors")
     val df = query("[]")
     assert(rows(df).map(_.take(4)) === Seq(Seq(1, 0L, 3L, 1L), Seq(2, 0L, 9L, 0L)))
+    assert(df.queryExecution.optimizedPlan.collect { case a: AnchorWindowAggregate => a }.size === 1)
     val plan = df.queryExecution.executedPlan
     assert(collect(plan) { case b: BroadcastExchangeExec => b }.size === 1, plan)
     val codegen = collect(plan) { case w: WholeStageCodegenExec => w }
     assert(codegen.exists(_.child.exists(_.isInstanceOf[AnchorSliceAggregateExec])), plan)
-    assert(collect(plan) { case h: HashAggregateExec => h }.isEmpty, plan)
-    assert(collect(plan) { case e: EventWindowAggregateExec => e }.head.partialBuffers.nonEmpty)
+    assert(collect(plan) { case r: AnchorWindowResultsExec => r }.size === 1, plan)
+    assert(collect(plan) { case h: HashAggregateExec => h }.map(_.groupingExpressions.map(_.name))
+      === Seq(Seq("anchor")), plan)
+    assert(collect(plan) { case e: EventWindowAggregateExec => e }.isEmpty, plan)
     assert(!plan.toString.contains("Join"), plan)
+  }
+
+  test("messages over several partitions, the first empty: every anchor once, as the reference") {
+    val (messages, anchors) = randomInput(new Random(5))
+    val context = spark.sparkContext
+    val partitions = context.parallelize(Seq.empty[Message], 1) ++ context.parallelize(messages, 3)
+    partitions.toDF("k", "t", "v").createOrReplaceTempView("messages")
+    anchors.toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
+    val plan = query("[)").queryExecution.executedPlan
+    assert(plan.toString.contains("AnchorSliceAggregate"), plan)
+    assert(partitions.getNumPartitions === 4 && partitions.partitions.head.index === 0)
+    assert(rows(query("[)")).sortBy(_.head.asInstanceOf[Int]) ===
+      reference(messages, anchors, Bounds("[)")))
   }
 
   test("string keys, big decimals (updated in place) and a string max (not): the range join's " +

@@ -2,48 +2,51 @@ package io.eventwindows.execution
 
 import io.eventwindows.plans.Bounds
 
+import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, BoundReference, Expression, JoinedRow, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, BoundReference, Expression, JoinedRow, MutableProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode, FalseLiteral, JavaCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{BlockingOperatorWithCodegen, CodegenSupport, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.types.LongType
 
 /**
- * Spark's partial aggregation of dynamic windows' messages by key and slice (see
- * [[io.eventwindows.plans.AnchorSlices]]), fused with the slice lookup ([[AnchorSliceLookup]]).
- * Slices are dense numbers, so a message's buffer is found by its slice in [[SliceBuffers]]: no
- * hashing of (key, slice), no hash map to grow. The buffers are updated with the aggregates'
- * own update expressions, in whole-stage codegen as Spark's hash aggregate does; once the
- * task's messages are in, every slice with messages is one output row: the keys, the slice's
- * first instant as `slice`, and the buffers (`bufferAttributes`, in the functions' layout).
+ * Spark's partial aggregation of dynamic windows by anchor, for Spark's final aggregate by anchor
+ * number above the shuffle (see [[io.eventwindows.plans.AnchorWindowAggregate]]). The messages are
+ * first folded by slice, fused with the slice lookup ([[AnchorSliceLookup]]): slices are dense
+ * numbers, so a message's buffer is found by its slice in [[SliceBuffers]], with no hashing and
+ * no hash map to grow; the aggregates' own update expressions update it in place, in whole-stage
+ * codegen as Spark's hash aggregate does. Once the task's messages are in, [[AnchorPartials]]
+ * merges each anchor's slices into one row: its number (`output.head`) and its buffer (the rest
+ * of `output`, the columns of Spark's partial aggregation output). The anchors (their slices and
+ * rows) are broadcast.
  *
- * Planned instead of [[AnchorSliceExec]] under Spark's hash aggregate when every buffer field can
- * be updated in place in an UnsafeRow (as Spark's hash aggregate needs for its own buffers).
- * Memory: one buffer per slice of all keys (every anchor adds at most two), per task.
+ * Planned when every buffer field can be updated in place in an UnsafeRow (as Spark's hash
+ * aggregate needs for its own buffers). Memory: one buffer per slice of all keys (every anchor
+ * adds at most two), and the slices with messages again in a segment tree, per task. The first
+ * task also emits the anchors without messages, so an input without partitions gets one.
  */
 case class AnchorSliceAggregateExec(
     keys: Seq[Attribute],
     time: Expression,
-    slice: Attribute,
     aggregates: Seq[DeclarativeAggregate],
     filters: Seq[Expression],
-    bufferAttributes: Seq[Attribute],
+    output: Seq[Attribute],
     anchorKeys: Seq[Attribute],
     anchorStart: Attribute,
     anchorEnd: Attribute,
+    anchorColumns: Attribute,
     bounds: Bounds,
     messages: SparkPlan,
     anchors: SparkPlan) extends AnchorSliceLookup with BlockingOperatorWithCodegen {
 
-  override def output: Seq[Attribute] = keys ++ (slice +: bufferAttributes)
+  override def anchorRow: Option[Attribute] = Some(anchorColumns)
 
   override def outputPartitioning: Partitioning =
-    UnknownPartitioning(messages.outputPartitioning.numPartitions)
+    UnknownPartitioning(math.max(1, messages.outputPartitioning.numPartitions))
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
@@ -59,16 +62,24 @@ case class AnchorSliceAggregateExec(
 
   private def initialValues: Seq[Expression] = aggregates.flatMap(_.initialValues)
 
+  private def bufferSize: Int = aggregates.map(_.aggBufferAttributes.size).sum
+
+  /** The messages' partitions, at least one: its task emits the anchors without messages. */
+  private def atLeastOnePartition(rdd: RDD[InternalRow]): RDD[InternalRow] =
+    if (rdd.getNumPartitions > 0) rdd else sparkContext.parallelize(Seq.empty[InternalRow], 1)
+
+  override def inputRDDs(): Seq[RDD[InternalRow]] = super.inputRDDs().map(atLeastOnePartition)
+
   override protected def doExecute(): RDD[InternalRow] = {
     val (boundaries, reader, keyExpressions, timeExpression, updates, initial) =
       (this.boundaries, this.reader, boundKeys, boundTime, updateExpressions, initialValues)
-    val (keyTypes, bufferTypes) = (keys.map(_.dataType), bufferAttributes.map(_.dataType))
+    val (functions, size) = (aggregates, bufferSize)
     val numOutputRows = longMetric("numOutputRows")
-    SparkInternals.mapPartitions(messages.execute()) { rows =>
+    SparkInternals.mapPartitions(atLeastOnePartition(messages.execute())) { rows =>
       val endpoints = reader.read(boundaries.value)
       val sliceOf = AnchorSliceLookup.slicer(keyExpressions, timeExpression, endpoints)
       val buffers = new SliceBuffers(initial, endpoints.sliceCount)
-      val buffer = new UnsafeRow(bufferTypes.size)
+      val buffer = new UnsafeRow(size)
       val update = MutableProjection.create(updates).target(buffer)
       val joined = new JoinedRow
       rows.foreach { row =>
@@ -78,17 +89,11 @@ case class AnchorSliceAggregateExec(
           update(joined(buffer, row))
         }
       }
-      val (start, keyAndStart) = (new SpecificInternalRow(Seq(LongType)), new JoinedRow)
-      val result = UnsafeProjection.create((keyTypes ++ (LongType +: bufferTypes)).zipWithIndex
-        .map { case (t, i) => BoundReference(i, t, nullable = true) })
-      Iterator.iterate(buffers.nextTouched(0))(s => buffers.nextTouched(s + 1))
-        .takeWhile(_ >= 0)
-        .map { s =>
-          buffers.pointTo(s, buffer)
-          start.setLong(0, endpoints.sliceStart(s))
+      new AnchorPartials(endpoints, buffers, functions, TaskContext.getPartitionId() == 0).map {
+        row =>
           numOutputRows += 1
-          result(joined(keyAndStart(endpoints.keyRow(endpoints.ordinalOfSlice(s)), start), buffer))
-        }
+          row
+      }
     }
   }
 
@@ -107,9 +112,10 @@ case class AnchorSliceAggregateExec(
     buffers = ctx.addMutableState(buffersClass, "sliceBuffers",
       v => s"$v = new $buffersClass($initial, $endpoints.sliceCount());", forceInline = true)
     buffer = ctx.addMutableState("UnsafeRow", "sliceBuffer",
-      v => s"$v = new UnsafeRow(${bufferAttributes.size});", forceInline = true)
-    val aggregated = ctx.addMutableState(CodeGenerator.JAVA_BOOLEAN, "sliceAggregated")
-    val next = ctx.addMutableState(CodeGenerator.JAVA_INT, "nextSlice")
+      v => s"$v = new UnsafeRow($bufferSize);", forceInline = true)
+    val partialsClass = classOf[AnchorPartials].getName
+    val partials = ctx.addMutableState(partialsClass, "anchorPartials", forceInline = true)
+    val functions = ctx.addReferenceObj("aggregates", aggregates, "scala.collection.immutable.Seq")
     val aggregateName = ctx.freshName("aggregateSlices")
     val aggregate = ctx.addNewFunction(aggregateName,
       s"""
@@ -118,36 +124,25 @@ case class AnchorSliceAggregateExec(
          |}
        """.stripMargin)
 
-    // One output row per slice with messages: the key's columns, the slice start, the buffer.
-    val (s, key, start) =
-      (ctx.freshName("slice"), ctx.freshName("key"), ctx.freshName("sliceStart"))
+    // One output row per anchor: its number and its buffer.
+    val row = ctx.freshName("anchorRow")
     ctx.currentVars = null
-    ctx.INPUT_ROW = key
-    val keyVars = keys.zipWithIndex.map { case (k, i) =>
-      BoundReference(i, k.dataType, k.nullable).genCode(ctx)
+    ctx.INPUT_ROW = row
+    val outputVars = output.zipWithIndex.map { case (a, i) =>
+      BoundReference(i, a.dataType, a.nullable).genCode(ctx)
     }
-    ctx.INPUT_ROW = buffer
-    val bufferVars = bufferAttributes.zipWithIndex.map { case (b, i) =>
-      BoundReference(i, b.dataType, b.nullable).genCode(ctx)
-    }
-    val startVar = ExprCode(FalseLiteral, JavaCode.variable(start, LongType))
     s"""
-       |if (!$aggregated) {
-       |  $aggregated = true;
+       |if ($partials == null) {
        |  $aggregate();
+       |  $partials = new $partialsClass($endpoints, $buffers, $functions,
+       |    org.apache.spark.TaskContext.getPartitionId() == 0);
        |}
-       |while ($limitNotReachedCond $next >= 0) {
-       |  int $s = $buffers.nextTouched($next);
-       |  if ($s < 0) break;
-       |  $next = $s + 1;
-       |  UnsafeRow $key = $endpoints.keyRow($endpoints.ordinalOfSlice($s));
-       |  long $start = $endpoints.sliceStart($s);
-       |  $buffers.pointTo($s, $buffer);
+       |while ($limitNotReachedCond $partials.hasNext()) {
+       |  InternalRow $row = (InternalRow) $partials.next();
        |  ${metricTerm(ctx, "numOutputRows")}.add(1);
-       |  ${consume(ctx, keyVars ++ (startVar +: bufferVars))}
+       |  ${consume(ctx, outputVars)}
        |  if (shouldStop()) return;
        |}
-       |$next = -1;
      """.stripMargin
   }
 
@@ -156,7 +151,7 @@ case class AnchorSliceAggregateExec(
     val updates = updateExpressions
     // Buffer columns come from the buffer row (INPUT_ROW), the message's from `input`.
     ctx.INPUT_ROW = buffer
-    ctx.currentVars = Seq.fill[ExprCode](bufferAttributes.size)(null) ++ input
+    ctx.currentVars = Seq.fill[ExprCode](bufferSize)(null) ++ input
     val values = updates.map(_.genCode(ctx))
     // Every new value is computed before any is stored, as the buffer is also their input.
     val stores = values.zip(updates).zipWithIndex.map { case ((value, update), i) =>

@@ -31,6 +31,8 @@ case class AnchorSliceExec(
     messages: SparkPlan,
     anchors: SparkPlan) extends AnchorSliceLookup {
 
+  override def anchorRow: Option[Attribute] = None
+
   override def output: Seq[Attribute] = messages.output :+ slice
 
   override def outputPartitioning: Partitioning = messages.outputPartitioning

@@ -25,6 +25,8 @@ trait AnchorSliceLookup extends BinaryExecNode with CodegenSupport {
   def anchorKeys: Seq[Attribute]
   def anchorStart: Attribute
   def anchorEnd: Attribute
+  /** The anchors' own columns, broadcast too (as [[AnchorEndpointsMode]] says) if defined. */
+  def anchorRow: Option[Attribute]
   def bounds: Bounds
   def messages: SparkPlan
   def anchors: SparkPlan
@@ -32,12 +34,9 @@ trait AnchorSliceLookup extends BinaryExecNode with CodegenSupport {
   override def left: SparkPlan = messages
   override def right: SparkPlan = anchors
 
-  override def requiredChildDistribution: Seq[Distribution] = {
-    val mode = AnchorEndpointsMode(BindReferences.bindReferences(anchorKeys, anchors.output),
-      BindReferences.bindReference(anchorStart, anchors.output),
-      BindReferences.bindReference(anchorEnd, anchors.output), bounds)
-    UnspecifiedDistribution :: BroadcastDistribution(mode) :: Nil
-  }
+  override def requiredChildDistribution: Seq[Distribution] = UnspecifiedDistribution ::
+    AnchorSliceLookup.broadcast(anchorKeys, anchorStart, anchorEnd, anchorRow, bounds, anchors) ::
+    Nil
 
   protected def boundaries: Broadcast[Array[InternalRow]] =
     anchors.executeBroadcast[Array[InternalRow]]()
@@ -94,6 +93,19 @@ trait AnchorSliceLookup extends BinaryExecNode with CodegenSupport {
 }
 
 object AnchorSliceLookup {
+
+  /** The broadcast of the anchors' slices (and rows), bound to the `anchors` plan's output. */
+  def broadcast(
+      anchorKeys: Seq[Attribute],
+      anchorStart: Attribute,
+      anchorEnd: Attribute,
+      anchorRow: Option[Attribute],
+      bounds: Bounds,
+      anchors: SparkPlan): Distribution = {
+    def bind(a: Attribute) = BindReferences.bindReference[Expression](a, anchors.output)
+    BroadcastDistribution(AnchorEndpointsMode(anchorKeys.map(bind), bind(anchorStart),
+      bind(anchorEnd), bounds, anchorRow.map(bind)))
+  }
 
   /**
    * Per row, outside generated code: the slice of a message (bound `keys` and `time`) in the

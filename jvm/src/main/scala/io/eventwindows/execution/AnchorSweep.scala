@@ -70,9 +70,9 @@ final class AnchorSweep(
       }
       tree.update(open, row)
     } else {
-      if (valueRow.isNullAt(0) || valueRow.isNullAt(1)) reject(row, "a NULL start or end")
+      if (valueRow.isNullAt(0) || valueRow.isNullAt(1)) reject(row)
       val (s, e) = (valueRow.getLong(0), valueRow.getLong(1))
-      if (e < s) reject(row, "an end before its start")
+      if (e < s) reject(row)
       sealOpen()
       // An exclusive end at the very beginning of the line leaves nothing before it.
       val empty = !family.bounds.upperInclusive && e == Long.MinValue
@@ -118,15 +118,30 @@ final class AnchorSweep(
     }
   }
 
-  /** Names the anchor by its own columns (its struct), not by the union's internal ones. */
-  private def reject(row: InternalRow, what: String): Nothing = {
-    val anchor = values(2).dataType match {
-      case struct: StructType =>
-        WindowSweepIterator.describe(valueRow.getStruct(2, struct.size), DataTypeUtils.toAttributes(struct))
-      case other => Literal(valueRow.get(2, other), other).toString
+  private def reject(row: InternalRow): Nothing = throw AnchorSweep.rejection(family,
+    values(2).dataType, valueRow.get(2, values(2).dataType), timeType,
+    valueRow.get(0, timeType), valueRow.get(1, timeType))
+}
+
+object AnchorSweep {
+  /**
+   * The error for an anchor with a NULL start or end, or an end before its start, naming it by
+   * its own columns (its struct), not by the internal ones of the table the window reads.
+   */
+  def rejection(
+      family: AnchorWindow,
+      anchorType: DataType,
+      anchor: Any,
+      timeType: DataType,
+      start: Any,
+      end: Any): EventWindowsInputException = {
+    val what = if (start == null || end == null) "a NULL start or end" else "an end before its start"
+    val described = anchorType match {
+      case struct: StructType => WindowSweepIterator.describe(anchor.asInstanceOf[InternalRow],
+        DataTypeUtils.toAttributes(struct))
+      case other => Literal(anchor, other).toString
     }
-    throw new EventWindowsInputException(s"${family.functionName}: the anchor $anchor has $what " +
-      s"(start ${Literal(valueRow.get(0, timeType), timeType)}, end " +
-      s"${Literal(valueRow.get(1, timeType), timeType)})")
+    new EventWindowsInputException(s"${family.functionName}: the anchor $described has $what " +
+      s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})")
   }
 }

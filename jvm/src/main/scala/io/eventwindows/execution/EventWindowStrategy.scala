@@ -1,25 +1,33 @@
 package io.eventwindows.execution
 
-import io.eventwindows.analysis.CheckStreaming
-import io.eventwindows.plans.{AnchorSlices, EventWindowAggregate}
+import io.eventwindows.analysis.{CheckStreaming, SweepAnchorSlices}
+import io.eventwindows.plans.{AnchorSlices, AnchorWindowAggregate, EventWindowAggregate}
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, IsNotNull, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, IsNotNull, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan, SparkStrategy, UnsafeFixedWidthAggregationMap}
+import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.aggregate.AggUtils
-import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.IntegerType
 
 /**
  * Plans an [[EventWindowAggregate]] as an [[EventWindowAggregateExec]]; never a streaming one,
  * which the operator would window per micro-batch ([[CheckStreaming]] rejects those first).
  *
- * Plans [[AnchorSlices]] with the anchors' side broadcast when it is small enough to be the
- * build side of a broadcast join (`spark.sql.autoBroadcastJoinThreshold`): as an
- * [[AnchorSliceAggregateExec]] when the buffers can be updated in place, else as Spark's partial
- * aggregate, grouped by the keys and the slice, over an [[AnchorSliceExec]]. A larger anchors'
- * side is not broadcast: each distinct message time is then its own slice of Spark's partial
+ * Plans an [[AnchorWindowAggregate]] with the anchors broadcast, as Spark plans an aggregate:
+ * {{{
+ *   AnchorWindowResults                   each anchor's row, window and results
+ *   :- HashAggregate(keys=[anchor])       Spark's final aggregate (Exchange below it, by anchor)
+ *   :  +- AnchorSliceAggregate            per task, one partial aggregate per anchor
+ *   :     :- messages
+ *   :     +- BroadcastExchange anchors
+ *   +- BroadcastExchange anchors          (the same broadcast, reused)
+ * }}}
+ *
+ * Plans [[AnchorSlices]] with the anchors' interval ends broadcast when they are small enough
+ * to be the build side of a broadcast join (`spark.sql.autoBroadcastJoinThreshold`): Spark's
+ * partial aggregate, grouped by the keys and the slice, over an [[AnchorSliceExec]]. Larger ones
+ * are not broadcast: each distinct message time is then its own slice of Spark's partial
  * aggregate, which needs no boundaries and still folds equal times.
  */
 object EventWindowStrategy extends SparkStrategy {
@@ -29,34 +37,37 @@ object EventWindowStrategy extends SparkStrategy {
       EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.order, a.values,
         a.windowAttribute, a.aggregates, a.filters, a.aggregateAttributes, a.partialBuffers,
         planLater(a.child)) :: Nil
-    case s: AnchorSlices if broadcast(s) && inPlace(s) =>
-      AnchorSliceAggregateExec(s.keys, s.time, s.slice,
-        s.aggregates.map(_.asInstanceOf[DeclarativeAggregate]), s.filters, s.bufferAttributes,
-        s.anchorKeys, s.anchorStart, s.anchorEnd, s.bounds, planLater(s.messages),
-        planLater(s.anchors)) :: Nil
+    case a: AnchorWindowAggregate => broadcastAnchors(a) :: Nil
     case s: AnchorSlices => partialAggregate(s, sliced(s)) :: Nil
     case _ => Nil
   }
 
-  /** True if the anchors are small enough to broadcast, as the build side of a join would be. */
-  private def broadcast(s: AnchorSlices): Boolean = {
-    val threshold = SQLConf.get.autoBroadcastJoinThreshold
-    threshold >= 0 && s.anchors.stats.sizeInBytes <= threshold
-  }
-
   /**
-   * True if the aggregates' buffers can be updated in place in an UnsafeRow, as Spark's hash
-   * aggregate requires of its own.
+   * Spark's final aggregate by anchor number over [[AnchorSliceAggregateExec]], whose output is
+   * the columns Spark's own partial aggregate would give it, then the anchors' rows.
    */
-  private def inPlace(s: AnchorSlices): Boolean =
-    s.aggregates.forall(_.isInstanceOf[DeclarativeAggregate]) &&
-      UnsafeFixedWidthAggregationMap.supportsAggregationBufferSchema(
-        DataTypeUtils.fromAttributes(s.bufferAttributes))
+  private def broadcastAnchors(a: AnchorWindowAggregate): SparkPlan = {
+    val anchor = AttributeReference("anchor", IntegerType, nullable = false)()
+    // The final aggregate's results are the node's aggregate attributes.
+    val aggregateExpressions = a.aggregates.zip(a.aggregateAttributes).map { case (f, result) =>
+      AggregateExpression(f, Complete, isDistinct = false, filter = None, resultId = result.exprId)
+    }
+    val messages = planLater(a.messages)
+    val Seq(finalAggregate) = AggUtils.planAggregateWithoutDistinct(Seq(anchor),
+      aggregateExpressions, anchor +: a.aggregateAttributes, messages)
+    val partials = AnchorSliceAggregateExec(a.keys, a.time,
+      a.aggregates.map(_.asInstanceOf[DeclarativeAggregate]), a.filters,
+      finalAggregate.children.head.output, a.anchorKeys, a.anchorStart, a.anchorEnd, a.anchorRow,
+      a.bounds, messages, planLater(a.anchors))
+    AnchorWindowResultsExec(a.keys, a.windowAttribute, a.aggregateAttributes, a.anchorKeys,
+      a.anchorStart, a.anchorEnd, a.anchorRow, a.bounds,
+      finalAggregate.withNewChildren(Seq(partials)), planLater(a.anchors))
+  }
 
   /** The messages with their slice. */
   private def sliced(s: AnchorSlices): SparkPlan = {
     val messages = planLater(s.messages)
-    if (broadcast(s)) {
+    if (SweepAnchorSlices.fitsBroadcast(s.anchors)) {
       AnchorSliceExec(s.keys, s.time, s.slice, s.anchorKeys, s.anchorStart, s.anchorEnd, s.bounds,
         messages, planLater(s.anchors))
     } else {

@@ -49,5 +49,8 @@ final class SliceBuffers(initialValues: Seq[Expression], slices: Int) {
   /** The first slice at or after `from` that has a message, or -1. */
   def nextTouched(from: Int): Int = touched.nextSetBit(from)
 
+  /** The last slice at or before `from` that has a message, or -1. */
+  def previousTouched(from: Int): Int = touched.previousSetBit(from)
+
   private def offset(slice: Int): Long = Platform.BYTE_ARRAY_OFFSET + slice.toLong * size
 }

@@ -100,9 +100,16 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
 
   /**
    * The results over the sealed entries from `first` to `last` (inclusive, in arrival order), or
-   * over no entry if `first` is null: the O(log n) nodes covering the range, merged left to right.
+   * over no entry if `first` is null.
    */
-  def rangeResults(first: Entry, last: Entry): InternalRow = {
+  def rangeResults(first: Entry, last: Entry): InternalRow = buffers.results(rangeBuffer(first, last))
+
+  /**
+   * The aggregation buffer of the sealed entries from `first` to `last` (inclusive, in arrival
+   * order), or of no entry if `first` is null: the O(log n) nodes covering the range, merged left
+   * to right. The buffer is reused by the next query.
+   */
+  def rangeBuffer(first: Entry, last: Entry): InternalRow = {
     buffers.reset(rangeLeft)
     buffers.reset(rangeRight)
     if (first != null) {
@@ -124,7 +131,7 @@ final class SlidingAggregator(buffers: AggregateBuffers) {
       }
     }
     buffers.combine(rangeSpare, rangeLeft, rangeRight)
-    buffers.results(rangeSpare)
+    rangeSpare
   }
 
   /** Forgets every entry; the tree must be empty of sealed entries (the sweep has evicted all). */

@@ -1,0 +1,83 @@
+package io.eventwindows.execution
+
+import io.eventwindows.expressions.EventWindow
+import io.eventwindows.plans.Bounds
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, CreateNamedStruct, Expression, JoinedRow, KnownNotNull, Literal, UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning, UnknownPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.eventwindows.SparkInternals
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+/**
+ * The rows of dynamic windows planned with the anchors broadcast
+ * ([[io.eventwindows.plans.AnchorWindowAggregate]]): `results` (Spark's final aggregate by anchor
+ * number) gives each anchor's number and aggregate results; each becomes the anchor's row, read
+ * from the same broadcast as [[AnchorSliceAggregateExec]]'s: the keys, `window` (the interval's
+ * start and end and the anchor's columns) and the results.
+ */
+case class AnchorWindowResultsExec(
+    keys: Seq[Attribute],
+    windowAttribute: Attribute,
+    aggregateAttributes: Seq[Attribute],
+    anchorKeys: Seq[Attribute],
+    anchorStart: Attribute,
+    anchorEnd: Attribute,
+    anchorRow: Attribute,
+    bounds: Bounds,
+    results: SparkPlan,
+    anchors: SparkPlan) extends BinaryExecNode {
+
+  override def left: SparkPlan = results
+  override def right: SparkPlan = anchors
+
+  override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
+
+  override def producedAttributes: AttributeSet = AttributeSet(output)
+
+  override def requiredChildDistribution: Seq[Distribution] = UnspecifiedDistribution ::
+    AnchorSliceLookup.broadcast(anchorKeys, anchorStart, anchorEnd, Some(anchorRow), bounds,
+      anchors) :: Nil
+
+  override def outputPartitioning: Partitioning =
+    UnknownPartitioning(results.outputPartitioning.numPartitions)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+
+  override def simpleString(maxFields: Int): String =
+    s"AnchorWindowResults anchor_window bounds=$bounds keys=${keys.mkString("[", ", ", "]")}"
+
+  /** The output row's values over the anchor's row joined with its results. */
+  private def outputExpressions: Seq[Expression] = {
+    def bind(e: Expression) = BindReferences.bindReference(e, anchors.output ++ results.output)
+    // The interval was checked when the anchors were broadcast: its ends are not NULL.
+    val window = CreateNamedStruct(Seq(
+      Literal("start"), KnownNotNull(bind(anchorStart)),
+      Literal("end"), KnownNotNull(bind(anchorEnd)),
+      Literal(EventWindow.AnchorField), KnownNotNull(bind(anchorRow))))
+    (anchorKeys.map(bind) :+ window) ++ aggregateAttributes.map(bind)
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val broadcast = anchors.executeBroadcast[Array[InternalRow]]()
+    val expressions = outputExpressions
+    val numOutputRows = longMetric("numOutputRows")
+    SparkInternals.mapPartitions(results.execute()) { rows =>
+      // Anchor a is the broadcast's row a + 1 (see AnchorEndpointsMode).
+      val anchorRows = broadcast.value
+      val toRow = UnsafeProjection.create(expressions)
+      val joined = new JoinedRow
+      rows.map { row =>
+        numOutputRows += 1
+        toRow(joined(anchorRows(row.getInt(0) + 1), row))
+      }
+    }
+  }
+
+  override protected def withNewChildrenInternal(
+      newLeft: SparkPlan, newRight: SparkPlan): AnchorWindowResultsExec =
+    copy(results = newLeft, anchors = newRight)
+}
