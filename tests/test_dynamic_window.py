@@ -597,10 +597,11 @@ def test_plan_is_a_sweep_without_join(spark, capsys):
 
 def test_plan_of_slices(spark):
     """Which plan the aggregates and the anchors' known size choose, as test_random_sliced runs
-    them: order-insensitive aggregates fold the messages into slices (a partial aggregate whose
-    buffers the window operator merges); with cached anchors their interval ends are broadcast
-    and the buffers are found by slice number (AnchorSliceAggregate), else each message time is a
-    slice of Spark's partial aggregate; collect_list keeps the sweep over every message."""
+    them: order-insensitive aggregates fold the messages before the shuffle. With cached anchors
+    (small enough to broadcast) each task folds them into one partial aggregate per anchor
+    (AnchorSliceAggregate) and Spark's final aggregate merges those by anchor; else each message
+    time is a slice of Spark's partial aggregate, whose buffers the window operator merges;
+    collect_list keeps the sweep over every message."""
     messages = spark.createDataFrame([(1, 1, 1), (1, 2, 2)], "k INT, ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([(1, "x", 0, 2)], "k INT, id STRING, s BIGINT, e BIGINT")
 
@@ -612,18 +613,21 @@ def test_plan_of_slices(spark):
     uncached = plan(anchors, F.sum("v").alias("sv"))
     assert "merging partial buffers" in uncached and "partial_sum" in uncached, uncached
     assert "BroadcastExchange" not in uncached, uncached
+    assert "EventWindowAggregate anchor_window" in uncached, uncached
     cached = anchors.cache()
     cached.count()
     try:
         broadcast = plan(cached, F.sum("v").alias("sv"))
-        assert "AnchorSliceAggregate" in broadcast and "BroadcastExchange" in broadcast, broadcast
-        assert "partial_sum" not in broadcast, broadcast
+        for word in ("AnchorWindowResults anchor_window", "AnchorSliceAggregate",
+                     "BroadcastExchange", "HashAggregate(keys=[anchor"):
+            assert word in broadcast, broadcast
+        assert "partial_sum" not in broadcast and "EventWindowAggregate" not in broadcast, broadcast
         sweep = plan(cached, F.sum("v").alias("sv"), F.collect_list("v").alias("vs"))
         assert "merging" not in sweep and "partial_sum" not in sweep, sweep
+        assert "EventWindowAggregate anchor_window" in sweep, sweep
     finally:
         cached.unpersist()
     for text in (uncached, broadcast, sweep):
-        assert "EventWindowAggregate anchor_window" in text, text
         for word in FORBIDDEN_IN_PLAN:
             assert word not in text, text
 

@@ -49,8 +49,11 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
   private def separate(a: EventWindowAggregate, family: AnchorWindow): AnchorWindowAggregate = {
     val Seq(anchorStart, anchorEnd, anchor) = a.values
     val time = AnchorSortKey.messageTime(a.start, anchor).get
-    // The anchors' side has attributes of its own, never the messages' ones.
-    val anchors = Project(a.keys.map(k => Alias(k, k.name)()) ++ Seq(
+    // The anchors' side has attributes of its own, never the messages' ones. Their names differ
+    // too: Spark's RemoveRedundantAliases drops an alias of an attribute to its own name (and
+    // maps the parent's references to the attribute), which would give both sides of this node
+    // the same attributes.
+    val anchors = Project(a.keys.map(k => Alias(k, s"anchor_${k.name}")()) ++ Seq(
       Alias(anchorStart, "start")(), Alias(anchorEnd, "end")(), Alias(anchor, "anchor")()),
       Filter(IsNotNull(anchor), a.child))
     val (anchorKeys, Seq(start, end, row)) = anchors.output.splitAt(a.keys.size)

@@ -51,15 +51,12 @@ object SweepAnchorSlices extends Rule[LogicalPlan] {
         DataTypeUtils.fromAttributes(aggregates.flatMap(_.aggBufferAttributes)))
 
   private def sweep(a: AnchorWindowAggregate): LogicalPlan = {
-    // AnchorSlices' anchors have attributes of their own, not those of the union's anchors.
-    val ends = Project(a.anchorKeys.map(k => Alias(k, k.name)()) ++
-      Seq(Alias(a.anchorStart, "start")(), Alias(a.anchorEnd, "end")()), a.anchors)
-    val endAttributes = ends.output
+    // AnchorSlices reads the anchors' keys and interval alone (and broadcasts them).
+    val ends = Project(a.anchorKeys ++ Seq(a.anchorStart, a.anchorEnd), a.anchors)
     val slice = AttributeReference("slice", a.time.dataType, nullable = false)()
     val buffers = a.aggregates.flatMap(_.aggBufferAttributes).map(_.newInstance())
     val slices = AnchorSlices(a.keys, a.time, slice, a.aggregates, a.filters, buffers,
-      endAttributes.dropRight(2), endAttributes(a.keys.size), endAttributes.last, a.bounds,
-      a.messages, ends)
+      a.anchorKeys, a.anchorStart, a.anchorEnd, a.bounds, a.messages, ends)
 
     def nullOf(e: Expression, name: String): Alias = Alias(Literal(null, e.dataType), name)()
     // Union columns: keys, message time, buffers, anchor start, end and row.
