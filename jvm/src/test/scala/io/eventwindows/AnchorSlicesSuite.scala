@@ -3,7 +3,7 @@ package io.eventwindows
 import scala.util.Random
 
 import io.eventwindows.analysis.SliceAnchorWindows
-import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorSliceAggregateExec, AnchorSliceExec, AnchorWindowResultsExec, EventWindowAggregateExec, LongOrdinals, SliceDirectory}
+import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorPartials, AnchorSliceAggregateExec, AnchorSliceExec, AnchorWindowResultsExec, EventWindowAggregateExec, LongOrdinals, SliceDirectory}
 import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
 
 import org.apache.spark.sql.DataFrame
@@ -192,6 +192,25 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     assert(partitions.getNumPartitions === 4 && partitions.partitions.head.index === 0)
     assert(rows(query("[)")).sortBy(_.head.asInstanceOf[Int]) ===
       reference(messages, anchors, Bounds("[)")))
+  }
+
+  test("intervals over more slices with messages than the direct fold takes: the segment tree " +
+    "gives the reference's rows") {
+    // A message at every time 0-299, point anchors at the even ones (a slice per time) and long
+    // nested intervals over up to 300 slices.
+    val messages: Seq[Message] =
+      (0 until 300).map(t => (Some(1), Some(t.toLong), Some(t * 7 % 23 - 5L)))
+    val anchors: Seq[Anchor] = (0 until 150).map(i => (Option(1), i, 2L * i, 2L * i)) ++
+      Seq((Some(1), 150, 0L, 299L), (Some(1), 151, 5L, 250L), (Some(1), 152, -10L, 400L))
+    assert(AnchorPartials.DirectFold < 240)
+    spark.sparkContext.parallelize(messages, 2).toDF("k", "t", "v")
+      .createOrReplaceTempView("messages")
+    anchors.toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
+    for (bounds <- Seq("[]", "()")) {
+      assert(query(bounds).queryExecution.executedPlan.toString.contains("AnchorSliceAggregate"))
+      assert(rows(query(bounds)).sortBy(_.head.asInstanceOf[Int]) ===
+        reference(messages, anchors, Bounds(bounds)), bounds)
+    }
   }
 
   test("string keys, big decimals (updated in place) and a string max (not): the range join's " +

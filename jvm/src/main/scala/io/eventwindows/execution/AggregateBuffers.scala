@@ -105,9 +105,15 @@ final class AggregateBuffers(
   private val results = new SpecificInternalRow(resultTypes)
   evaluate.target(results)
 
+  /**
+   * The buffers' mutable fields, copied for each new buffer: building a row from its types asks
+   * SQLConf about each type, which in a task builds a new conf every time (microseconds a field).
+   */
+  private val template = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+
   /** A new buffer holding the initial values. */
   def newBuffer(): InternalRow = {
-    val buffer = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+    val buffer = new SpecificInternalRow(template.values.map(_.copy()))
     reset(buffer)
     buffer
   }

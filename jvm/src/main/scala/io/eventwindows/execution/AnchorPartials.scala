@@ -1,16 +1,19 @@
 package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.IntegerType
 
 /**
  * One task's partial aggregate of each anchor of dynamic windows: the merge of the buffers of the
  * slices its interval covers, once [[AnchorSliceAggregateExec]] has folded the task's messages
- * into `slices`. The slices with messages become the entries of a [[SlidingAggregator]] in slice
- * order, so an interval is a range of entries, merged in O(log n) whatever the intervals' lengths
- * and nesting.
+ * into `slices`. An interval over at most [[AnchorPartials.DirectFold]] slices with messages is
+ * folded directly, its slices' buffers merged in place with the aggregates' merge expressions (as
+ * Spark's final aggregation merges partial buffers); a longer one is a range query on a
+ * [[SlidingAggregator]] whose entries are the slices with messages, in order, built when first
+ * needed: O(log n) merges whatever the intervals' lengths and nesting. Merges need not follow
+ * time order: the aggregates are order-insensitive.
  *
  * Rows: the anchor's number and its buffer (Spark's partial aggregation output, in the
  * functions' buffer layout), for each anchor with a message in this task; with `everyAnchor`, for
@@ -23,28 +26,46 @@ final class AnchorPartials(
     aggregates: Seq[DeclarativeAggregate],
     everyAnchor: Boolean) extends Iterator[InternalRow] {
 
-  // The slices' buffers are read as partial buffers and merged, as Spark's final aggregation does.
-  private val partial = aggregates.flatMap(_.inputAggBufferAttributes)
-  private val buffers =
-    new AggregateBuffers(aggregates, aggregates.map(_ => Literal.TrueLiteral), partial, partial)
-  private val tree = new SlidingAggregator(buffers)
-  /** The entry of each slice with messages. */
-  private val entries = new Array[tree.Entry](endpoints.sliceCount)
+  import AnchorPartials.DirectFold
 
-  locally {
-    val row = new UnsafeRow(partial.size)
-    var s = slices.nextTouched(0)
+  private val bufferAttributes = aggregates.flatMap(_.aggBufferAttributes)
+  // A slice's buffer read as a partial buffer, as Spark's final aggregation reads its input.
+  private val partial = aggregates.flatMap(_.inputAggBufferAttributes)
+  private val slice = new UnsafeRow(partial.size)
+
+  /** The direct fold: `sum := sum merged with slice`, in place. */
+  private val sum = new UnsafeRow(partial.size)
+  sum.pointTo(new Array[Byte](slices.bufferBytes), slices.bufferBytes)
+  private val mergeSlice = MutableProjection.create(aggregates.flatMap(_.mergeExpressions),
+    bufferAttributes ++ partial).target(sum)
+  private val sumAndSlice = new JoinedRow(sum, slice)
+
+  /** The slices with messages as the entries of a segment tree, in order, for long intervals. */
+  private final class SliceTree {
+    private val tree = new SlidingAggregator(
+      new AggregateBuffers(aggregates, aggregates.map(_ => Literal.TrueLiteral), partial, partial))
+    private val entries = new Array[tree.Entry](endpoints.sliceCount)
+    private var s = slices.nextTouched(0)
     while (s >= 0) {
-      slices.pointTo(s, row)
+      slices.pointTo(s, slice)
       val entry = tree.append(s)
-      tree.update(entry, row)
+      tree.update(entry, slice)
       tree.seal(entry)
       entries(s) = entry
       s = slices.nextTouched(s + 1)
     }
-  }
 
-  private val initial = buffers.newBuffer()
+    /** The merge of the buffers of the slices from `first` to `last`, which have messages. */
+    def range(first: Int, last: Int): InternalRow = tree.rangeBuffer(entries(first), entries(last))
+  }
+  private lazy val sliceTree = new SliceTree
+
+  private val initial = {
+    val row = new UnsafeRow(partial.size)
+    row.pointTo(new Array[Byte](slices.bufferBytes), slices.bufferBytes)
+    slices.initialize(row)
+    row
+  }
   private val anchorNumber = new SpecificInternalRow(Seq(IntegerType))
   private val joined = new JoinedRow
   private val toRow = UnsafeProjection.create(
@@ -64,11 +85,35 @@ final class AnchorPartials(
       val last = endpoints.lastSliceOf(anchor)
       val first = slices.nextTouched(endpoints.firstSliceOf(anchor))
       if (first >= 0 && first <= last) {
-        buffer = tree.rangeBuffer(entries(first), entries(slices.previousTouched(last)))
+        buffer = if (fewSlices(first, last)) fold(first, last)
+          else sliceTree.range(first, slices.previousTouched(last))
       } else if (everyAnchor) {
         buffer = initial
       }
     }
+  }
+
+  /** True if at most DirectFold slices from `first` to `last` have messages. */
+  private def fewSlices(first: Int, last: Int): Boolean = {
+    var (s, n) = (first, 1)
+    while (n <= DirectFold && s >= 0 && s <= last) {
+      s = slices.nextTouched(s + 1)
+      n += 1
+    }
+    s < 0 || s > last
+  }
+
+  /** The merge of the buffers of the slices with messages from `first` to `last`. */
+  private def fold(first: Int, last: Int): InternalRow = {
+    slices.pointTo(first, slice)
+    sum.copyFrom(slice)
+    var s = slices.nextTouched(first + 1)
+    while (s >= 0 && s <= last) {
+      slices.pointTo(s, slice)
+      mergeSlice(sumAndSlice)
+      s = slices.nextTouched(s + 1)
+    }
+    sum
   }
 
   override def hasNext: Boolean = buffer != null
@@ -79,4 +124,13 @@ final class AnchorPartials(
     advance()
     row
   }
+}
+
+object AnchorPartials {
+  /**
+   * Up to this many slices with messages an interval is folded directly: a range query costs
+   * about 2 log2 n merges of slower buffers (rows of objects, as the tree keeps them for every
+   * function), 30 for 30,000 slices, besides building the tree.
+   */
+  final val DirectFold = 64
 }
