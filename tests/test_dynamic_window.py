@@ -711,6 +711,26 @@ def test_end_before_start_error_names_the_anchor_columns(spark, frames):
     assert "anchor-17" in line and "__ew_" not in line, line
 
 
+@pytest.mark.parametrize("s, e, what", [(5, 4, "end before its start"),
+                                         (None, 4, "NULL start or end")],
+                         ids=["end-before-start", "null-start"])
+def test_bad_anchor_fails_the_query_when_the_anchors_are_broadcast(spark, frames, s, e, what):
+    """Cached anchors are small enough to broadcast: with order-insensitive aggregates the
+    anchors are checked where the broadcast is built, with the same error naming the row."""
+    anchors = bad_anchor(spark, 0, s, e).cache()
+    anchors.count()
+    try:
+        result = dynamic_window(anchors, frames[0], "ts", "s", "e", on="k").agg(
+            F.count("*").alias("n"))
+        assert "AnchorWindowResults" in result._jdf.queryExecution().executedPlan().toString()
+        with pytest.raises(Exception) as info:
+            result.collect()
+    finally:
+        anchors.unpersist()
+    line = next(x for x in str(info.value).splitlines() if what in x)
+    assert "anchor_window" in line and "anchor-17" in line and "__ew_" not in line, line
+
+
 def test_wrong_python_types(spark, frames):
     messages, anchors = frames
     with pytest.raises(TypeError, match="`anchors`"):

@@ -2,9 +2,10 @@
 
 The anchors and the messages are put in one DataFrame (``unionByName``: messages keep their
 columns, each anchor row becomes its keys, its interval and a struct of its columns) and grouped
-by the SQL window function ``anchor_window``, whose operator sorts that union by key and time and
-sweeps it once: no join. Only DataFrame operations and ``call_function`` are used, so the same code
-runs in classic PySpark and under Spark Connect.
+by the SQL window function ``anchor_window``: no join. Its plan sorts that union by key and time
+and sweeps it once, or, with order-insensitive aggregates and anchors small enough to broadcast,
+folds each task's messages into one partial aggregate per anchor. Only DataFrame operations and
+``call_function`` are used, so the same code runs in classic PySpark and under Spark Connect.
 """
 from __future__ import annotations
 
@@ -93,8 +94,11 @@ def dynamic_window(
     Every row of ``anchors`` gives an interval ``[start, end]`` (expressions over the anchors'
     columns) and gets one output row aggregating the ``messages`` whose ``time`` lies in it, with
     equal ``on`` keys; also when none does. Intervals may overlap, nest, be empty or lie outside
-    the data. The plan is no join: both tables are clustered by the ``on`` keys, sorted by time and
-    swept once (``explain()`` shows ``EventWindowAggregate anchor_window``).
+    the data. The plan is no join: with order-insensitive aggregates and anchors small enough to
+    broadcast, each task folds its messages into one partial aggregate per anchor and Spark's
+    final aggregate merges them (``explain()`` shows ``AnchorWindowResults anchor_window``);
+    otherwise both tables are clustered by the ``on`` keys, sorted by time and swept once
+    (``explain()`` shows ``EventWindowAggregate anchor_window``).
 
     Parameters
     ----------

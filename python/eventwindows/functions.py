@@ -714,7 +714,7 @@ def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: Co
       [anchor_start, anchor_end]. One row per anchor, also when its window is empty (count 0, sum
       NULL); intervals may overlap, nest or be empty. Aggregates see the messages only. This is
       what the Python function dynamic_window(anchors, messages, ...) builds from two tables (a
-      UNION ALL of both); the plan sorts and sweeps them once, with no join. It yields the
+      UNION ALL of both); the plan has no join (a sweep, or the anchors broadcast). It yields the
       column `window` (struct of `start`, `end`: the anchor's interval, and `anchor`: the anchor
       column's value).
 

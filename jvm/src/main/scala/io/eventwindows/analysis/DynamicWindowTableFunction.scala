@@ -17,7 +17,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Proj
  * which builds the plan the Python `dynamic_window(...).agg(...)` builds: the union of the
  * messages and the anchors (each anchor row as its keys, its interval and a struct of its
  * columns), grouped by the keys and `anchor_window`, then one row per anchor with its columns,
- * `window` (the interval) and the aggregates. No join: one sort and one sweep.
+ * `window` (the interval) and the aggregates. No join (see [[SliceAnchorWindows]]).
  */
 object DynamicWindowTableFunction {
 
@@ -34,8 +34,10 @@ object DynamicWindowTableFunction {
       dynamic windows as a table: one row per anchor row with all its columns, `window` (struct
       of `start`, `end`: the anchor's interval) and the aggregates over the messages (of equal
       `on` keys) whose time lies in the interval, also when none does (count 0, sum NULL).
-      Intervals may overlap, nest, be empty or lie outside the data. The plan is no join: both
-      tables are clustered by the keys, sorted by time and swept once (see anchor_window).
+      Intervals may overlap, nest, be empty or lie outside the data. The plan is no join: with
+      order-insensitive aggregates and anchors small enough to broadcast, each task folds its
+      messages into one partial aggregate per anchor; otherwise both tables are clustered by the
+      keys, sorted by time and swept once (see anchor_window).
     """,
     """
     Arguments:

@@ -15,8 +15,10 @@ import org.apache.spark.sql.types.LongType
 /**
  * Gives each message its slice (see [[io.eventwindows.plans.AnchorSlices]]): the start of the
  * slice of its key that holds its time ([[AnchorSliceLookup]]), for Spark's partial aggregate
- * by key and slice above it. Planned when the buffers cannot be updated in place, else
- * [[AnchorSliceAggregateExec]] does both. Output: the messages' columns and `slice`; in
+ * by key and slice above it, in the sweep over slices: planned when the anchors' interval ends fit
+ * a broadcast but the anchors with their columns do not, or the buffers cannot be updated in
+ * place (else [[AnchorSliceAggregateExec]] folds per anchor). Output: the messages' columns and
+ * `slice`; in
  * whole-stage codegen a key lookup and a directory lookup per row between the scan and the
  * aggregate.
  */
