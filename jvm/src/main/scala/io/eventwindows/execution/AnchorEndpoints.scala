@@ -137,9 +137,9 @@ object AnchorEndpoints {
  * as arrays, the keys (structs) with at least one boundary, every key's sorted distinct slice
  * boundaries end to end, the index of each key's first boundary (and their count), and for each
  * anchor its first and last slice. With `anchor` (the anchor's own columns), the anchors' rows
- * follow as they came, anchor i at i + 1, ordered by start, end and then their bytes, so that
- * two broadcasts of the same rows number them alike; an anchor with a NULL start or end, or an
- * end before its start, is then an error naming it. Without, such anchors add no boundary (the
+ * themselves follow, anchor i at i + 1, ordered by start, end and then their bytes, so that two
+ * broadcasts of the same rows number them alike whatever order the rows came in; an anchor with a
+ * NULL start or end, or an end before its start, is then an error naming it. Without, such anchors add no boundary (the
  * window operator rejects them) and no anchor range is kept. `keys`, `start`, `end` and `anchor`
  * are bound to the anchor rows. A row array is what Spark's broadcast exchange takes besides its
  * own hash relations.

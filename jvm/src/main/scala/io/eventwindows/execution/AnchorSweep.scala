@@ -70,9 +70,9 @@ final class AnchorSweep(
       }
       tree.update(open, row)
     } else {
-      if (valueRow.isNullAt(0) || valueRow.isNullAt(1)) reject(row)
+      if (valueRow.isNullAt(0) || valueRow.isNullAt(1)) reject()
       val (s, e) = (valueRow.getLong(0), valueRow.getLong(1))
-      if (e < s) reject(row)
+      if (e < s) reject()
       sealOpen()
       // An exclusive end at the very beginning of the line leaves nothing before it.
       val empty = !family.bounds.upperInclusive && e == Long.MinValue
@@ -118,7 +118,8 @@ final class AnchorSweep(
     }
   }
 
-  private def reject(row: InternalRow): Nothing = throw AnchorSweep.rejection(family,
+  /** The anchor in `valueRow` is not a valid one. */
+  private def reject(): Nothing = throw AnchorSweep.rejection(family,
     values(2).dataType, valueRow.get(2, values(2).dataType), timeType,
     valueRow.get(0, timeType), valueRow.get(1, timeType))
 }
