@@ -142,6 +142,9 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
   /** The plans to compare: name, confs. */
   private val plans = Seq(
     "broadcast slices" -> Nil,
+    // Two broadcasts of the anchors, one per operator: they number the anchors alike.
+    "broadcast slices, no adaptive execution, no exchange reuse" -> Seq(
+      "spark.sql.adaptive.enabled" -> "false", "spark.sql.exchange.reuse" -> "false"),
     "a slice per message time" -> Seq("spark.sql.autoBroadcastJoinThreshold" -> "-1"),
     "the sweep over every message" -> Seq(SliceAnchorWindows.EnabledConf -> "false"))
 
