@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.IntegerType
 
@@ -9,8 +9,8 @@ import org.apache.spark.sql.types.IntegerType
  * One task's partial aggregate of each anchor of dynamic windows: the merge of the buffers of the
  * slices its interval covers, once [[AnchorSliceAggregateExec]] has folded the task's messages
  * into `slices`. An interval over at most [[AnchorPartials.DirectFold]] slices with messages is
- * folded directly, its slices' buffers merged in place with the aggregates' merge expressions (as
- * Spark's final aggregation merges partial buffers); a longer one is a range query on a
+ * folded directly, its slices' buffers merged one by one into a buffer ([[AggregateBuffers]],
+ * which merges partial buffers as Spark's final aggregation does); a longer one is a range query on a
  * [[SlidingAggregator]] whose entries are the slices with messages, in order, built when first
  * needed: O(log n) merges whatever the intervals' lengths and nesting. Merges need not follow
  * time order: the aggregates are order-insensitive.
@@ -28,22 +28,19 @@ final class AnchorPartials(
 
   import AnchorPartials.DirectFold
 
-  private val bufferAttributes = aggregates.flatMap(_.aggBufferAttributes)
-  // A slice's buffer read as a partial buffer, as Spark's final aggregation reads its input.
+  // A slice's buffer read as a partial buffer: adding it to a buffer merges it, as Spark's final
+  // aggregation merges its input.
   private val partial = aggregates.flatMap(_.inputAggBufferAttributes)
+  private val buffers =
+    new AggregateBuffers(aggregates, aggregates.map(_ => Literal.TrueLiteral), partial, partial)
   private val slice = new UnsafeRow(partial.size)
 
-  /** The direct fold: `sum := sum merged with slice`, in place. */
-  private val sum = new UnsafeRow(partial.size)
-  sum.pointTo(new Array[Byte](slices.bufferBytes), slices.bufferBytes)
-  private val mergeSlice = MutableProjection.create(aggregates.flatMap(_.mergeExpressions),
-    bufferAttributes ++ partial).target(sum)
-  private val sumAndSlice = new JoinedRow(sum, slice)
+  /** The direct fold's buffer. */
+  private val sum = buffers.newBuffer()
 
   /** The slices with messages as the entries of a segment tree, in order, for long intervals. */
   private final class SliceTree {
-    private val tree = new SlidingAggregator(
-      new AggregateBuffers(aggregates, aggregates.map(_ => Literal.TrueLiteral), partial, partial))
+    private val tree = new SlidingAggregator(buffers)
     private val entries = new Array[tree.Entry](endpoints.sliceCount)
     private var s = slices.nextTouched(0)
     while (s >= 0) {
@@ -60,12 +57,7 @@ final class AnchorPartials(
   }
   private lazy val sliceTree = new SliceTree
 
-  private val initial = {
-    val row = new UnsafeRow(partial.size)
-    row.pointTo(new Array[Byte](slices.bufferBytes), slices.bufferBytes)
-    slices.initialize(row)
-    row
-  }
+  private val initial = buffers.newBuffer()
   private val anchorNumber = new SpecificInternalRow(Seq(IntegerType))
   private val joined = new JoinedRow
   private val toRow = UnsafeProjection.create(
@@ -105,12 +97,11 @@ final class AnchorPartials(
 
   /** The merge of the buffers of the slices with messages from `first` to `last`. */
   private def fold(first: Int, last: Int): InternalRow = {
-    slices.pointTo(first, slice)
-    sum.copyFrom(slice)
-    var s = slices.nextTouched(first + 1)
+    buffers.reset(sum)
+    var s = first
     while (s >= 0 && s <= last) {
       slices.pointTo(s, slice)
-      mergeSlice(sumAndSlice)
+      buffers.update(sum, slice)
       s = slices.nextTouched(s + 1)
     }
     sum
@@ -129,8 +120,7 @@ final class AnchorPartials(
 object AnchorPartials {
   /**
    * Up to this many slices with messages an interval is folded directly: a range query costs
-   * about 2 log2 n merges of slower buffers (rows of objects, as the tree keeps them for every
-   * function), 30 for 30,000 slices, besides building the tree.
+   * about 2 log2 n merges, 30 for 30,000 slices, besides building the tree.
    */
   final val DirectFold = 64
 }

@@ -43,12 +43,6 @@ final class SliceBuffers(initialValues: Seq[Expression], slices: Int) {
     pointTo(slice, row)
   }
 
-  /** The size of one buffer. */
-  def bufferBytes: Int = size
-
-  /** Sets a buffer of this size to the initial values. */
-  def initialize(row: UnsafeRow): Unit = row.copyFrom(empty)
-
   /** Points `row` at the buffer of `slice`. */
   def pointTo(slice: Int, row: UnsafeRow): Unit = row.pointTo(bytes, offset(slice), size)
 
