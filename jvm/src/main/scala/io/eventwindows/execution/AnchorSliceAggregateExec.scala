@@ -26,8 +26,9 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  *
  * Planned when every buffer field can be updated in place in an UnsafeRow (as Spark's hash
  * aggregate needs for its own buffers). Memory: one buffer per slice of all keys (every anchor
- * adds at most two), and the slices with messages again in a segment tree, per task. The first
- * task also emits the anchors without messages, so an input without partitions gets one.
+ * adds at most two) per task, and a segment tree of the slices with messages when an interval
+ * covers more than [[AnchorPartials.DirectFold]] of them. The first task also emits the anchors
+ * without messages, so an input without partitions gets one.
  */
 case class AnchorSliceAggregateExec(
     keys: Seq[Attribute],
