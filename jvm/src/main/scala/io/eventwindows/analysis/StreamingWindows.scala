@@ -1,6 +1,6 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.execution.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingFamily, StreamingWindowProcessor, StreamingWindowSpec}
+import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingFamily, StreamingWindowProcessor, StreamingWindowSpec}
 import io.eventwindows.expressions.{AdjustStartTime, EventTime, WindowParameters}
 import io.eventwindows.plans.EventWindowAggregate
 

@@ -1,5 +1,7 @@
 package io.eventwindows.execution
 
+import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.slices.{AnchorPartials, AnchorSliceLookup, SliceBuffers}
 import io.eventwindows.plans.Bounds
 
 import org.apache.spark.TaskContext

@@ -1,5 +1,6 @@
 package io.eventwindows.execution
 
+import io.eventwindows.execution.slices.AnchorSliceLookup
 import io.eventwindows.plans.Bounds
 
 import org.apache.spark.rdd.RDD

@@ -1,5 +1,7 @@
 package io.eventwindows.execution
 
+import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowSweepIterator}
 import io.eventwindows.expressions.EventTime
 import io.eventwindows.plans.{AnchorWindow, WindowFamily}
 

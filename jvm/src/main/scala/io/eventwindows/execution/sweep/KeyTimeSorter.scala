@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
 import java.util.concurrent.TimeUnit.NANOSECONDS
 

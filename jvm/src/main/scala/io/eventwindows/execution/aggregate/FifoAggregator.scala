@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
 

@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
 /** A first-in first-out queue of longs in a growing ring, without boxing. */
 final class LongQueue {

@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}

@@ -1,5 +1,6 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
+import io.eventwindows.execution.aggregate.AggregateBuffers
 import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SlidingWindow, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow

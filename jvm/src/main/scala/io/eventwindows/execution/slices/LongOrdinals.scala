@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.slices
 
 /**
  * The ordinals of keys that are longs (and possibly one NULL key), looked up without boxing: open

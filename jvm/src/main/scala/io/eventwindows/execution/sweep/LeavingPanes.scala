@@ -1,6 +1,8 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
 import java.util.PriorityQueue
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
 
 import org.apache.spark.sql.catalyst.InternalRow
 

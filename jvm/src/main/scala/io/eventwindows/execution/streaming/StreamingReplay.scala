@@ -1,7 +1,10 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
+import io.eventwindows.execution.EventWindowAggregateExec
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator}
+import io.eventwindows.execution.sweep.{MessageSweep, SlidingSweep, SweepPolicy, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 

@@ -1,9 +1,10 @@
-package io.eventwindows
+package io.eventwindows.execution.slices
 
 import scala.util.Random
 
+import io.eventwindows.{EventWindowsInputException, EventWindowsSuite}
 import io.eventwindows.analysis.SliceAnchorWindows
-import io.eventwindows.execution.{AnchorEndpoints, AnchorEndpointsMode, AnchorPartials, AnchorSliceAggregateExec, AnchorSliceExec, AnchorWindowResultsExec, EventWindowAggregateExec, LongOrdinals, SliceDirectory}
+import io.eventwindows.execution.{AnchorSliceAggregateExec, AnchorWindowResultsExec, EventWindowAggregateExec}
 import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
 
 import org.apache.spark.sql.DataFrame

@@ -1,6 +1,6 @@
-package io.eventwindows
+package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.KeyTimeSorter
+import io.eventwindows.EventWindowsSuite
 
 /**
  * The operator's own sort: each key's rows together and by start, also for keys past the

@@ -1,10 +1,11 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.slices
 
 import java.lang.{Long => JLong}
 import java.util.{Arrays, HashMap => JHashMap}
 
 import scala.collection.mutable.{ArrayBuffer, ArrayBuilder}
 
+import io.eventwindows.execution.sweep.AnchorSweep
 import io.eventwindows.plans.{AnchorWindow, Bounds}
 
 import org.apache.spark.sql.catalyst.InternalRow

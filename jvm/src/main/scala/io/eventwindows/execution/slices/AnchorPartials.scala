@@ -1,4 +1,6 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.slices
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}

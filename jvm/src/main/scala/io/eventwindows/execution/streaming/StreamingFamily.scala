@@ -1,5 +1,6 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.streaming
 
+import io.eventwindows.execution.sweep.MessageSweep
 import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
 import io.eventwindows.plans.{CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot, WindowFamily}
 

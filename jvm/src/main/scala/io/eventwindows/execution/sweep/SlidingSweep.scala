@@ -1,10 +1,11 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
 import java.util.PriorityQueue
 
 import scala.jdk.CollectionConverters._
 
 import io.eventwindows.EventWindowsInputException
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator}
 import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 

@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.slices
 
 import java.util.BitSet
 

@@ -1,4 +1,4 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.streaming
 
 import io.eventwindows.plans.WindowFamily
 

@@ -1,5 +1,6 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator}
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow}
 

@@ -1,10 +1,11 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.sweep
 
 import java.util.PriorityQueue
 
 import scala.collection.mutable
 
 import io.eventwindows.EventWindowsInputException
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.AnchorWindow
 

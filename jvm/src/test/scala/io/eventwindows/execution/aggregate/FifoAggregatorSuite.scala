@@ -1,8 +1,7 @@
-package io.eventwindows
+package io.eventwindows.execution.aggregate
 
 import scala.util.Random
 
-import io.eventwindows.execution.{AggregateBuffers, FifoAggregator}
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow

@@ -1,6 +1,7 @@
-package io.eventwindows.execution
+package io.eventwindows.execution.streaming
 
 import io.eventwindows.EventWindowsInputException
+import io.eventwindows.execution.sweep.SlidingSweep
 
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
