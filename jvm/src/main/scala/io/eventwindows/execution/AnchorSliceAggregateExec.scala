@@ -32,7 +32,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * covers more than [[AnchorPartials.DirectFold]] of them. The first task also emits the anchors
  * without messages, so an input without partitions gets one.
  */
-case class AnchorSliceAggregateExec(
+private[execution] case class AnchorSliceAggregateExec(
     keys: Seq[Attribute],
     time: Expression,
     aggregates: Seq[DeclarativeAggregate],

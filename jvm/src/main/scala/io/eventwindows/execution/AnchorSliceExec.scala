@@ -23,7 +23,7 @@ import org.apache.spark.sql.types.LongType
  * whole-stage codegen a key lookup and a directory lookup per row between the scan and the
  * aggregate.
  */
-case class AnchorSliceExec(
+private[execution] case class AnchorSliceExec(
     keys: Seq[Attribute],
     time: Expression,
     slice: Attribute,

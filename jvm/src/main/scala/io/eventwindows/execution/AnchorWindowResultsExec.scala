@@ -19,7 +19,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * from the same broadcast as [[AnchorSliceAggregateExec]]'s: the keys, `window` (the interval's
  * start and end and the anchor's columns) and the results.
  */
-case class AnchorWindowResultsExec(
+private[execution] case class AnchorWindowResultsExec(
     keys: Seq[Attribute],
     windowAttribute: Attribute,
     aggregateAttributes: Seq[Attribute],

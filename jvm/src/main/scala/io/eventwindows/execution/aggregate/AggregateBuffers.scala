@@ -25,7 +25,7 @@ import org.apache.spark.sql.types.DataType
  * @param partials  the input columns holding partial buffers, in the functions' buffer layout;
  *                  empty when the input rows are events
  */
-final class AggregateBuffers(
+private[execution] final class AggregateBuffers(
     functions: Seq[AggregateFunction],
     filters: Seq[Expression],
     input: Seq[Attribute],
@@ -219,7 +219,7 @@ final class AggregateBuffers(
   }
 }
 
-object AggregateBuffers {
+private[execution] object AggregateBuffers {
 
   /**
    * The new buffer values after an input row, over the functions' buffers (in their layout) and

@@ -23,7 +23,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * An aggregator that never evicts (a running window) can be [[seed]]ed with the [[merged]] buffer
  * of the entries before a given index, and continues from there as if it still held them.
  */
-final class FifoAggregator(buffers: AggregateBuffers) {
+private[execution] final class FifoAggregator(buffers: AggregateBuffers) {
 
   private var capacity = 16
   private var times = new Array[Long](capacity)

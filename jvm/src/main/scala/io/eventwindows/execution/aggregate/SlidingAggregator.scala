@@ -17,7 +17,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * are live), so packing costs O(1) merges per appended entry, amortized. The aggregate of a range
  * of entries (in arrival order) takes O(log n) merges, besides re-merging stale nodes.
  */
-final class SlidingAggregator(buffers: AggregateBuffers) {
+private[execution] final class SlidingAggregator(buffers: AggregateBuffers) {
 
   /** A live entry, appended at `time`; `leaf` moves when the tree is packed. */
   final class Entry private[SlidingAggregator] (

@@ -26,7 +26,7 @@ import org.apache.spark.sql.types.{ArrayType, ByteType, DataType, DateType, Inte
  * by value without building a row. When the anchors themselves are broadcast, each one's interval
  * is known as a run of slices, `firstSliceOf(a)` to `lastSliceOf(a)`, a the anchor's number.
  */
-final class AnchorEndpoints private (
+private[slices] final class AnchorEndpoints private (
     keyRows: Array[UnsafeRow],
     byValue: Option[LongOrdinals],
     boundaries: Array[Long],
@@ -75,7 +75,7 @@ final class AnchorEndpoints private (
   def lastSliceOf(a: Int): Int = anchorLastSlices(a)
 }
 
-object AnchorEndpoints {
+private[slices] object AnchorEndpoints {
 
   /**
    * True if keys of these types are looked up by value (`ordinalOfValue`): one column whose
@@ -145,7 +145,7 @@ object AnchorEndpoints {
  * are bound to the anchor rows. A row array is what Spark's broadcast exchange takes besides its
  * own hash relations.
  */
-case class AnchorEndpointsMode(
+private[slices] case class AnchorEndpointsMode(
     keys: Seq[Expression],
     start: Expression,
     end: Expression,
@@ -235,7 +235,7 @@ case class AnchorEndpointsMode(
       anchor = anchor.map(_.canonicalized))
 }
 
-object AnchorEndpointsMode {
+private[slices] object AnchorEndpointsMode {
   /** A valid anchor: its key, interval ends and (when broadcast) its row. */
   private final case class Anchor(key: UnsafeRow, start: Long, end: Long, row: UnsafeRow)
 

@@ -22,7 +22,7 @@ import org.apache.spark.sql.types.IntegerType
  * every anchor (the initial buffer when it has none), so that Spark's final aggregate by anchor
  * number has a row for each anchor, including anchors with no message at all.
  */
-final class AnchorPartials(
+private[execution] final class AnchorPartials(
     endpoints: AnchorEndpoints,
     slices: SliceBuffers,
     aggregates: Seq[DeclarativeAggregate],
@@ -119,7 +119,7 @@ final class AnchorPartials(
   }
 }
 
-object AnchorPartials {
+private[execution] object AnchorPartials {
   /**
    * Up to this many slices with messages an interval is folded directly: a range query costs
    * about 2 log2 n merges, 30 for 30,000 slices, besides building the tree.

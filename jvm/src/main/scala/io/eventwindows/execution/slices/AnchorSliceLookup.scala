@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.LongType
  * row. Messages of keys without anchors, before their key's first boundary or with a NULL time
  * are in no window and get no slice.
  */
-trait AnchorSliceLookup extends BinaryExecNode with CodegenSupport {
+private[execution] trait AnchorSliceLookup extends BinaryExecNode with CodegenSupport {
 
   def keys: Seq[Attribute]
   def time: Expression
@@ -92,7 +92,7 @@ trait AnchorSliceLookup extends BinaryExecNode with CodegenSupport {
   }
 }
 
-object AnchorSliceLookup {
+private[execution] object AnchorSliceLookup {
 
   /** The broadcast of the anchors' slices (and rows), bound to the `anchors` plan's output. */
   def broadcast(

@@ -5,7 +5,7 @@ package io.eventwindows.execution.slices
  * addressing with linear probing over a power-of-two table at most half full. `keys(i)` has
  * ordinal i; keys are distinct.
  */
-final class LongOrdinals(keys: Array[Option[Long]]) {
+private[slices] final class LongOrdinals(keys: Array[Option[Long]]) {
 
   private val bits = 32 - Integer.numberOfLeadingZeros(math.max(keys.length, 1) * 2)
   private val mask = (1 << bits) - 1

@@ -16,7 +16,7 @@ import org.apache.spark.unsafe.Platform
  * holds the `initialValues` from the slice's first message on. The buffer fields must be ones an
  * UnsafeRow updates in place, as in the buffers of Spark's hash aggregate.
  */
-final class SliceBuffers(initialValues: Seq[Expression], slices: Int) {
+private[execution] final class SliceBuffers(initialValues: Seq[Expression], slices: Int) {
 
   private val empty = UnsafeProjection.create(initialValues).apply(InternalRow.empty).copy()
   private val size = empty.getSizeInBytes

@@ -14,7 +14,7 @@ import java.util.Arrays
  * `boundaries`: every key's sorted distinct boundaries, key after key; key `o`'s are at indexes
  * `firstSlices(o)` until `firstSlices(o + 1)`, at least one each.
  */
-final class SliceDirectory(boundaries: Array[Long], firstSlices: Array[Int]) {
+private[slices] final class SliceDirectory(boundaries: Array[Long], firstSlices: Array[Int]) {
 
   private val keys = firstSlices.length - 1
   private val shifts = new Array[Int](keys)

@@ -63,7 +63,7 @@ sealed trait StreamingFamily extends Serializable {
  * The replayed events a firing keeps: those from index `fromIndex` of the sorted replay on, and
  * those ending at or after `endingFrom` (events later than the horizon are always kept).
  */
-final case class Retention(fromIndex: Int, endingFrom: Long)
+private[streaming] final case class Retention(fromIndex: Int, endingFrom: Long)
 
 object StreamingFamily {
 

@@ -31,7 +31,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
  *
  * Built on the executor, once per task (generated projections and orderings are not serializable).
  */
-final class StreamingReplay(spec: StreamingWindowSpec) {
+private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   import StreamingReplay._
 
   private val timeType = spec.start.dataType
@@ -203,7 +203,7 @@ final class StreamingReplay(spec: StreamingWindowSpec) {
     else times.getLong(1)
 }
 
-object StreamingReplay {
+private[streaming] object StreamingReplay {
   /** No row can close: nothing to wait for. */
   final val NoClose: Long = Long.MaxValue
 

@@ -123,7 +123,7 @@ object StreamingWindowProcessor {
  * trigger state of an SPL sliding window (`spl*`, see [[SlidingSweep.TriggerState]]) and the
  * prefix of a running index window (`prefix*`, see [[StreamingReplay.RunningPrefix]]).
  */
-case class StreamingProgress(
+private[streaming] case class StreamingProgress(
     definition: String,
     emittedThrough: Long,
     hasTimer: Boolean,

@@ -27,7 +27,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * overlap, nest or be empty. Entries older than every open anchor's range leave the tree, so
  * memory holds the messages of the open anchors' intervals and the open anchors.
  */
-final class AnchorSweep(
+private[execution] final class AnchorSweep(
     family: AnchorWindow,
     buffers: AggregateBuffers,
     values: Seq[Expression],
@@ -125,7 +125,7 @@ final class AnchorSweep(
     valueRow.get(0, timeType), valueRow.get(1, timeType))
 }
 
-object AnchorSweep {
+private[execution] object AnchorSweep {
   /**
    * The error for an anchor with a NULL start or end, or an end before its start, naming it by
    * its own columns (its struct), not by the internal ones of the table the window reads.

@@ -17,7 +17,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * merges per entry and one evaluation per distinct start; memory: the events of the current window
  * and the last n distinct starts.
  */
-final class CountSweep(family: CountWindow, buffers: AggregateBuffers, lineMax: Long)
+private[sweep] final class CountSweep(family: CountWindow, buffers: AggregateBuffers, lineMax: Long)
   extends SweepPolicy {
 
   /** The events, keyed by their end. */

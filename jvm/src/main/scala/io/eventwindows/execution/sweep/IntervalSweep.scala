@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * once and becomes output rows through the axis (one row for a snapshot interval, one per window
  * for hopping windows). Cost: O(log n) merges per entry and one evaluation per run.
  */
-final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends SweepPolicy {
+private[sweep] final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends SweepPolicy {
 
   private val panes = new LeavingPanes(buffers)
 

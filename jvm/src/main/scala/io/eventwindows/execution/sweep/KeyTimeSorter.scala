@@ -31,7 +31,7 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
  *
  * Memory, spilling and clean-up are Spark's `UnsafeExternalRowSorter`'s, as in `SortExec`.
  */
-final class KeyTimeSorter(
+private[execution] final class KeyTimeSorter(
     keys: Seq[Attribute],
     start: Expression,
     tieBreak: Seq[Expression],
@@ -109,7 +109,7 @@ final class KeyTimeSorter(
   }
 }
 
-object KeyTimeSorter {
+private[execution] object KeyTimeSorter {
   /** Bits of the prefix for the start: 2^47 ticks, 4.4 years of microseconds. */
   final val TimeBits = 47
 

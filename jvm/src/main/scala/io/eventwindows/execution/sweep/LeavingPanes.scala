@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * pane), and entries leave in key order through a heap, whatever their arrival order. Used by the
  * policies whose events leave by their end rather than oldest first.
  */
-final class LeavingPanes(buffers: AggregateBuffers) {
+private[sweep] final class LeavingPanes(buffers: AggregateBuffers) {
 
   private val sliding = new SlidingAggregator(buffers)
 

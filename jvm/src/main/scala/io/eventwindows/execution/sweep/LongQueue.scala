@@ -1,7 +1,7 @@
 package io.eventwindows.execution.sweep
 
 /** A first-in first-out queue of longs in a growing ring, without boxing. */
-final class LongQueue {
+private[sweep] final class LongQueue {
   private var values = new Array[Long](16)
   private var head = 0L
   private var tail = 0L

@@ -23,7 +23,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * On a stream, a running window's group can continue after messages it is no longer handed
  * ([[seedGroup]]): their aggregate starts every window, and indexes continue after them.
  */
-final class MessageSweep(
+private[execution] final class MessageSweep(
     family: MessageFamily,
     buffers: AggregateBuffers,
     lineMax: Long) extends SweepPolicy {
@@ -143,7 +143,7 @@ final class MessageSweep(
   private def pointEnd(t: Long): Long = TimeArithmetic.pointEventEnd(t, lineMax)
 }
 
-object MessageSweep {
+private[execution] object MessageSweep {
   import TimeArithmetic.add
 
   /** The inclusive lower time bound of the window of an anchor at `t`. */

@@ -35,7 +35,7 @@ import org.apache.spark.sql.types._
  * [[SlidingAggregator]] (O(log n) merges), found through a heap ordered by the attribute
  * (O(log n) per eviction).
  */
-final class SlidingSweep(
+private[execution] final class SlidingSweep(
     family: SlidingWindow,
     buffers: AggregateBuffers,
     values: Seq[Expression],
@@ -297,7 +297,7 @@ final class SlidingSweep(
   }
 }
 
-object SlidingSweep {
+private[execution] object SlidingSweep {
   /** The trigger state of a group between two firings of a stream. */
   final case class TriggerState(
       arrivals: Long,

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.DataType
  * a result is emitted; the contents live in a [[SlidingAggregator]] or [[FifoAggregator]] of
  * Spark's aggregation buffers ([[AggregateBuffers]]).
  */
-trait SweepPolicy {
+private[execution] trait SweepPolicy {
 
   /** The end given to an open-ended event (a NULL end). */
   def openEnd(start: Long): Long
@@ -33,7 +33,7 @@ trait SweepPolicy {
   def finishGroup(out: SweepOutput): Unit
 }
 
-object SweepPolicy {
+private[execution] object SweepPolicy {
 
   /**
    * Makes the policies of a family, one per partition, from that partition's aggregate buffers.

@@ -23,7 +23,7 @@ import org.apache.spark.sql.types.DataType
  * Cost: the policy's (amortized O(1) or O(log n) merges per event, one evaluation per result) and
  * the output rows themselves; memory holds the current window contents, not the partition.
  */
-final class WindowSweepIterator(
+private[execution] final class WindowSweepIterator(
     input: Iterator[InternalRow],
     inputAttributes: Seq[Attribute],
     keys: Seq[Attribute],
@@ -149,7 +149,7 @@ final class WindowSweepIterator(
         s"< start ${Literal(s, timeType)}")
 }
 
-object WindowSweepIterator {
+private[execution] object WindowSweepIterator {
   /** An input row as error messages name it: `(name=value, ...)`. */
   def describe(row: InternalRow, attributes: Seq[Attribute]): String =
     attributes.zipWithIndex.map { case (a, i) =>
@@ -158,7 +158,7 @@ object WindowSweepIterator {
 }
 
 /** Where a [[SweepPolicy]] sends what it decides; the shared iterator makes rows of it. */
-trait SweepOutput {
+private[sweep] trait SweepOutput {
   /** The grouping keys of the current group (a copy the policy may keep). */
   def groupKey: UnsafeRow
 
@@ -179,7 +179,7 @@ trait SweepOutput {
  * Runs are expanded lazily, so a result that holds for many windows costs one evaluation and no
  * memory per window.
  */
-abstract class SweepRun(
+private[sweep] abstract class SweepRun(
     val key: UnsafeRow,
     val results: UnsafeRow,
     val anchor: InternalRow = null) {
@@ -188,7 +188,7 @@ abstract class SweepRun(
 }
 
 /** A run of one row whose window fields (and anchor row, for anchor windows) are known. */
-final class SingleWindow(key: UnsafeRow, results: UnsafeRow, fields: Array[Long], anchor: InternalRow)
+private[sweep] final class SingleWindow(key: UnsafeRow, results: UnsafeRow, fields: Array[Long], anchor: InternalRow)
   extends SweepRun(key, results, anchor) {
   private var done = false
 
