@@ -1,7 +1,7 @@
 """Count windows, ``count_window(start[, end], n[, output])`` (SPEC 3.3, seed 003).
 
 Hand-worked cases (seed 003's two figures, open-ended events, empty lifetimes, n = 1, TIMESTAMP
-time), a randomized comparison with the brute-force reference (tests/reference_psi.py), and bad
+time), a randomized comparison with the brute-force reference (tests/reference/psi.py), and bad
 input through the Python API.
 
 Random cases run batched: each case has its own id ``c``, grouped by next to the case's key ``k``
@@ -17,8 +17,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-import reference_psi as refp
-from reference import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
+from reference import psi as refp
+from reference.streaminsight import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"

@@ -2,7 +2,7 @@
 time, start, end, on, bounds).agg(...)`` and the SQL window function ``anchor_window``.
 
 Hand-worked cases (the seed's 0.5 s clock, the four bounds), a randomized comparison with the
-brute-force reference (tests/reference_dynamic.py), the plan (a sweep, no join), bad input, and the
+brute-force reference (tests/reference/dynamic.py), the plan (a sweep, no join), bad input, and the
 hand-worked rows written in the golden SQL input ``anchor_window.sql`` (checked here, so the
 comments of that file are known to be right before its ``.out`` is generated).
 
@@ -19,8 +19,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
-import reference_dynamic as refd
-from reference import micros
+from reference import dynamic as refd
+from reference.streaminsight import micros
 from eventwindows.dynamic import dynamic_window
 
 MESSAGES = "c INT, k INT, t BIGINT, v BIGINT"

@@ -3,7 +3,7 @@
 
 Hand-worked cases (the seed's index windows over 5 messages, \\psi's window statistics as
 one-liners, the four bounds, empty windows, ties, TIMESTAMP time), a randomized comparison with
-the brute-force reference (tests/reference_psi.py), and bad input through the Python API.
+the brute-force reference (tests/reference/psi.py), and bad input through the Python API.
 
 Random cases run batched: each case has its own id ``c``, grouped by next to the case's key ``k``
 (which may be NULL), so one query covers many cases; the queries of several parameter sets are
@@ -19,8 +19,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-import reference_psi as refp
-from reference import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
+from reference import psi as refp
+from reference.streaminsight import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
 
 SCHEMA = "c INT, k INT, t BIGINT, o INT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"

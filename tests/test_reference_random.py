@@ -1,4 +1,4 @@
-"""Randomized comparison of the window operator with the brute-force reference (tests/reference.py).
+"""Randomized comparison of the window operator with the brute-force reference (tests/reference/streaminsight.py).
 
 Many random cases run in one Spark query: every case has its own case id `c`, grouped by next to
 the case's key `k` (which may be NULL), so the cases do not mix. Window parameters are constants of
@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-import reference as ref
-from reference import micros
+from reference import streaminsight as ref
+from reference.streaminsight import micros
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 _views = itertools.count()

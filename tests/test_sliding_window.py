@@ -6,7 +6,7 @@
 * the order of work on one arrival (time-trigger instants first, a delta trigger on the window
   before the tuple, eviction, insertion, a count trigger), strict delta comparisons, time-trigger
   instants where no tuple arrives, ties;
-* a randomized comparison with the brute-force reference (tests/reference_spl.py) for all nine
+* a randomized comparison with the brute-force reference (tests/reference/spl.py) for all nine
   combinations, over BIGINT, TIMESTAMP and TIMESTAMP_NTZ order and integer, DECIMAL and DOUBLE
   delta attributes;
 * bad input;
@@ -29,8 +29,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
-import reference_spl as ref
-from reference import assert_same_cases, micros
+from reference import spl as ref
+from reference.streaminsight import assert_same_cases, micros
 
 _views = itertools.count()
 

@@ -4,7 +4,7 @@
 Written from the contract of the functions and the SPEC (not from the Scala code), to be obviously
 right rather than fast: every window is enumerated and its members found by testing every event.
 
-Conventions (as in reference.py)
+Conventions (as in streaminsight.py)
 --------------------------------
 * Times are ticks (Python ints): BIGINT ticks, or microseconds for TIMESTAMP. ``key`` is any
   hashable value (``None`` allowed); values are ints or ``None``.
@@ -23,7 +23,7 @@ Conventions (as in reference.py)
   the values in the order the window operator feeds them: by time, then (index windows) by the
   order column, then by value, ``None`` first (the documented tie rule).
 """
-from reference import BIGINT_MAX, sort_rows
+from reference.streaminsight import BIGINT_MAX, sort_rows
 
 BOUNDS = ("[]", "[)", "(]", "()")
 

@@ -27,7 +27,7 @@ Conventions
   :func:`aggregate` gives ``(count(*), count(v), sum(v), min(v), max(v), collect_list(v))``.
 """
 
-from reference import sort_key
+from reference.streaminsight import sort_key
 
 BOUNDS = ("[]", "[)", "(]", "()")
 

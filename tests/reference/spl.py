@@ -27,7 +27,7 @@ Conventions
 """
 from decimal import Decimal
 
-from reference import sort_key
+from reference.streaminsight import sort_key
 
 
 def sort_rows(rows):
