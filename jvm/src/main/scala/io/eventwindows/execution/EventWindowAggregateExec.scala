@@ -7,7 +7,7 @@ import io.eventwindows.plans.{AnchorWindow, WindowFamily}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, MutableProjection, RowOrdering, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, MutableProjection, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
@@ -59,14 +59,9 @@ case class EventWindowAggregateExec(
     case _ => None
   }
 
-  /**
-   * How rows with equal keys and start are ordered, so that every result is deterministic: by the
-   * family's `order` columns, then by the input columns the aggregates, their filters and the
-   * family's values (e.g. SPL delta attributes) read, in input order. Rows equal in all of these
-   * are interchangeable for this query.
-   */
+  /** How rows with equal keys and start are ordered: see [[KeyTimeSorter.tieBreak]]. */
   private def tieBreak: Seq[Expression] =
-    EventWindowAggregateExec.tieBreak(order, aggregates, filters, values, child.output)
+    KeyTimeSorter.tieBreak(order, aggregates, filters, values, child.output)
 
   override def simpleString(maxFields: Int): String =
     s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
@@ -123,20 +118,4 @@ case class EventWindowAggregateExec(
 
   override protected def withNewChildInternal(newChild: SparkPlan): EventWindowAggregateExec =
     copy(child = newChild)
-}
-
-object EventWindowAggregateExec {
-  /**
-   * The order of rows with equal keys and start (see the operator's `tieBreak`), shared with the
-   * streaming processor so that a stream sees ties in the batch order.
-   */
-  def tieBreak(
-      order: Seq[Expression],
-      aggregates: Seq[AggregateFunction],
-      filters: Seq[Expression],
-      values: Seq[Expression],
-      input: Seq[Attribute]): Seq[Expression] = {
-    val read = AttributeSet((aggregates ++ filters ++ values).flatMap(_.references))
-    order ++ input.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
-  }
 }

@@ -2,9 +2,8 @@ package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.eventwindows.execution.EventWindowAggregateExec
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator}
-import io.eventwindows.execution.sweep.{MessageSweep, SlidingSweep, SweepPolicy, WindowSweepIterator}
+import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, SlidingSweep, SweepPolicy, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 
@@ -47,8 +46,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     MutableProjection.create(spec.start +: spec.end.toSeq, spec.input).target(times)
 
   private val ordering = RowOrdering.create(
-    (spec.start +: EventWindowAggregateExec.tieBreak(spec.order, spec.aggregates, spec.filters,
-      spec.values, spec.input)).map(SortOrder(_, Ascending)), spec.input)
+    (spec.start +: KeyTimeSorter.tieBreak(spec.order, spec.aggregates, spec.filters, spec.values,
+      spec.input)).map(SortOrder(_, Ascending)), spec.input)
 
   private val buffers = new AggregateBuffers(spec.aggregates, spec.filters, spec.input)
   // The horizon argument serves only per-window hopping output over open-ended events, which on

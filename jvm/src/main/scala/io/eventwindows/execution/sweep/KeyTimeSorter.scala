@@ -6,7 +6,8 @@ import io.eventwindows.expressions.TimeArithmetic
 
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter
@@ -110,6 +111,23 @@ private[execution] final class KeyTimeSorter(
 }
 
 private[execution] object KeyTimeSorter {
+  /**
+   * How rows with equal keys and start are ordered, so that every result is deterministic: by the
+   * family's `order` columns, then by the input columns the aggregates, their filters and the
+   * family's values (e.g. SPL delta attributes) read, in input order. Rows equal in all of these
+   * are interchangeable for this query. The batch operator and the streaming replay both sort by
+   * it, so a stream sees ties in the batch order.
+   */
+  def tieBreak(
+      order: Seq[Expression],
+      aggregates: Seq[AggregateFunction],
+      filters: Seq[Expression],
+      values: Seq[Expression],
+      input: Seq[Attribute]): Seq[Expression] = {
+    val read = AttributeSet((aggregates ++ filters ++ values).flatMap(_.references))
+    order ++ input.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
+  }
+
   /** Bits of the prefix for the start: 2^47 ticks, 4.4 years of microseconds. */
   final val TimeBits = 47
 
