@@ -10,15 +10,11 @@ The child sets SPARK_TESTING=1, which makes PySpark bind the server to an epheme
 that port through the local JVM (instead of the fixed 15002, which another run on this machine
 may hold).
 """
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-CANNOT_START = 3  # the child's exit code when no Connect session can be started
-TIMEOUT_SECONDS = 300
+from harness import child_result, child_session, configured, print_result
 
 
 def _child():
@@ -32,21 +28,16 @@ def _child():
 
     import eventwindows as ew
 
-    try:
-        spark = (
+    def start():
+        session = configured(
             SparkSession.builder.remote("local[2]")
             .config("spark.jars", ew.jar_path())
-            .config("spark.sql.extensions", ew.EXTENSION_CLASS)
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .getOrCreate()
-        )
-        spark.range(1).collect()
-    except Exception as e:  # noqa: BLE001  (any failure to start means: cannot test Connect here)
-        print(f"CANNOT_START {type(e).__name__}: {e}", flush=True)
-        sys.exit(CANNOT_START)
+            .config("spark.sql.extensions", ew.EXTENSION_CLASS),
+            {"spark.sql.shuffle.partitions": "2"}).getOrCreate()
+        session.range(1).collect()
+        return session
+
+    spark = child_session(start)
 
     import datetime
 
@@ -116,27 +107,16 @@ def _child():
     except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
         result["bad_size"] = f"UNEXPECTED {type(e).__module__}.{type(e).__name__}: {e}"
 
-    print("RESULT " + json.dumps(result), flush=True)
+    print_result(result)
     spark.stop()
 
 
 @pytest.fixture(scope="module")
 def connect_result():
-    env = dict(os.environ, SPARK_TESTING="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, SPARK_TESTING="1")
     env.pop("SPARK_REMOTE", None)
     env.pop("SPARK_CONNECT_MODE_ENABLED", None)
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env,
-                          capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
-    lines = proc.stdout.splitlines()
-    if proc.returncode == CANNOT_START:
-        reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
-        pytest.skip(f"cannot start a local Spark Connect session here: {reason}\n"
-                    f"{proc.stderr[-2000:]}")
-    results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
-    assert proc.returncode == 0 and results, (
-        f"Connect child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
-        f"{proc.stderr[-6000:]}")
-    return json.loads(results[-1])
+    return child_result(__file__, "a local Spark Connect session", env)
 
 
 def test_runs_under_spark_connect(connect_result):

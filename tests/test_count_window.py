@@ -18,17 +18,11 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 from reference import psi as refp
-from reference.streaminsight import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
+from harness import TIMESTAMP_MAX, assert_same_cases, grouped_calls, micros, plain, sort_key
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
 FIELDS = ("start", "end", "first", "last")
-_views = itertools.count()
-
-
-def plain(row):
-    """A collected row as a tuple of plain values (collect_list as a tuple)."""
-    return tuple(tuple(x) if isinstance(x, list) else x for x in row)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -43,27 +37,15 @@ def run_calls(spark, rows, calls, time="bigint"):
     e are timestamps made from the BIGINT microseconds and the window fields come back as
     microseconds.
     """
-    view = f"ev_count_{next(_views)}"
-    spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView(view)
     if time == "bigint":
-        source = view
+        source = "{view}"
         fields = ", ".join(f"window.{f}" for f in FIELDS)
     else:
         cast = "TIMESTAMP" if time == "timestamp" else "TIMESTAMP_NTZ"
         source = (f"(SELECT c, k, CAST(timestamp_micros(s) AS {cast}) AS s, "
-                  f"CAST(timestamp_micros(e) AS {cast}) AS e, v FROM {view})")
+                  f"CAST(timestamp_micros(e) AS {cast}) AS e, v FROM {{view}})")
         fields = ", ".join(f"unix_micros(CAST(window.{f} AS TIMESTAMP))" for f in FIELDS)
-    query = " UNION ALL ".join(
-        f"SELECT {i} AS q, c, k, {fields}, {AGGREGATES} FROM {source} GROUP BY c, k, {call}"
-        for i, call in enumerate(calls))
-    try:
-        result = spark.sql(query).collect()
-    finally:
-        spark.catalog.dropTempView(view)
-    out = [[] for _ in calls]
-    for r in result:
-        out[r[0]].append(((r[1], r[2]),) + plain(r[3:]))
-    return [sort_rows(x) for x in out]
+    return grouped_calls(spark, rows, SCHEMA, calls, f"{fields}, {AGGREGATES}", source)
 
 
 def ref_rows(rows):

@@ -19,13 +19,12 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
-from reference import dynamic as refd
-from reference.streaminsight import micros
 from eventwindows.dynamic import dynamic_window
+from harness import BIGINT_MAX, BIGINT_MIN, micros, plain
+from reference import dynamic as refd
 
 MESSAGES = "c INT, k INT, t BIGINT, v BIGINT"
 ANCHORS = "c INT, k INT, id INT, s BIGINT, e BIGINT"
-BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 GOLDEN = os.path.join(os.path.dirname(__file__), os.pardir, "jvm", "src", "test", "resources",
                       "sql-tests", "inputs", "anchor_window.sql")
 
@@ -37,11 +36,6 @@ def aggregates():
 
 
 AGGREGATE_NAMES = ["n", "nv", "total", "lo", "hi", "vs"]
-
-
-def plain(row):
-    """A collected row as a tuple of plain values (collect_list as a list)."""
-    return tuple(list(x) if isinstance(x, list) else x for x in row)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -101,7 +95,7 @@ def test_seed_clock_example(spark):
               .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
                    F.collect_list("v").alias("vs")))
     assert result.columns == ["tick", "t", "window", "n", "total", "vs"]
-    got = sorted(plain(r) for r in result.select(
+    got = sorted(plain(r, list) for r in result.select(
         "tick",
         ((F.unix_micros("t") - base) / 1e6).alias("t"),
         ((F.unix_micros("window.start") - base) / 1e6).alias("start"),
@@ -278,7 +272,7 @@ def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
                          ticks("window.end"), *names).collect()
     if cache_anchors:
         a.unpersist()
-    return refd.sort_rows(plain(r) for r in rows)
+    return refd.sort_rows(plain(r, list) for r in rows)
 
 
 def assert_same(actual, expected, messages, anchors):
@@ -383,7 +377,7 @@ def test_identical_anchor_rows_each_get_a_row(spark):
     messages = spark.createDataFrame([(1, 1), (2, 2)], "ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([("x", 0, 2), ("x", 0, 2), ("x", 0, 2), ("y", 5, 6)],
                                     "id STRING, s BIGINT, e BIGINT")
-    got = sorted(plain(r) for r in dynamic_window(anchors, messages, "ts", "s", "e")
+    got = sorted(plain(r, list) for r in dynamic_window(anchors, messages, "ts", "s", "e")
                  .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
                  .select("id", "n", "total").collect())
     assert got == [("x", 2, 3), ("x", 2, 3), ("x", 2, 3), ("y", 0, None)]
@@ -411,7 +405,7 @@ def test_near_extreme_bigint_times(spark):
         expected += [(bounds,) + r for r in refd.dynamic_window(
             [(None, s, e, (i, s, e)) for i, s, e in rows],
             [(None, t, v) for t, v in message_rows], bounds)]
-    got = refd.sort_rows(plain(r) for r in
+    got = refd.sort_rows(plain(r, list) for r in
                          functools.reduce(lambda x, y: x.unionByName(y), results).collect())
     expected = refd.sort_rows(expected)
     assert got == expected, "\n".join(
@@ -423,7 +417,7 @@ def one_anchor(spark, message_rows, s, e, bounds="[]"):
     """(count(*), sum(v)) of every output row of one anchor [s, e] over (ts, v) messages."""
     messages = spark.createDataFrame(message_rows, "ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([("x", s, e)], "id STRING, s BIGINT, e BIGINT")
-    return [plain(r) for r in dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
+    return [plain(r, list) for r in dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
             .agg(F.count("*").alias("n"), F.sum("v").alias("total")).select("n", "total")
             .collect()]
 
@@ -449,7 +443,7 @@ def timestamp_rows(spark, message_rows, anchor_rows):
         F.timestamp_micros("us").alias("ts"), "v")
     anchors = spark.createDataFrame(anchor_rows, "id INT, s BIGINT, e BIGINT").select(
         "id", F.timestamp_micros("s").alias("s"), F.timestamp_micros("e").alias("e"))
-    return sorted(plain(r) for r in dynamic_window(anchors, messages, "ts", "s", "e")
+    return sorted(plain(r, list) for r in dynamic_window(anchors, messages, "ts", "s", "e")
                   .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
                   .select("id", "n", "total").collect())
 
@@ -477,7 +471,7 @@ def test_empty_anchors_or_messages(spark):
     none_a = anchors.limit(0)
     assert dynamic_window(none_a, messages, "ts", "s", "e").agg(
         F.count("*").alias("n")).collect() == []
-    got = [plain(r) for r in dynamic_window(anchors, none_m, "ts", "s", "e").agg(
+    got = [plain(r, list) for r in dynamic_window(anchors, none_m, "ts", "s", "e").agg(
         F.count("*").alias("n"), F.collect_list("v").alias("vs")).select("id", "n", "vs")
         .collect()]
     assert got == [("x", 0, [])]
@@ -492,7 +486,7 @@ def test_filtered_and_other_aggregates(spark):
     result = dynamic_window(anchors, messages, "ts", "s", "e").agg(
         F.expr("count(*) FILTER (WHERE v > 1)").alias("big"), F.avg("v").alias("mean"),
         F.sort_array(F.collect_set("v")).alias("set"))
-    got = sorted(plain(r) for r in result.select("id", "big", "mean", "set").collect())
+    got = sorted(plain(r, list) for r in result.select("id", "big", "mean", "set").collect())
     assert got == [("x", 2, 7 / 4, [1, 2, 3]),
                    ("y", 0, None, []),
                    ("z", 3, 4.0, [2, 3, 7])]
@@ -509,7 +503,7 @@ def test_distinct_aggregates_work_or_are_refused_clearly(spark):
     except AnalysisException as e:
         assert "DISTINCT" in str(e) and "count(DISTINCT v)" in str(e)
         return
-    got = sorted(plain(r) for r in result.select("id", "dv").collect())
+    got = sorted(plain(r, list) for r in result.select("id", "dv").collect())
     assert got == [("x", 3), ("y", 0), ("z", 3)]
 
 
@@ -519,7 +513,7 @@ def test_anchor_column_names_needing_quotes(spark):
     result = dynamic_window(anchors, messages, "ts", "`my start`", "e").agg(
         F.sum("v").alias("total"))
     assert result.columns == ["a.b", "my start", "e", "window", "total"]
-    assert [plain(r) for r in result.select("`a.b`", "`my start`", "total").collect()] == [
+    assert [plain(r, list) for r in result.select("`a.b`", "`my start`", "total").collect()] == [
         ("x", 0, 1)]
 
 
@@ -554,7 +548,7 @@ def test_start_and_end_expressions(spark):
         assert result.columns == ["id", "t", "w", "window", "n", "total", "mw", "vs"]
         results.append(result.select(F.lit(name).alias("form"), "id", "t", "w", "window.start",
                                      "window.end", "n", "total", "mw", "vs"))
-    got = sorted(plain(r) for r in
+    got = sorted(plain(r, list) for r in
                  functools.reduce(lambda x, y: x.unionByName(y), results).collect())
 
     def sums(members):

@@ -12,15 +12,12 @@ Local-cluster mode starts its executors from SPARK_HOME; pip-installed PySpark p
 package directory, which holds the launch scripts and jars.
 """
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
+from harness import child_result, child_session, configured, print_result
+
 MASTER = "local-cluster[2,1,1024]"
-CANNOT_START = 3  # the child's exit code when no local cluster can be started
-TIMEOUT_SECONDS = 300
 ROWS = 2000
 KEYS = 10
 
@@ -140,25 +137,17 @@ def queries(spark):
 def _child():
     import eventwindows as ew
 
-    try:
-        spark = (
-            ew.builder()
-            .master(MASTER)
-            .appName("eventwindows-local-cluster")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.executor.memory", "512m")
+    def start():
+        session = configured(ew.builder().master(MASTER).appName("eventwindows-local-cluster"), {
+            "spark.executor.memory": "512m",
             # Sorters spill every 100 rows: the operator's sort (KeyTimeSorter, on Spark's
             # UnsafeExternalRowSorter) merges spilled runs in the executors, local mode does not.
-            .config("spark.shuffle.spill.numElementsForceSpillThreshold", "100")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .getOrCreate()
-        )
-        spark.range(4).repartition(4).collect()  # waits for executors
-    except Exception as e:  # noqa: BLE001  (any failure to start means: cannot test here)
-        print(f"CANNOT_START {type(e).__name__}: {e}", flush=True)
-        sys.exit(CANNOT_START)
+            "spark.shuffle.spill.numElementsForceSpillThreshold": "100",
+        }).getOrCreate()
+        session.range(4).repartition(4).collect()  # waits for executors
+        return session
+
+    spark = child_session(start)
     spark.sparkContext.setLogLevel("ERROR")
     # The ids of the executors (not the driver) registered with the driver.
     executors = spark.sparkContext._jsc.sc().getExecutorIds().mkString(",").split(",")
@@ -167,24 +156,13 @@ def _child():
         "executors": sorted(executors),
         "queries": queries(spark),
     }
-    print("RESULT " + json.dumps(result), flush=True)
+    print_result(result)
     spark.stop()
 
 
 @pytest.fixture(scope="module")
 def cluster_result():
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env,
-                          capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
-    lines = proc.stdout.splitlines()
-    if proc.returncode == CANNOT_START:
-        reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
-        pytest.skip(f"cannot start {MASTER} here: {reason}\n{proc.stderr[-2000:]}")
-    results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
-    assert proc.returncode == 0 and results, (
-        f"local-cluster child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
-        f"{proc.stderr[-6000:]}")
-    return json.loads(results[-1])
+    return child_result(__file__, MASTER)
 
 
 def test_ran_on_two_executor_jvms(cluster_result):

@@ -10,7 +10,6 @@ Random cases run batched: each case has its own id ``c``, grouped by next to the
 one ``UNION ALL``, so one Spark job checks a whole parametrization.
 """
 import datetime
-import itertools
 import random
 
 import pytest
@@ -20,18 +19,13 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 from reference import psi as refp
-from reference.streaminsight import TIMESTAMP_MAX, assert_same_cases, micros, sort_key, sort_rows
+from harness import (TIMESTAMP_MAX, assert_same_cases, grouped_calls, micros, plain, sort_key,
+                     sql_int)
 
 SCHEMA = "c INT, k INT, t BIGINT, o INT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
 INDEX_FIELDS = ("start", "end", "first", "last")
 TIME_FIELDS = ("start", "end")
-_views = itertools.count()
-
-
-def plain(row):
-    """A collected row as a tuple of plain values (collect_list as a tuple)."""
-    return tuple(tuple(x) if isinstance(x, list) else x for x in row)
 
 
 def rows_of(spark, sql):
@@ -49,26 +43,14 @@ def run_calls(spark, rows, calls, fields, time="bigint"):
     min, max, values)``. With time="timestamp" (or "timestamp_ntz") the column t is a timestamp
     made from the BIGINT microseconds and the window fields come back as microseconds.
     """
-    view = f"ev_psi_{next(_views)}"
-    spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView(view)
     if time == "bigint":
-        source = view
+        source = "{view}"
         selected = ", ".join(f"window.{f}" for f in fields)
     else:
         cast = "TIMESTAMP" if time == "timestamp" else "TIMESTAMP_NTZ"
-        source = f"(SELECT c, k, CAST(timestamp_micros(t) AS {cast}) AS t, o, v FROM {view})"
+        source = f"(SELECT c, k, CAST(timestamp_micros(t) AS {cast}) AS t, o, v FROM {{view}})"
         selected = ", ".join(f"unix_micros(CAST(window.{f} AS TIMESTAMP))" for f in fields)
-    query = " UNION ALL ".join(
-        f"SELECT {i} AS q, c, k, {selected}, {AGGREGATES} FROM {source} GROUP BY c, k, {call}"
-        for i, call in enumerate(calls))
-    try:
-        result = spark.sql(query).collect()
-    finally:
-        spark.catalog.dropTempView(view)
-    out = [[] for _ in calls]
-    for r in result:
-        out[r[0]].append(((r[1], r[2]),) + plain(r[3:]))
-    return [sort_rows(x) for x in out]
+    return grouped_calls(spark, rows, SCHEMA, calls, f"{selected}, {AGGREGATES}", source)
 
 
 def messages(rows, order=False):
@@ -109,10 +91,6 @@ def random_messages(rng, n_cases, scale=1, jitter=(), max_messages=25):
             rows.append((c, k, t, o, v))
     rng.shuffle(rows)
     return rows
-
-
-def sql_int(n):
-    return "NULL" if n is None else (str(n) if n >= 0 else f"({n})")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -14,11 +14,10 @@ import random
 
 import pytest
 
+from harness import TIMESTAMP_MAX, assert_same_cases, grouped_calls, micros
 from reference import streaminsight as ref
-from reference.streaminsight import micros
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
-_views = itertools.count()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -81,26 +80,20 @@ def run(spark, rows, call, time="bigint"):
     `call` uses the columns s and e. With time="timestamp" they are TIMESTAMPs made from the
     BIGINT microseconds by timestamp_micros, and the window bounds come back as microseconds.
     """
-    view = f"ev_ref_{next(_views)}"
-    spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView(view)
     if time == "timestamp":
-        source = (f"(SELECT c, k, timestamp_micros(s) AS s, timestamp_micros(e) AS e, v "
-                  f"FROM {view})")
+        source = ("(SELECT c, k, timestamp_micros(s) AS s, timestamp_micros(e) AS e, v "
+                  "FROM {view})")
         bounds = "unix_micros(window.start), unix_micros(window.end)"
     else:
-        source, bounds = view, "window.start, window.end"
-    query = (f"SELECT c, k, {bounds}, count(*), sum(v), min(v), max(v) FROM {source} "
-             f"GROUP BY c, k, {call}")
-    try:
-        result = spark.sql(query).collect()
-    finally:
-        spark.catalog.dropTempView(view)
-    return ref.sort_rows(((r[0], r[1]),) + tuple(r[2:]) for r in result), query
+        source, bounds = "{view}", "window.start, window.end"
+    select = f"{bounds}, count(*), sum(v), min(v), max(v)"
+    query = f"SELECT c, k, {select} FROM {source} GROUP BY c, k, {call}"
+    return grouped_calls(spark, rows, SCHEMA, [call], select, source)[0], query
 
 
 def assert_same(actual, expected, rows, query, horizon=None):
     """Compares whole results; on a difference, shows the smallest differing case in full."""
-    ref.assert_same_cases(actual, expected, rows, [
+    assert_same_cases(actual, expected, rows, [
         f"query: {query}", f"default horizon of the whole input: {horizon}"], "(c, k, s, e, v)")
 
 
@@ -274,7 +267,7 @@ def test_hopping_timestamp_random(spark, case, output):
     call = f"hopping_window(s, e, '{size_text}', '{hop_text}', '{align_text}', '{output}')"
     actual, query = run(spark, rows, call, time="timestamp")
     expected = ref.hopping_window(ref_rows(rows), size, hop, micros(align_text), output,
-                                  line_max=ref.TIMESTAMP_MAX)
+                                  line_max=TIMESTAMP_MAX)
     assert_same(actual, expected, rows, query, ref.default_horizon(ref_rows(rows)))
 
 
@@ -289,7 +282,7 @@ def test_hopping_timestamp_point_events_random(spark, output):
     actual, query = run(spark, rows, call, time="timestamp")
     expected = ref.hopping_window(ref_rows(rows), 5_000_000, 2_000_000,
                                   micros("2012-03-15 12:00:00"), output, point=True,
-                                  line_max=ref.TIMESTAMP_MAX)
+                                  line_max=TIMESTAMP_MAX)
     assert_same(actual, expected, rows, query)
 
 
@@ -299,7 +292,7 @@ def test_snapshot_timestamp_random(spark):
     rows = [(c, k, None if s is None else s + base, None if e is None else e + base, v)
             for c, k, s, e, v in random_rows(rng, 12, scale=1_000_000, jitter=(-1, 1))]
     actual, query = run(spark, rows, "snapshot_window(s, e)", time="timestamp")
-    expected = ref.snapshot_window(ref_rows(rows), line_max=ref.TIMESTAMP_MAX)
+    expected = ref.snapshot_window(ref_rows(rows), line_max=TIMESTAMP_MAX)
     assert_same(actual, expected, rows, query)
 
 
@@ -483,7 +476,7 @@ def test_changes_near_the_end_of_time_does_not_fail(spark):
     window = rows_of(spark, f"SELECT unix_micros(window.start), unix_micros(window.end), count(*) "
                             f"FROM {events} GROUP BY tumbling_window(ts, '5 seconds', "
                             f"'2012-01-01 00:00:00', 'window')")
-    assert window == [(ref.TIMESTAMP_MAX - 4_999_999, ref.TIMESTAMP_MAX, 1)]
+    assert window == [(TIMESTAMP_MAX - 4_999_999, TIMESTAMP_MAX, 1)]
     rows_of(spark, f"SELECT unix_micros(window.start), unix_micros(window.end), count(*) "
                    f"FROM {events} GROUP BY tumbling_window(ts, '5 seconds', "
                    f"'2012-01-01 00:00:00', 'changes')")

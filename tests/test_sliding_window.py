@@ -21,7 +21,6 @@ query (UNION ALL, a column ``p`` naming the parameter set).
 Ties of order are ordered by the values the aggregates read (here ``v``), NULLs first; the random
 generator makes the ``v`` of tied rows distinct, so arrival order is fully determined.
 """
-import itertools
 import random
 from decimal import Decimal
 
@@ -29,10 +28,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
+from harness import assert_same_cases, grouped_calls, micros, plain, temp_view
 from reference import spl as ref
-from reference.streaminsight import assert_same_cases, micros
-
-_views = itertools.count()
 
 WINDOW = "window.start, window.first, window.last, collect_list(v)"
 """The hand-worked cases' projection: (firing time, oldest, newest, values in arrival order)."""
@@ -42,11 +39,6 @@ WINDOW = "window.start, window.first, window.last, collect_list(v)"
 # Helpers
 
 
-def plain(row):
-    """A collected row as a tuple of plain values (collect_list as a list)."""
-    return tuple(list(x) if isinstance(x, list) else x for x in row)
-
-
 def policies(eviction, trigger):
     return f"'{eviction}'" + ("" if trigger is None else f", '{trigger}'")
 
@@ -54,14 +46,10 @@ def policies(eviction, trigger):
 def windows(spark, data, schema, eviction, trigger=None, select=WINDOW, order="o", keys=""):
     """Runs ``SELECT <select> FROM data GROUP BY <keys>sliding_window(<order>, ...)``; sorted rows.
     """
-    view = f"sw_hand_{next(_views)}"
-    spark.createDataFrame(data, schema).createOrReplaceTempView(view)
-    try:
+    with temp_view(spark, data, schema) as view:
         rows = spark.sql(f"SELECT {select} FROM {view} GROUP BY {keys}"
                          f"sliding_window({order}, {policies(eviction, trigger)})").collect()
-    finally:
-        spark.catalog.dropTempView(view)
-    return ref.sort_rows(plain(r) for r in rows)
+    return ref.sort_rows(plain(r, list) for r in rows)
 
 
 def reference_windows(data, names, eviction, trigger=None, number=Decimal, v="v", order="o"):
@@ -110,7 +98,7 @@ def test_seed_count_eviction(spark):
            .groupBy(F.expr("sliding_window(o, 'count(4)')"))
            .agg(F.collect_list("v").alias("vs"))
            .select("window.start", "window.first", "window.last", "vs").collect())
-    assert ref.sort_rows(plain(r) for r in got) == expected
+    assert ref.sort_rows(plain(r, list) for r in got) == expected
 
 
 def test_seed_time_eviction(spark):
@@ -139,13 +127,11 @@ def test_seed_time_eviction(spark):
     tuples = [{"order": us, "v": ident} for us, ident in data]
     assert [((at - base) / 1e6, [w["v"] for w in window]) for at, window in ref.firings(
         tuples, ("time", 5_000_000), ("time", 1_000_000))] == expected
-    view = f"sw_seed_{next(_views)}"
-    spark.createDataFrame(data, "us BIGINT, id STRING").createOrReplaceTempView(view)
-    got = spark.sql(f"SELECT (unix_micros(window.start) - {base}) / 1e6, collect_list(id) "
-                    f"FROM (SELECT timestamp_micros(us) AS ts, id FROM {view}) "
-                    f"GROUP BY sliding_window(ts, 'time(5 seconds)', 'time(1 second)')").collect()
-    spark.catalog.dropTempView(view)
-    assert sorted(plain(r) for r in got) == expected
+    with temp_view(spark, data, "us BIGINT, id STRING") as view:
+        got = spark.sql(f"SELECT (unix_micros(window.start) - {base}) / 1e6, collect_list(id) "
+                        f"FROM (SELECT timestamp_micros(us) AS ts, id FROM {view}) GROUP BY "
+                        f"sliding_window(ts, 'time(5 seconds)', 'time(1 second)')").collect()
+    assert sorted(plain(r, list) for r in got) == expected
 
 
 @pytest.mark.parametrize("kind", ["DECIMAL(4, 1)", "DOUBLE"])
@@ -175,7 +161,7 @@ def test_seed_delta_eviction(spark, kind):
 
 def test_documented_example(spark):
     """The example of DESCRIBE FUNCTION EXTENDED sliding_window."""
-    got = [plain(r) for r in spark.sql(
+    got = [plain(r, list) for r in spark.sql(
         "SELECT window.start, window.first, collect_list(v) FROM VALUES (1L, 1), (2L, 2), "
         "(3L, 3), (4L, 4), (5L, 5) AS t(ts, v) "
         "GROUP BY sliding_window(ts, 'count(3)', 'count(2)') ORDER BY 1").collect()]
@@ -570,25 +556,16 @@ def reference_rows(rows, names=RANDOM_NAMES):
 
 def run_random(spark, rows, calls, schema=RANDOM, order="o", bounds=None):
     """One query: the parameter sets `calls` (policy argument texts) UNION ALL, each grouped by
-    c, k, sliding_window(<order>, <call>). Returns {parameter set: sorted reference-shaped rows}.
+    c, k, sliding_window(<order>, <call>). Returns each parameter set's sorted reference-shaped
+    rows.
 
     `order` is an expression over the view's columns (e.g. timestamp_micros(o)); `bounds` turns
     window.start, end, first, last into BIGINT ticks."""
-    view = f"sw_random_{next(_views)}"
-    spark.createDataFrame(rows, schema).createOrReplaceTempView(view)
     bounds = bounds or "window.start, window.end, window.first, window.last"
-    parts = [f"SELECT {p} AS p, c, k, {bounds}, count(*), sum(v), min(v), max(v), "
-             f"collect_list(v) FROM (SELECT *, {order} AS ord FROM {view}) "
-             f"GROUP BY c, k, sliding_window(ord, {call})" for p, call in enumerate(calls)]
-    query = "\nUNION ALL ".join(parts)
-    try:
-        result = spark.sql(query).collect()
-    finally:
-        spark.catalog.dropTempView(view)
-    by_set = {p: [] for p in range(len(calls))}
-    for r in result:
-        by_set[r[0]].append(((r[1], r[2]),) + plain(r)[3:])
-    return {p: ref.sort_rows(rs) for p, rs in by_set.items()}, query
+    return grouped_calls(
+        spark, rows, schema, [f"sliding_window(ord, {call})" for call in calls],
+        f"{bounds}, count(*), sum(v), min(v), max(v), collect_list(v)",
+        f"(SELECT *, {order} AS ord FROM {{view}})", sequence=list)
 
 
 def assert_same(actual, expected, rows, call):
@@ -600,7 +577,7 @@ def assert_same(actual, expected, rows, call):
 
 def check_random(spark, rows, parameter_sets, tick=1, names=RANDOM_NAMES, **run_args):
     """parameter_sets: (call text, eviction tuple, trigger tuple)."""
-    actual, _ = run_random(spark, rows, [call for call, _, _ in parameter_sets], **run_args)
+    actual = run_random(spark, rows, [call for call, _, _ in parameter_sets], **run_args)
     inputs = reference_rows(rows, names)
     for p, (call, eviction, trigger) in enumerate(parameter_sets):
         expected = ref.sliding_window(inputs, eviction, trigger, tick=tick)
@@ -800,12 +777,7 @@ BAD = "o BIGINT, v BIGINT, a BIGINT, s STRING, d DATE, x DOUBLE, ts TIMESTAMP"
     ("x, 'count(2)'", "order", "DOUBLE"),
 ], ids=lambda x: x if isinstance(x, str) else None)
 def test_bad_input(spark, call, parameter, text):
-    view = f"sw_bad_{next(_views)}"
-    spark.createDataFrame([], BAD).createOrReplaceTempView(view)
-    try:
-        with pytest.raises(AnalysisException) as error:
-            spark.sql(f"SELECT count(*) FROM {view} GROUP BY sliding_window({call})").collect()
-    finally:
-        spark.catalog.dropTempView(view)
+    with temp_view(spark, [], BAD) as view, pytest.raises(AnalysisException) as error:
+        spark.sql(f"SELECT count(*) FROM {view} GROUP BY sliding_window({call})").collect()
     message = str(error.value)
     assert f"`{parameter}`" in message and text in message, message

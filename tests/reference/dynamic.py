@@ -27,7 +27,7 @@ Conventions
   :func:`aggregate` gives ``(count(*), count(v), sum(v), min(v), max(v), collect_list(v))``.
 """
 
-from reference.streaminsight import sort_key
+from harness import sort_rows
 
 BOUNDS = ("[]", "[)", "(]", "()")
 
@@ -80,7 +80,3 @@ def dynamic_window(anchors, messages, bounds="[]", aggregate=aggregate):
                    if k == key and t is not None and contains(t, start, end, bounds)]
         out.append(tuple(row) + (start, end) + tuple(aggregate(members)))
     return sort_rows(out)
-
-
-def sort_rows(rows):
-    return sorted(rows, key=sort_key)

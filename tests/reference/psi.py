@@ -23,7 +23,7 @@ Conventions (as in streaminsight.py)
   the values in the order the window operator feeds them: by time, then (index windows) by the
   order column, then by value, ``None`` first (the documented tie rule).
 """
-from reference.streaminsight import BIGINT_MAX, sort_rows
+from harness import BIGINT_MAX, sort_rows
 
 BOUNDS = ("[]", "[)", "(]", "()")
 

@@ -27,11 +27,7 @@ Conventions
 """
 from decimal import Decimal
 
-from reference.streaminsight import sort_key
-
-
-def sort_rows(rows):
-    return sorted(rows, key=sort_key)
+from harness import sort_rows
 
 
 def parse_policy(text, number=Decimal):

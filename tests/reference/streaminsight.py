@@ -17,16 +17,7 @@ Conventions
   ``min`` and ``max`` ignore ``None`` values and are ``None`` when every value is ``None``.
 """
 
-import calendar
-import datetime
-
-import pytest
-
-BIGINT_MAX = 2**63 - 1
-"""The end of time of BIGINT time."""
-
-TIMESTAMP_MAX = 253402300799999999
-"""The end of time of TIMESTAMP time: 9999-12-31 23:59:59.999999 UTC in microseconds."""
+from harness import BIGINT_MAX, sort_rows
 
 
 class Event:
@@ -70,44 +61,10 @@ def default_horizon(rows, point=False):
     return max(times) if times else None
 
 
-def sort_key(row):
-    """Sorts rows that may hold ``None`` (keys, aggregates), tuples and lists of such."""
-    def part(x):
-        if isinstance(x, (tuple, list)):
-            return (1, tuple(part(y) for y in x))
-        return (0, 0) if x is None else (1, x)
-    return tuple(part(x) for x in row)
 
 
-def assert_same_cases(actual, expected, rows, context, input_columns, output_columns=""):
-    """Compares whole results, whose rows start with their key (case, key), for rows whose first
-    field is the case; on a difference, fails showing the smallest differing case in full: the
-    `context` lines (what ran), its input rows (fields named by `input_columns`) and both
-    results (fields named by `output_columns`, if given)."""
-    if actual == expected:
-        return
-
-    def case(result, c):
-        return [r for r in result if r[0][0] == c]
-
-    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
-    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
-    c = min(bad, key=lambda x: (sizes[x], x))
-    lines = [
-        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
-        *context,
-        f"input rows {input_columns} of case {c}:",
-        *(f"  {r}" for r in sorted((r for r in rows if r[0] == c), key=sort_key)),
-        "expected (reference)" + (f": {output_columns}" if output_columns else ":"),
-        *(f"  {r}" for r in case(expected, c)),
-        "actual (operator):",
-        *(f"  {r}" for r in case(actual, c)),
-    ]
-    pytest.fail("\n".join(lines))
 
 
-def sort_rows(rows):
-    return sorted(rows, key=sort_key)
 
 
 def aggregate(members):
@@ -304,10 +261,3 @@ def snapshot_window(rows, point=False, line_max=BIGINT_MAX):
             if members:
                 out.append((key, p, q) + aggregate(members))
     return sort_rows(out)
-
-
-def micros(text):
-    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
-    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
-    d = datetime.datetime.strptime(text, fmt)
-    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond

@@ -1,0 +1,182 @@
+"""What the Python suites share: the test sessions' settings (the ``spark`` fixture's and the child
+processes' that need a session of their own), comparisons of whole results with a reference, and
+queries that run many window calls over one input at once.
+
+The reference implementations themselves are in the ``reference`` package beside this module.
+"""
+import calendar
+import contextlib
+import datetime
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+# ----------------------------------------------------------------------------------------------
+# Sessions
+
+TEST_CONFIG = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    # As in Spark's own test sessions: generated code that does not compile fails the query
+    # instead of running without whole-stage codegen.
+    "spark.sql.codegen.fallback": "false",
+}
+"""Every test session's settings; no answer depends on the machine's time zone."""
+
+CANNOT_START = 3
+"""A child process's exit code when it cannot start its session here (the test is skipped)."""
+
+CHILD_TIMEOUT_SECONDS = 300
+
+
+def configured(builder, overrides=None):
+    """The session `builder` with TEST_CONFIG, then the settings of `overrides` (a dict)."""
+    for key, value in {**TEST_CONFIG, **(overrides or {})}.items():
+        builder = builder.config(key, value)
+    return builder
+
+
+def child_session(build):
+    """In a child process: the session `build()` gives, or exit with CANNOT_START saying why."""
+    try:
+        return build()
+    except Exception as e:  # noqa: BLE001  (any failure to start means: cannot test this here)
+        print(f"CANNOT_START {type(e).__name__}: {e}", flush=True)
+        sys.exit(CANNOT_START)
+
+
+def child_result(script, what, env=None):
+    """Runs `script` (a test file run as a script) in a child process and returns the JSON of its
+    last ``RESULT <json>`` line; skips the test when the child cannot start `what` here."""
+    env = dict(os.environ if env is None else env, PYTHONUNBUFFERED="1")
+    proc = subprocess.run([sys.executable, os.path.abspath(script)], env=env,
+                          capture_output=True, text=True, timeout=CHILD_TIMEOUT_SECONDS)
+    lines = proc.stdout.splitlines()
+    if proc.returncode == CANNOT_START:
+        reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
+        pytest.skip(f"cannot start {what} here: {reason}\n{proc.stderr[-2000:]}")
+    results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and results, (
+        f"{what} child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
+        f"{proc.stderr[-6000:]}")
+    return json.loads(results[-1])
+
+
+def print_result(result):
+    """In a child process: hands `result` to the test (see child_result)."""
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Times
+
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+"""The ends of BIGINT time."""
+
+TIMESTAMP_MAX = 253402300799999999
+"""The end of time of TIMESTAMP time: 9999-12-31 23:59:59.999999 UTC in microseconds."""
+
+
+def micros(text):
+    """Microseconds since the epoch of a UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]'."""
+    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
+    d = datetime.datetime.strptime(text, fmt)
+    return calendar.timegm(d.timetuple()) * 1_000_000 + d.microsecond
+
+
+def sql_int(n):
+    """An integer (or None) as a SQL literal."""
+    return "NULL" if n is None else (str(n) if n >= 0 else f"({n})")
+
+
+# ----------------------------------------------------------------------------------------------
+# Comparisons
+
+
+def plain(row, sequence=tuple):
+    """A collected row as a tuple of plain values, arrays (collect_list) as `sequence`."""
+    return tuple(sequence(x) if isinstance(x, list) else x for x in row)
+
+
+def sort_key(row):
+    """Sorts rows that may hold ``None`` (keys, aggregates), tuples and lists of such."""
+    def part(x):
+        if isinstance(x, (tuple, list)):
+            return (1, tuple(part(y) for y in x))
+        return (0, 0) if x is None else (1, x)
+    return tuple(part(x) for x in row)
+
+
+def sort_rows(rows):
+    return sorted(rows, key=sort_key)
+
+
+def assert_same_cases(actual, expected, rows, context, input_columns, output_columns=""):
+    """Compares whole results, whose rows start with their key (case, key), for rows whose first
+    field is the case; on a difference, fails showing the smallest differing case in full: the
+    `context` lines (what ran), its input rows (fields named by `input_columns`) and both
+    results (fields named by `output_columns`, if given)."""
+    if actual == expected:
+        return
+
+    def case(result, c):
+        return [r for r in result if r[0][0] == c]
+
+    bad = {c for c in {r[0][0] for r in actual + expected} if case(actual, c) != case(expected, c)}
+    sizes = {c: sum(1 for r in rows if r[0] == c) for c in bad}
+    c = min(bad, key=lambda x: (sizes[x], x))
+    lines = [
+        f"{len(bad)} case(s) differ: {sorted(bad)}; smallest is case {c}.",
+        *context,
+        f"input rows {input_columns} of case {c}:",
+        *(f"  {r}" for r in sorted((r for r in rows if r[0] == c), key=sort_key)),
+        "expected (reference)" + (f": {output_columns}" if output_columns else ":"),
+        *(f"  {r}" for r in case(expected, c)),
+        "actual (operator):",
+        *(f"  {r}" for r in case(actual, c)),
+    ]
+    pytest.fail("\n".join(lines))
+
+
+# ----------------------------------------------------------------------------------------------
+# Many random cases and many calls in one query
+
+_views = itertools.count()
+
+
+@contextlib.contextmanager
+def temp_view(spark, rows, schema):
+    """A temporary view of `rows` (with `schema`) for the duration of the block; its name."""
+    view = f"ev_test_{next(_views)}"
+    spark.createDataFrame(rows, schema).createOrReplaceTempView(view)
+    try:
+        yield view
+    finally:
+        spark.catalog.dropTempView(view)
+
+
+def grouped_calls(spark, rows, schema, calls, select, source="{view}", sequence=tuple):
+    """The results of ``SELECT c, k, <select> FROM <source> GROUP BY c, k, <call>`` for every
+    call, from one UNION ALL query over the rows, so one Spark job checks many parameter sets.
+
+    Every random case has its own id ``c``, grouped by next to the case's key ``k`` (which may be
+    NULL), so the cases do not mix. `source` may wrap the view (``{view}``), e.g. to make
+    timestamps. Each call's result is a sorted list of reference-shaped rows
+    ``((c, k), <select>...)``, arrays as `sequence`.
+    """
+    with temp_view(spark, rows, schema) as view:
+        frm = source.format(view=view)
+        query = "\nUNION ALL ".join(
+            f"SELECT {i} AS q, c, k, {select} FROM {frm} GROUP BY c, k, {call}"
+            for i, call in enumerate(calls))
+        result = spark.sql(query).collect()
+    out = [[] for _ in calls]
+    for r in result:
+        out[r[0]].append(((r[1], r[2]),) + plain(r[3:], sequence))
+    return [sort_rows(x) for x in out]

@@ -1,0 +1,78 @@
+"""docs/DESIGN.md's map of the Scala packages is true: every package has its row, and every import
+of one of our packages names a package its row allows."""
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "jvm" / "src" / "main" / "scala"
+BRIDGE = "org.apache.spark.sql.eventwindows"
+
+
+def full_name(name):
+    """A package as the map writes it (`plans`, `execution.sweep`, `io.eventwindows`) in full."""
+    name = name.strip("` ")
+    return name if name.startswith(("io.", "org.")) else f"io.eventwindows.{name}"
+
+
+def package_map():
+    """{package: set of packages it may use}, read from the map's table."""
+    design = (ROOT / "docs" / "DESIGN.md").read_text()
+    section = design.split("## The map", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1:4] for line in section.splitlines() if line.startswith("| `")]
+    packages = [full_name(package) for package, _, _ in rows]
+    allowed = {}
+    for (package, _, uses), name in zip(rows, packages):
+        may = set()
+        for part in re.sub(r"\([^)]*\)", "", uses).split(","):
+            part = part.strip()
+            if part == "every package below":
+                may |= set(packages[packages.index(name) + 1:])
+            elif part == "its rooms":
+                may |= {p for p in packages if p.startswith(name + ".")}
+            elif part == "the bridge":
+                may.add(BRIDGE)
+            elif part.startswith("`"):
+                may.add(full_name(part))
+            else:
+                assert part == "Spark only", f"unknown use {part!r} in the row of {name}"
+        allowed[name] = may
+    return allowed
+
+
+def our_imports(text):
+    """The packages of ours a Scala file imports from."""
+    used = set()
+    for target in re.findall(r"^import ((?:io\.eventwindows|org\.apache\.spark\.sql\.eventwindows)"
+                             r"[\w.]*)", text, re.M):
+        parts = target.rstrip(".").split(".")
+        # A package ends before its first capitalized part (a class or object).
+        package = []
+        for part in parts:
+            if part[:1].isupper():
+                break
+            package.append(part)
+        used.add(".".join(package))
+    return used
+
+
+def test_every_package_has_a_row():
+    sources = {re.match(r"package (\S+)", p.read_text()).group(1)
+               for p in SOURCES.rglob("*.scala")}
+    assert sources == set(package_map())
+
+
+def test_every_import_is_one_the_map_allows():
+    allowed = package_map()
+    wrong = []
+    for path in sorted(SOURCES.rglob("*.scala")):
+        text = path.read_text()
+        package = re.match(r"package (\S+)", text).group(1)
+        for used in sorted(our_imports(text) - {package} - allowed[package]):
+            wrong.append(f"{path.relative_to(SOURCES)} ({package}) imports {used}")
+    assert not wrong, "imports the map in docs/DESIGN.md does not allow:\n" + "\n".join(wrong)
+
+
+def test_the_check_sees_a_wrong_import():
+    assert our_imports("package a\nimport io.eventwindows.execution.sweep.{A, B}\n") == {
+        "io.eventwindows.execution.sweep"}
+    assert "io.eventwindows.analysis" not in package_map()["io.eventwindows.execution.sweep"]
