@@ -79,8 +79,44 @@ def print_result(result):
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 """The ends of BIGINT time."""
 
+TIMESTAMP_MIN = -62135596800000000
+"""The first instant of TIMESTAMP time: 0001-01-01 00:00:00 UTC in microseconds."""
+
 TIMESTAMP_MAX = 253402300799999999
 """The end of time of TIMESTAMP time: 9999-12-31 23:59:59.999999 UTC in microseconds."""
+
+
+LINES = {
+    "bigint": (BIGINT_MIN, BIGINT_MAX),
+    "timestamp": (TIMESTAMP_MIN, TIMESTAMP_MAX),
+    "timestamp_ntz": (TIMESTAMP_MIN, TIMESTAMP_MAX),
+}
+"""The first and the last instant of each time line, by the time type's name."""
+
+
+def at_an_end(rows, start, end, line, side, margin, latest_start=None):
+    """The rows with their times moved next to one `side` ("start" or "end") of the time `line`,
+    `margin` ticks in, and clipped to the line, so that many windows reach past its end and times
+    pile up there (ties). `start` is the index of the start (or time) column, `end` that of the
+    end column or None. Starts end up at most one tick before the end of time, ends after their
+    start and at most at the end of time; a row without a start keeps an end at the first tick
+    (below every start, so it cannot move a default horizon). Messages (no end column) may sit at
+    the end of time itself: `latest_start` is the line's last instant for them."""
+    first, last = LINES[line]
+    latest_start = last - 1 if latest_start is None else latest_start
+    base = first + margin if side == "start" else last - margin
+    out = []
+    for row in rows:
+        row = list(row)
+        if row[start] is None:
+            if end is not None and row[end] is not None:
+                row[end] = first
+        else:
+            row[start] = min(max(row[start] + base, first), latest_start)
+            if end is not None and row[end] is not None:
+                row[end] = min(max(row[end] + base, row[start] + 1), last)
+        out.append(tuple(row))
+    return out
 
 
 def micros(text):

@@ -18,7 +18,8 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 from reference import psi as refp
-from harness import TIMESTAMP_MAX, assert_same_cases, grouped_calls, micros, plain, sort_key
+from harness import (LINES, TIMESTAMP_MAX, assert_same_cases, at_an_end, grouped_calls, micros, plain,
+                     sort_key)
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
@@ -378,3 +379,19 @@ def test_bad_parameters_name_the_parameter(spark, build, parameter):
     events = spark.createDataFrame([("x", 1, 2)], "id string, s bigint, e bigint")
     message = analysis_error(lambda: events.groupBy(build()).count())
     assert parameter in message and "count_window" in message, message
+
+
+@pytest.mark.parametrize("side", ["start", "end"])
+@pytest.mark.parametrize("time", ["bigint", "timestamp"])
+def test_count_window_random_at_the_ends_of_the_line(spark, time, side):
+    """Times next to either end of the line (many of them tied at it): windows are clipped to
+    the line and keep their events."""
+    rng = random.Random(f"count-ends-{time}-{side}")
+    rows = at_an_end(random_events(rng, 12, jitter=(-1, 1)), 2, 3, time, side, 20)
+    calls = ([c + (False,) for c in _calls([1, 2, 3, 5], [None, "window"], False)] +
+             [c + (True,) for c in _calls([1, 3], ["window"], True)])
+    results = run_calls(spark, rows, [c[0] for c in calls], time=time)
+    for (call, n, output, point), actual in zip(calls, results):
+        expected = refp.count_window(ref_rows(rows), n, output, point=point,
+                                     line_max=LINES[time][1])
+        assert_same(actual, expected, rows, call)

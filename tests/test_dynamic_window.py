@@ -353,6 +353,31 @@ def test_random_sliced(spark, bounds, broadcast):
     assert_same(actual, expected, messages, anchors)
 
 
+@pytest.mark.parametrize("side", ["start", "end"])
+@pytest.mark.parametrize("bounds", refd.BOUNDS)
+def test_random_at_the_ends_of_the_line(spark, bounds, side):
+    """Messages and anchors next to either end of the BIGINT line, many at its first or last
+    instant, through the sweep over every message, the sweep over slices and the broadcast
+    plan: open bounds at an end of the line keep the messages there."""
+    rng = random.Random(f"dynamic-ends-{bounds}-{side}")
+    messages, anchors = random_cases(rng, 16, extremes=False)
+
+    def moved(t):
+        return min(max(t + (BIGINT_MIN + 10 if side == "start" else BIGINT_MAX - 20), BIGINT_MIN),
+                   BIGINT_MAX)
+
+    messages = [(c, k, None if t is None else moved(t), v) for c, k, t, v in messages]
+    anchors = [(c, k, i, moved(s), moved(e)) for c, k, i, s, e in anchors]
+    expected = reference_of(messages, anchors, bounds)
+    assert_same(run_random(spark, messages, anchors, bounds), expected, messages, anchors)
+    names = AGGREGATE_NAMES[:-1]
+    expected = refd.sort_rows(r[:-1] for r in expected)
+    for broadcast in (False, True):
+        actual = run_random(spark, messages, anchors, bounds, names=names,
+                            cache_anchors=broadcast)
+        assert_same(actual, expected, messages, anchors)
+
+
 @pytest.mark.parametrize("sliced", [False, True], ids=["sweep", "broadcast-slices"])
 def test_random_without_on_keys(spark, sliced):
     """Without `on`, every message is a candidate for every anchor (c and k are plain columns of

@@ -19,8 +19,8 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 from reference import psi as refp
-from harness import (TIMESTAMP_MAX, assert_same_cases, grouped_calls, micros, plain, sort_key,
-                     sql_int)
+from harness import (LINES, TIMESTAMP_MAX, assert_same_cases, at_an_end, grouped_calls, micros,
+                     plain, sort_key, sql_int)
 
 SCHEMA = "c INT, k INT, t BIGINT, o INT, v BIGINT"
 AGGREGATES = "count(*), sum(v), min(v), max(v), collect_list(v)"
@@ -492,6 +492,26 @@ def test_time_window_random_timestamps(spark, time):
         assert_same(actual, expected, rows, call)
 
 
+@pytest.mark.parametrize("side", ["start", "end"])
+@pytest.mark.parametrize("time", ["bigint", "timestamp"])
+def test_psi_windows_random_at_the_ends_of_the_line(spark, time, side):
+    """Messages next to either end of the line, some at its first or last instant: windows by
+    relative time reaching past an end (open bounds too) keep the messages there."""
+    rng = random.Random(f"psi-ends-{time}-{side}")
+    last = LINES[time][1]
+    rows = at_an_end(random_messages(rng, 15, jitter=(-1, 1)), 2, None, time, side, 10, last)
+    index_calls = [f"index_window(t, {sql_int(lo)}, {sql_int(hi)})" for lo, hi in INDEX_WINDOWS]
+    for (lo, hi), call, actual in zip(INDEX_WINDOWS, index_calls,
+                                      run_calls(spark, rows, index_calls, INDEX_FIELDS, time)):
+        assert_same(actual, refp.index_window(messages(rows), lo, hi, line_max=last), rows, call)
+    windows = [(lo, hi, b) for lo, hi in TIME_WINDOWS for b in refp.BOUNDS]
+    time_calls = [f"time_window(t, {sql_int(lo)}, {sql_int(hi)}, '{b}')" for lo, hi, b in windows]
+    for (lo, hi, b), call, actual in zip(windows, time_calls,
+                                         run_calls(spark, rows, time_calls, TIME_FIELDS, time)):
+        expected = refp.time_window(messages(rows), lo, hi, b, line_max=last)
+        assert_same(actual, expected, rows, call)
+
+
 def test_psi_windows_one_big_key(spark):
     """400 messages in one key, with many ties."""
     rng = random.Random("psi-big")
@@ -574,3 +594,18 @@ def test_integer_offsets_are_microseconds_for_timestamps(spark):
                 .orderBy("window").select("window.start", "sum(v)").collect()]
     # [t - 2 s, t]: 0 {1}, 1 {1, 2}, 3 {2, 4}.
     assert sums(-2_000_000, 0) == sums("-2 seconds", "0 seconds") == [1, 3, 6]
+
+
+@pytest.mark.parametrize("call, time, count", [
+    # (-2^63 - 1, -2^63]: the anchor itself, though -2^63 - 1 lies before the line.
+    ("time_window(t, -1, 0, '(]')", "-9223372036854775808", 1),
+    ("time_window(t, -1, 0, '[]')", "-9223372036854775808", 1),
+    # [2^63 - 1, 2^63 + 4): the anchor itself, though the open end lies past the line.
+    ("time_window(t, 0, 5, '[)')", "9223372036854775807", 1),
+    ("time_window(t, 1, 5, '[)')", "9223372036854775807", 0),
+    ("time_window(t, -5, -1, '(]')", "-9223372036854775808", 0),
+])
+def test_time_window_bounds_at_the_ends_of_the_line(spark, call, time, count):
+    assert rows_of(spark, f"SELECT window.start, count(*) FROM "
+                          f"(SELECT CAST('{time}' AS BIGINT) AS t) GROUP BY {call}") == [
+        (int(time), count)]

@@ -14,7 +14,8 @@ import random
 
 import pytest
 
-from harness import TIMESTAMP_MAX, assert_same_cases, grouped_calls, micros
+from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, assert_same_cases,
+                     grouped_calls, micros)
 from reference import streaminsight as ref
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
@@ -480,3 +481,151 @@ def test_changes_near_the_end_of_time_does_not_fail(spark):
     rows_of(spark, f"SELECT unix_micros(window.start), unix_micros(window.end), count(*) "
                    f"FROM {events} GROUP BY tumbling_window(ts, '5 seconds', "
                    f"'2012-01-01 00:00:00', 'changes')")
+
+
+# ----------------------------------------------------------------------------------------------
+# The ends of the time line: windows reaching past an end are clipped there and keep their events
+
+#: (time type, first instant, last instant, tick scale) of each time line.
+LINES = {
+    "bigint": (BIGINT_MIN, BIGINT_MAX, 1),
+    "timestamp": (TIMESTAMP_MIN, TIMESTAMP_MAX, 1_000_000),
+}
+
+#: (size, hop, alignment) in ticks of the scale: overlapping, gaps, hop == size, a window longer
+#: than the data's span.
+END_WINDOWS = [(7, 3, 2), (4, 6, 1), (5, 5, 0), (10, 2, -17), (1000, 7, 3)]
+
+
+def rows_at_an_end(rng, n_cases, line, end):
+    """random_rows moved next to one `end` of the time `line` and clipped to it: starts in
+    [first, last - 1 tick], ends in (start, last]; many lifetimes reach past the end."""
+    first, last, scale = LINES[line]
+    base = first + 20 * scale if end == "start" else last - 20 * scale
+    rows = []
+    for c, k, s, e, v in random_rows(rng, n_cases, scale=scale, jitter=(-1, 1)):
+        if s is None:
+            rows.append((c, k, None, None if e is None else first, v))
+            continue
+        start = min(max(s + base, first), last - 1)
+        rows.append((c, k, start, None if e is None else min(max(e + base, start + 1), last), v))
+    return rows
+
+
+def run_at_an_end(spark, rows, calls, line):
+    """grouped_calls over the rows, with TIMESTAMP columns for line="timestamp"; the window
+    bounds come back as ticks."""
+    select = "window.start, window.end, count(*), sum(v), min(v), max(v)"
+    if line == "bigint":
+        return grouped_calls(spark, rows, SCHEMA, calls, select)
+    return grouped_calls(
+        spark, rows, SCHEMA, calls,
+        select.replace("window.start", "unix_micros(window.start)")
+        .replace("window.end", "unix_micros(window.end)"),
+        "(SELECT c, k, timestamp_micros(s) AS s, timestamp_micros(e) AS e, v FROM {view})")
+
+
+@pytest.mark.parametrize("point", [False, True], ids=["intervals", "points"])
+@pytest.mark.parametrize("end", ["start", "end"])
+@pytest.mark.parametrize("line", ["bigint", "timestamp"])
+def test_hopping_at_the_ends_of_the_line_random(spark, line, end, point):
+    first, last, scale = LINES[line]
+    rng = random.Random(f"ends-{line}-{end}-{point}")
+    rows = rows_at_an_end(rng, 8, line, end)
+    cases = [(size * scale, hop * scale, alignment * scale + jitter, output)
+             for (size, hop, alignment), jitter in zip(END_WINDOWS, (0, 1, -1, 0, 3))
+             for output in ("window", "point", "changes") if not (output == "changes" and hop > size)]
+    lifetime = "s" if point else "s, e"
+    calls = [f"hopping_window({lifetime}, {sql_ticks(size)}, {sql_ticks(hop)}, "
+             f"{sql_ticks(alignment)}, '{output}')" for size, hop, alignment, output in cases]
+    calls.append(f"snapshot_window({lifetime})")
+    actual = run_at_an_end(spark, rows, calls, line)
+    for (size, hop, alignment, output), call, got in zip(cases, calls, actual):
+        expected = ref.hopping_window(ref_rows(rows), size, hop, alignment, output, point=point,
+                                      line_min=first, line_max=last)
+        assert_same(got, expected, rows, call, ref.default_horizon(ref_rows(rows), point))
+    assert_same(actual[-1], ref.snapshot_window(ref_rows(rows), point=point, line_max=last),
+                rows, calls[-1])
+
+
+def test_windows_at_the_first_tick_of_the_bigint_line(spark):
+    # Tumbling windows of 4 ticks are aligned at 0, and -2^63 is a multiple of 4: the window
+    # [-2^63, -2^63 + 4) holds the event at -2^63 + 2.
+    assert [tuple(r) for r in spark.sql(
+        "SELECT window.start, window.end, count(*) FROM VALUES (-9223372036854775806L) AS ev(t) "
+        "GROUP BY tumbling_window(t, 4)").collect()] == [(BIGINT_MIN, BIGINT_MIN + 4, 1)]
+    # Windows of 1000 aligned at 0: the one holding -2^63 starts at -9223372036854776000, before
+    # the line, so it is clipped to [-2^63, -9223372036854775000) and keeps both of its events.
+    times = [BIGINT_MIN, BIGINT_MIN + 5, BIGINT_MIN + 1500, 0]
+    values = ", ".join(f"({t}L)" if t >= 0 else f"(CAST('{t}' AS BIGINT))" for t in times)
+    assert sorted(tuple(r) for r in spark.sql(
+        f"SELECT window.start, window.end, count(*) FROM VALUES {values} AS ev(t) "
+        f"GROUP BY tumbling_window(t, 1000)").collect()) == [
+        (BIGINT_MIN, -9223372036854775000, 2),
+        (-9223372036854775000, -9223372036854774000, 1),
+        (0, 1000, 1)]
+    # hopping_window(t, te, 100, 7) over the same times as [t, t + 1): every window [7n, 7n + 100)
+    # that holds one of them, found by testing each n near them, clipped to the line.
+    rows = spark.sql(
+        f"SELECT window.start, window.end, count(*) FROM "
+        f"(SELECT t, t + 1 AS te FROM VALUES {values} AS ev(t)) "
+        f"GROUP BY hopping_window(t, te, 100, 7)").collect()
+    expected = {}
+    for t in times:
+        for n in range(t // 7 - 20, t // 7 + 20):
+            if 7 * n <= t < 7 * n + 100:
+                window = (max(7 * n, BIGINT_MIN), 7 * n + 100)
+                expected[window] = expected.get(window, 0) + 1
+    assert len(expected) == 45
+    assert sorted(tuple(r) for r in rows) == sorted((s, e, n) for (s, e), n in expected.items())
+
+
+@pytest.mark.parametrize("output", ["window", "changes"])
+def test_windows_at_the_first_tick_of_the_bigint_line_match_the_reference(spark, output):
+    # The reference enumerates every window between a key's first and last event: the event at 0
+    # has a key of its own.
+    times = [BIGINT_MIN, BIGINT_MIN + 5, BIGINT_MIN + 1500, 0]
+    rows = [(0, int(t == 0), t, t + 1, i) for i, t in enumerate(times)]
+    actual, query = run(spark, rows, f"hopping_window(s, e, 100L, 7L, 0L, '{output}')")
+    assert_same(actual, ref.hopping_window(ref_rows(rows), 100, 7, 0, output), rows, query)
+    if output == "changes":
+        # A row [a, b) stands for the windows ending in it. -2^63 = 6 (mod 7): the windows
+        # holding -2^63 start at -2^63 - 97 + 7j (j = 0..13, clipped to the line); the first ends
+        # at -2^63 + 3 and holds it alone, those ending at -2^63 + 10 to -2^63 + 94 hold
+        # -2^63 + 5 too, and the next one (starting at -2^63 + 1) holds -2^63 + 5 alone.
+        assert [r[1:4] for r in actual][:3] == [
+            (BIGINT_MIN + 3, BIGINT_MIN + 10, 1), (BIGINT_MIN + 10, BIGINT_MIN + 101, 2),
+            (BIGINT_MIN + 101, BIGINT_MIN + 108, 1)]
+
+
+def test_windows_at_the_first_day_of_the_timestamp_line(spark):
+    """0001-01-01 is a Monday; windows of 7 days are aligned at the epoch, a Thursday. Spark's
+    window() gives the same windows, unclipped (its first starts in the year 0)."""
+    events = "VALUES (TIMESTAMP'0001-01-01 00:00:00'), (TIMESTAMP'0001-01-02 00:00:00') AS ev(ts)"
+
+    def rows(call):
+        return sorted(tuple(r) for r in spark.sql(
+            f"SELECT CAST(window.start AS STRING), CAST(window.end AS STRING), count(*) "
+            f"FROM {events} GROUP BY {call}").collect())
+
+    assert rows("tumbling_window(ts, '7 days')") == [
+        ("0001-01-01 00:00:00", "0001-01-04 00:00:00", 2)]
+    hopping = rows("hopping_window(ts, '7 days', '1 day')")
+    assert hopping == [("0001-01-01 00:00:00", f"0001-01-0{d} 00:00:00", 1 if d == 2 else 2)
+                       for d in range(2, 9)] + [("0001-01-02 00:00:00", "0001-01-09 00:00:00", 1)]
+    # Spark's window(): the same ends and counts.
+    assert [(e, n) for _, e, n in rows("window(ts, '7 days', '1 day')")] == [
+        (e, n) for _, e, n in hopping]
+
+
+def test_a_hop_of_one_tick_near_the_end_of_the_bigint_line(spark):
+    """More than 2^64 windows of hop 1 and size 10 reach into the BIGINT line: the last 8 ticks'
+    windows cannot be numbered, and an event in one fails the query naming it; at the first tick
+    of the line every window is a row (10 windows hold -2^63, 9 of them clipped)."""
+    with pytest.raises(Exception, match=r"hopping_window: the event starting at "
+                                        r"9223372036854775800 .*hop 1 tick, size 10 ticks"):
+        spark.sql("SELECT count(*) FROM (SELECT CAST('9223372036854775800' AS BIGINT) AS t) "
+                  "GROUP BY hopping_window(t, 10, 1)").collect()
+    rows = spark.sql("SELECT window.start, window.end FROM (SELECT CAST('-9223372036854775808' "
+                     "AS BIGINT) AS t) GROUP BY hopping_window(t, 10, 1)").collect()
+    assert sorted(tuple(r) for r in rows) == [(BIGINT_MIN, BIGINT_MIN + d) for d in range(1, 11)]

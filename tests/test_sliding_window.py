@@ -28,7 +28,8 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
-from harness import assert_same_cases, grouped_calls, micros, plain, temp_view
+from harness import (BIGINT_MAX, BIGINT_MIN, assert_same_cases, grouped_calls, micros, plain,
+                     temp_view)
 from reference import spl as ref
 
 WINDOW = "window.start, window.first, window.last, collect_list(v)"
@@ -656,6 +657,21 @@ def test_random_timestamp(spark, kind):
         ("'delta(ord, 1)', 'delta(a, 1)'", ("delta", "o", s), ("delta", "a", 1)),
     ]
     check_random(spark, rows, sets, order=order, bounds=bounds)
+
+
+@pytest.mark.parametrize("side", ["start", "end"])
+def test_random_at_the_ends_of_the_line(spark, side):
+    """BIGINT orders from the first tick of the line on, or up to its last: time eviction and
+    triggers whose instants lie past an end, deltas over the order column there."""
+    rng = random.Random("sliding-ends-" + side)
+    max_len = 12
+    base = BIGINT_MIN + 20 if side == "start" else BIGINT_MAX - 20 - 13 * max_len
+    rows = random_rows(rng, 24, max_len=max_len, base=base)
+    sets = [bigint_set(e, t) for e, t in [
+        ("time(0)", "time(1)"), ("time(3)", "time(2)"), ("time(8)", "time(3)"),
+        ("time(4)", None), ("count(3)", "time(3)"), ("delta(o, 5)", "count(3)"),
+        ("count(4)", "delta(o, 3)"), ("time(6)", "delta(o, 4)"), ("delta(a, 2)", "time(1)")]]
+    check_random(spark, rows, sets)
 
 
 def test_random_decimal_and_double_attributes(spark):

@@ -17,7 +17,7 @@ Conventions
   ``min`` and ``max`` ignore ``None`` values and are ``None`` when every value is ``None``.
 """
 
-from harness import BIGINT_MAX, sort_rows
+from harness import BIGINT_MAX, BIGINT_MIN, sort_rows
 
 
 class Event:
@@ -106,17 +106,19 @@ def intersects(event_start, event_end, window_start, window_end):
 
 
 def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, point=False,
-                   line_max=BIGINT_MAX):
+                   line_max=BIGINT_MAX, line_min=BIGINT_MIN):
     """hopping_window(start[, end], size, hop, alignment, output[, horizon]) grouped by key.
 
     'window': a row per non-empty window, lifetime = the window. 'point': a row per non-empty
     window, lifetime = [window end, window end + 1). Open-ended events last through the horizon
     tick (and at least their own start tick): end = max(horizon, start) + 1. 'changes' delegates to
-    :func:`hopping_changes`.
+    :func:`hopping_changes`. Windows reaching past an end of the time line ``[line_min,
+    line_max]`` are clipped there and keep their events.
     """
     assert size > 0 and hop > 0
     if output == "changes":
-        return hopping_changes(rows, size, hop, alignment, point=point, line_max=line_max)
+        return hopping_changes(rows, size, hop, alignment, point=point, line_max=line_max,
+                               line_min=line_min)
     assert output in ("window", "point")
     if horizon is None:
         horizon = default_horizon(rows, point)
@@ -135,14 +137,15 @@ def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, 
             if not members:
                 continue
             life = (ws, we) if output == "window" else (we, we + 1)
+            life = tuple(min(max(t, line_min), line_max) for t in life)
             out.append((key,) + life + aggregate(members))
     return sort_rows(out)
 
 
 def tumbling_window(rows, size, alignment=0, output="window", horizon=None, point=False,
-                    line_max=BIGINT_MAX):
+                    line_max=BIGINT_MAX, line_min=BIGINT_MIN):
     """tumbling_window = hopping_window with hop = size."""
-    return hopping_window(rows, size, size, alignment, output, horizon, point, line_max)
+    return hopping_window(rows, size, size, alignment, output, horizon, point, line_max, line_min)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -168,8 +171,10 @@ def snapped_end(t, size, hop, alignment):
     return window_bounds(n, size, hop, alignment)[1] + hop
 
 
-def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX):
-    """The input rows with their lifetimes snapped as seed 000's SnapToWindowIntervals."""
+def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX,
+                 line_min=BIGINT_MIN):
+    """The input rows with their lifetimes snapped as seed 000's SnapToWindowIntervals, then
+    clipped to the time line; a row whose snapped lifetime lies past its end is left out."""
     out = []
     for key, start, end, value in rows:
         if start is None:
@@ -178,15 +183,19 @@ def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX):
             end = start + 1
         s2 = snapped_start(start, size, hop, alignment)
         e2 = line_max if end is None else snapped_end(end, size, hop, alignment)
+        s2, e2 = (min(max(t, line_min), line_max) for t in (s2, e2))
+        if s2 >= e2:
+            continue
         out.append((key, s2, e2, value))
     return out
 
 
-def hopping_changes(rows, size, hop, alignment=0, point=False, line_max=BIGINT_MAX):
+def hopping_changes(rows, size, hop, alignment=0, point=False, line_max=BIGINT_MAX,
+                    line_min=BIGINT_MIN):
     """hopping_window(..., 'changes'): needs hop <= size; open-ended events last to the end of time.
     """
     assert 0 < hop <= size
-    return snapshot_window(snapped_rows(rows, size, hop, alignment, point, line_max),
+    return snapshot_window(snapped_rows(rows, size, hop, alignment, point, line_max, line_min),
                            line_max=line_max)
 
 

@@ -70,4 +70,50 @@ class TimeArithmeticSuite extends AnyFunSuite {
     assert(TimeArithmetic.adjustEndTime(line._2 - 3, 5L, 2L, 0L, line._1, line._2) === line._2)
     assert(TimeArithmetic.adjustStartTime(line._1, 5L, 2L, 0L, line._1, line._2) >= line._1)
   }
+
+  test("boundaryPlus is exact where the index lies beyond Long and the window before the line") {
+    val rng = new scala.util.Random(11)
+    for (_ <- 1 to 2000) {
+      val (n, shift, a, off) = (rng.nextLong(), rng.nextLong() >> rng.nextInt(64), rng.nextLong(),
+        rng.nextLong() >> rng.nextInt(64))
+      val p = 1L + rng.nextInt(1000)
+      val exact = BigInt(a) + (BigInt(n) + shift) * p + off
+      assert(boundaryPlus(n, shift, a, p, off, Min, Max) ===
+        exact.max(BigInt(Min)).min(BigInt(Max)).toLong, s"n=$n shift=$shift a=$a p=$p off=$off")
+    }
+    // The window [Min - 9, Min + 1) of hop 1, size 10: clipped start, exact end.
+    assert(boundaryPlus(Min, -9L, 0L, 1L, 0L, Min, Max) === Min)
+    assert(boundaryPlus(Min, -9L, 0L, 1L, 10L, Min, Max) === Min + 1)
+  }
+
+  test("exactSum adds three longs exactly or fails") {
+    assert(exactSum(Max, Min, 5L) === 4L)
+    assert(exactSum(Min, 9L, -9L) === Min)
+    assert(exactSum(Max, 1L, -1L) === Max)
+    intercept[ArithmeticException](exactSum(Max, 1L, 1L))
+    intercept[ArithmeticException](exactSum(Min, -1L, 0L))
+  }
+
+  test("addStep steps an exclusive bound inward without stepping off a saturated sum") {
+    assert(addStep(Min, -1L, 1L) === Min) // (Min - 1, ...: the first inclusive tick is Min
+    assert(addStep(Max, 5L, -1L) === Max) // ..., Max + 5): the last inclusive tick is Max
+    assert(addStep(Min, -5L, 1L) === Min)
+    assert(addStep(Max, Max, 1L) === Max)
+    assert(addStep(-1L, Max, 1L) === Max)
+    assert(addStep(0L, Min, -1L) === Min)
+    assert(addStep(3L, 4L, -1L) === 6L)
+  }
+
+  test("adjusted lifetimes are exact where the windows start before the line") {
+    // Windows [7n, 7n + 100), Min = 6 (mod 7): the earliest holding Min starts at Min - 97 and
+    // ends at Min + 3; the latest starting before Min + 1 starts at Min - 6 and ends at Min + 94.
+    assert(adjustStartTime(Min, 100L, 7L, 0L, Min, Max) === Min + 3)
+    assert(adjustEndTime(Min + 1, 100L, 7L, 0L, Min, Max) === Min + 101)
+    for (t <- Seq(Min, Min + 1, Min + 6, Min + 7, Min + 1000); size <- Seq(1L, 7L, 100L);
+         hop <- Seq(1L, 3L, 7L) if hop <= size) {
+      val byIndex = (BigInt(t) - size) / hop - 2 to (BigInt(t) / hop + 2)
+      val firstEnd = byIndex.map(_ * hop + size).filter(e => e - size <= t && e > t).min
+      assert(adjustStartTime(t, size, hop, 0L, Min, Max) === firstEnd.min(BigInt(Max)).toLong)
+    }
+  }
 }

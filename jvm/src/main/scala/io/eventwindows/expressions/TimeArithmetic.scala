@@ -44,45 +44,97 @@ object TimeArithmetic {
    * The boundary `alignment + n * period` for index n, saturated to the time line. Exact: only the
    * result saturates, not the product, which may overflow where the sum does not.
    */
-  def boundary(n: Long, alignment: Long, period: Long, lineMin: Long, lineMax: Long): Long = {
-    // The 128-bit sum (high, low) of the 128-bit product and the sign-extended alignment.
-    val productLow = n * period
-    val low = productLow + alignment
-    val carry = if (java.lang.Long.compareUnsigned(low, productLow) < 0) 1L else 0L
-    val high = Math.multiplyHigh(n, period) + (alignment >> 63) + carry
+  def boundary(n: Long, alignment: Long, period: Long, lineMin: Long, lineMax: Long): Long =
+    boundaryPlus(n, 0L, alignment, period, 0L, lineMin, lineMax)
+
+  /**
+   * `alignment + (n + shift) * period + offset` (e.g. the end of the window n positions past
+   * index `shift`, `offset` its size), saturated to the time line. Exact: the products and sums
+   * are 128-bit and only the result saturates, so a window that starts before the line still
+   * ends where it ends, and `n + shift` may lie beyond Long.
+   */
+  def boundaryPlus(
+      n: Long,
+      shift: Long,
+      alignment: Long,
+      period: Long,
+      offset: Long,
+      lineMin: Long,
+      lineMax: Long): Long = {
+    val nLow = n * period
+    val sLow = shift * period
+    val low1 = nLow + sLow
+    val high1 = Math.multiplyHigh(n, period) + Math.multiplyHigh(shift, period) + carry(nLow, low1)
+    val low2 = low1 + alignment
+    val high2 = high1 + (alignment >> 63) + carry(low1, low2)
+    val low = low2 + offset
+    val high = high2 + (offset >> 63) + carry(low2, low)
     val exact = if (high == (low >> 63)) low else if (high < 0) Long.MinValue else Long.MaxValue
     clamp(exact, lineMin, lineMax)
   }
 
+  /**
+   * `a + b + c`, exact, or an `ArithmeticException` if it lies beyond Long. The two terms of
+   * opposite signs (if any) are added first: their sum cannot overflow, so the last addition
+   * overflows only where the whole does.
+   */
+  def exactSum(a: Long, b: Long, c: Long): Long =
+    if ((a ^ b) < 0) Math.addExact(a + b, c)
+    else if ((a ^ c) < 0) Math.addExact(a + c, b)
+    else Math.addExact(Math.addExact(a, b), c)
+
+  /** The carry out of the low 64 bits of a 128-bit addition that turned `before` into `after`. */
+  private def carry(before: Long, after: Long): Long =
+    if (java.lang.Long.compareUnsigned(after, before) < 0) 1L else 0L
+
+  /**
+   * `t + d + step` for a step of -1, 0 or 1 (an exclusive bound made inclusive), saturated only
+   * at the end: stepping off a saturated `t + d` would move a bound at the end of the line.
+   */
+  def addStep(t: Long, d: Long, step: Long): Long = {
+    val dStep = d + step
+    // d + step overflows only where d is at an end of Long and the step leads out of it; then
+    // t + d is exact wherever the whole is.
+    if (((d ^ dStep) & (step ^ dStep)) < 0) add(add(t, d), step) else add(t, dStep)
+  }
+
   /** The largest `alignment + n * period <= t` (floor modulo), saturated to the time line. */
   def snapToBoundary(t: Long, alignment: Long, period: Long, lineMin: Long, lineMax: Long): Long = {
-    val offset = Math.floorMod(Math.floorMod(t, period) - Math.floorMod(alignment, period), period)
-    clamp(subtract(t, offset), lineMin, lineMax)
+    clamp(subtract(t, offsetPastBoundary(t, alignment, period)), lineMin, lineMax)
   }
 
   /**
    * Seed 000's `AdjustStartTime`: the end of the earliest window `[a + n*hop, a + n*hop + size)`
    * that contains t. Window ends are aligned at `a + size`, and the earliest window containing t
-   * is the first whose end lies after t.
+   * is the first whose end lies after t: `t + (hop - offset)`, where offset is t's distance past
+   * the last end at or before it, so nothing saturates before the result (that end may lie
+   * before the line).
    */
   def adjustStartTime(
       t: Long, size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long): Long = {
-    val endAlignment = add(alignment, Math.floorMod(size, hop))
-    clamp(add(snapToBoundary(t, endAlignment, hop, Long.MinValue, Long.MaxValue), hop),
-      lineMin, lineMax)
+    val endAlignment = addModulo(Math.floorMod(alignment, hop), Math.floorMod(size, hop), hop)
+    clamp(add(t, hop - offsetPastBoundary(t, endAlignment, hop)), lineMin, lineMax)
   }
 
   /**
    * Seed 000's `AdjustEndTime`: one hop past the end of the latest window that starts before t (an
-   * exclusive end). The end of time stays the end of time.
+   * exclusive end): `(t - 1 - offset) + hop + size`, summed so that nothing saturates before the
+   * result. The end of time stays the end of time.
    */
   def adjustEndTime(
       t: Long, size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long): Long = {
     if (t >= lineMax) {
       lineMax
     } else {
-      val lastStart = snapToBoundary(subtract(t, 1L), alignment, hop, Long.MinValue, Long.MaxValue)
-      clamp(add(add(lastStart, hop), size), lineMin, lineMax)
+      val last = subtract(t, 1L)
+      clamp(add(add(last, hop - offsetPastBoundary(last, alignment, hop)), size), lineMin, lineMax)
     }
   }
+
+  /** `(x + y) mod m` for x and y in `[0, m)`, without overflowing `x + y`. */
+  private def addModulo(x: Long, y: Long, m: Long): Long = if (x >= m - y) x - (m - y) else x + y
+
+  /** How far `t` lies past the last boundary `alignment + n * period` at or before it. */
+  private def offsetPastBoundary(t: Long, alignment: Long, period: Long): Long =
+    Math.floorMod(Math.floorMod(t, period) - Math.floorMod(alignment, period), period)
 }

@@ -1,5 +1,6 @@
 package io.eventwindows.plans
 
+import io.eventwindows.EventWindowsInputException
 import io.eventwindows.expressions.TimeArithmetic
 
 /**
@@ -62,9 +63,15 @@ case class SnapshotAxis(lineMax: Long) extends WindowAxis {
 
 /**
  * Hopping windows with per-window output: the axis is the window index n of
- * `[alignment + n*hop, alignment + n*hop + size)`. An event enters at the first window whose end
- * lies after its start and leaves after the last window that starts before its end; with gaps
- * (hop > size) that range can be empty.
+ * `[alignment + n*hop, alignment + n*hop + size)`, shifted so that the first window that reaches
+ * into the time line (it may start before it: it is clipped there) is at `Long.MinValue`. An
+ * event enters at the first window whose end lies after its start and leaves after the last
+ * window that starts before its end; with gaps (hop > size) that range can be empty.
+ *
+ * The shift gives every window of the line a position when there are at most 2^64 of them: always
+ * for TIMESTAMP time, and for BIGINT time unless the hop is one tick and the size more than two
+ * (then the windows that start within `size - 2` ticks of the end of the line have none, and an
+ * event in one fails the query, naming it, instead of sharing a position with another window).
  */
 case class HoppingAxis(
     size: Long,
@@ -76,19 +83,41 @@ case class HoppingAxis(
     lineMax: Long) extends WindowAxis {
   import TimeArithmetic._
 
-  override def enter(start: Long, end: Long): Long =
-    add(boundaryIndex(subtract(start, size), alignment, hop), 1L)
+  /** The index of the first window that ends after the line's first tick, minus Long.MinValue. */
+  private val shift: Long = {
+    // floor((lineMin - size - alignment) / hop) + 1, exactly.
+    val first = (BigInt(lineMin) - size - alignment) / hop
+    val floored = if ((BigInt(lineMin) - size - alignment) % hop < 0) first - 1 else first
+    (floored + 1 - Long.MinValue).toLong
+  }
+
+  override def enter(start: Long, end: Long): Long = {
+    // start = alignment + q * hop + r, 0 <= r < hop: the first window ending after it is
+    // q + floor((r - size) / hop) + 1 (r - size cannot overflow).
+    val r = Math.floorMod(Math.floorMod(start, hop) - alignment, hop)
+    position(boundaryIndex(start, alignment, hop), Math.floorDiv(r - size, hop) + 1, start)
+  }
 
   override def leave(start: Long, end: Long): Long =
-    add(boundaryIndex(subtract(end, 1L), alignment, hop), 1L)
+    position(boundaryIndex(subtract(end, 1L), alignment, hop), 1L, start)
+
+  /** The position of window `index + plus`; `start` names the event when it has none. */
+  private def position(index: Long, plus: Long, start: Long): Long =
+    try exactSum(index, -shift, plus) catch {
+      case _: ArithmeticException => throw new EventWindowsInputException(
+        s"hopping_window: the event starting at $start lies in windows past the last one that " +
+        s"can be numbered (hop $hop tick, size $size ticks: more than 2^64 windows reach into " +
+        "the BIGINT time line); use a hop of more than one tick, or times further from the end")
+    }
 
   /** Open-ended events last through the horizon tick (and at least their own start tick). */
   override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
 
   override def rowPerPosition: Boolean = true
 
-  private def windowStart(n: Long): Long = boundary(n, alignment, hop, lineMin, lineMax)
-  private def windowEnd(n: Long): Long = clamp(add(windowStart(n), size), lineMin, lineMax)
+  // Both ends from the window's exact index: a window starting before the line keeps its end.
+  private def windowStart(p: Long): Long = boundaryPlus(p, shift, alignment, hop, 0L, lineMin, lineMax)
+  private def windowEnd(p: Long): Long = boundaryPlus(p, shift, alignment, hop, size, lineMin, lineMax)
 
   override def outputStart(position: Long, runEnd: Long): Long =
     if (pointOutput) windowEnd(position) else windowStart(position)

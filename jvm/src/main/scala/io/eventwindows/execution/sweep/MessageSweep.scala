@@ -144,13 +144,13 @@ private[execution] final class MessageSweep(
 }
 
 private[execution] object MessageSweep {
-  import TimeArithmetic.add
+  import TimeArithmetic.addStep
 
   /** The inclusive lower time bound of the window of an anchor at `t`. */
   def lowerTime(w: RelativeTimeWindow, t: Long): Long =
-    if (w.bounds.lowerInclusive) add(t, w.lo) else add(add(t, w.lo), 1L)
+    addStep(t, w.lo, if (w.bounds.lowerInclusive) 0L else 1L)
 
   /** The inclusive upper time bound of the window of an anchor at `t`. */
   def upperTime(w: RelativeTimeWindow, t: Long): Long =
-    if (w.bounds.upperInclusive) add(t, w.hi) else add(add(t, w.hi), -1L)
+    addStep(t, w.hi, if (w.bounds.upperInclusive) 0L else -1L)
 }
