@@ -107,6 +107,14 @@ def _child():
     except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
         result["bad_size"] = f"UNEXPECTED {type(e).__module__}.{type(e).__name__}: {e}"
 
+    try:
+        spark.createDataFrame([(5, 3)], "s bigint, e bigint").groupBy(
+            ew.snapshot_window("s", "e")).count().collect()
+        result["bad_row"] = None
+    except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
+        result["bad_row"] = [type(e).__name__, getattr(e, "getCondition", lambda: None)(),
+                             getattr(e, "getSqlState", lambda: None)(), str(e)]
+
     print_result(result)
     spark.stop()
 
@@ -173,6 +181,15 @@ def test_bad_parameter_is_an_analysis_exception(connect_result):
     assert connect_result["bad_size"] is not None
     assert connect_result["bad_size"].startswith("AnalysisException: ")
     assert "`size`" in connect_result["bad_size"]
+
+
+def test_bad_row_is_a_spark_error(connect_result):
+    """A run-time data error reaches the Connect client as Spark's own error class, with its
+    condition and SQLSTATE and our message."""
+    name, condition, state, message = connect_result["bad_row"]
+    assert (name, condition, state) == ("IllegalArgumentException", "USER_RAISED_EXCEPTION",
+                                        "P0001"), connect_result["bad_row"]
+    assert "the row (s=5, e=3) has end 3 < start 5" in message, message
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import itertools
 import random
 
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
@@ -269,7 +269,7 @@ def test_end_of_bigint_time(spark):
 
 def test_end_before_start_names_the_row(spark):
     events = spark.createDataFrame([(5, 3, 1)], "s bigint, e bigint, v bigint")
-    with pytest.raises(Exception, match=r"\(s=5, e=3\)"):
+    with pytest.raises(IllegalArgumentException, match=r"\(s=5, e=3\)"):
         events.groupBy(ew.count_window("s", "e", 2)).count().collect()
 
 

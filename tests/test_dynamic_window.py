@@ -16,7 +16,7 @@ import random
 import re
 
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
 
 from eventwindows.dynamic import dynamic_window
@@ -704,7 +704,7 @@ def bad_anchor(spark, k, s, e):
 
 
 def error_text(spark, messages, anchors):
-    with pytest.raises(Exception) as info:
+    with pytest.raises(IllegalArgumentException) as info:
         dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(
             F.count("*").alias("n")).collect()
     return str(info.value)
@@ -742,7 +742,7 @@ def test_bad_anchor_fails_the_query_when_the_anchors_are_broadcast(spark, frames
         result = dynamic_window(anchors, frames[0], "ts", "s", "e", on="k").agg(
             F.count("*").alias("n"))
         assert "AnchorWindowResults" in result._jdf.queryExecution().executedPlan().toString()
-        with pytest.raises(Exception) as info:
+        with pytest.raises(IllegalArgumentException) as info:
             result.collect()
     finally:
         anchors.unpersist()

@@ -8,7 +8,7 @@ import doctest
 import re
 
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
@@ -410,7 +410,7 @@ def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
 
 def test_end_before_start_names_the_row(spark):
     events = spark.createDataFrame([(5, 3)], "s bigint, e bigint")
-    with pytest.raises(Exception, match=r"\(s=5, e=3\)"):
+    with pytest.raises(IllegalArgumentException, match=r"\(s=5, e=3\)"):
         events.groupBy(ew.snapshot_window("s", "e")).count().collect()
 
 

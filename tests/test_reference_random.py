@@ -13,6 +13,7 @@ import itertools
 import random
 
 import pytest
+from pyspark.errors import IllegalArgumentException
 
 from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, assert_same_cases,
                      grouped_calls, micros)
@@ -622,7 +623,7 @@ def test_a_hop_of_one_tick_near_the_end_of_the_bigint_line(spark):
     """More than 2^64 windows of hop 1 and size 10 reach into the BIGINT line: the last 8 ticks'
     windows cannot be numbered, and an event in one fails the query naming it; at the first tick
     of the line every window is a row (10 windows hold -2^63, 9 of them clipped)."""
-    with pytest.raises(Exception, match=r"hopping_window: the event starting at "
+    with pytest.raises(IllegalArgumentException, match=r"hopping_window: the event starting at "
                                         r"9223372036854775800 .*hop 1 tick, size 10 ticks"):
         spark.sql("SELECT count(*) FROM (SELECT CAST('9223372036854775800' AS BIGINT) AS t) "
                   "GROUP BY hopping_window(t, 10, 1)").collect()

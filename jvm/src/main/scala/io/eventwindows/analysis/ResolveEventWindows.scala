@@ -3,8 +3,9 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
+import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
@@ -36,15 +37,20 @@ import org.apache.spark.sql.types.{BooleanType, DayTimeIntervalType, LongType, M
 object EventWindowing extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case p: LogicalPlan if p.children.size == 1 && p.expressions.exists(_.exists(isUnplaced)) =>
+    case p: LogicalPlan if p.expressions.exists(_.exists(isUnplaced)) =>
       val windows = p.expressions.flatMap(_.collect { case w: EventWindow if !w.placed => w })
         .distinct
       val window = windows.head
+      if (!p.isInstanceOf[Aggregate]) misplaced(window)
       if (windows.size > 1) {
         WindowParameters.fail(window.prettyName, "only one window function may be used per " +
           s"aggregation, got ${windows.map(_.prettyName).mkString(", ")}")
       }
       p match {
+        case a: Aggregate if a.groupingExpressions.contains(window) && a.childrenResolved &&
+            !window.childrenResolved =>
+          checkValuesResolve(window, a.child)
+          p // Wait for the lifetime columns to resolve.
         case _ if !window.childrenResolved || !p.childrenResolved =>
           p // Wait for the lifetime columns and the input to resolve.
         case a: Aggregate if a.groupingExpressions.contains(window) =>
@@ -58,11 +64,35 @@ object EventWindowing extends Rule[LogicalPlan] {
             windowAttribute
           }
           replaced.withNewChildren(Project(a.child.output :+ placed, a.child) :: Nil)
-        case _ =>
-          WindowParameters.fail(window.prettyName, "a window function must be used as a GROUP " +
-            s"BY expression, e.g. GROUP BY k, ${window.prettyName}(...)")
+        case _ => misplaced(window)
       }
   }
+
+  private def misplaced(window: EventWindow): Nothing =
+    WindowParameters.fail(window.prettyName, "a window function must be used as a GROUP BY " +
+      s"expression, e.g. GROUP BY k, ${window.prettyName}(...)")
+
+  /**
+   * The per-row values a family reads (SPL delta attributes) come from the text of a policy, so an
+   * unknown column there is named with its policy. Spark's own rules have already tried to resolve
+   * it against the resolved input when this runs, so a column that does not resolve now never will.
+   */
+  private def checkValuesResolve(window: EventWindow, input: LogicalPlan): Unit =
+    window.family match {
+      case SlidingWindow(eviction, trigger) =>
+        val resolver = SQLConf.get.resolver
+        val policies = Seq("eviction" -> eviction, "trigger" -> trigger)
+          .collect { case (parameter, d: SplPolicy.Delta) => parameter -> d }
+        policies.zip(window.values).foreach {
+          case ((parameter, policy), u: UnresolvedAttribute)
+              if input.resolve(u.nameParts, resolver).isEmpty =>
+            WindowParameters.fail(window.prettyName, s"`$parameter` '${policy.sql}': the " +
+              s"attribute ${u.sql} is not a column of the input " +
+              s"(${input.output.map(_.sql).mkString(", ")})")
+          case _ =>
+        }
+      case _ =>
+    }
 
   /** Checks what can only be checked once the marker's inputs are resolved. */
   private def checkResolved(window: EventWindow): Unit = window.family match {
@@ -118,6 +148,15 @@ object EventWindowing extends Rule[LogicalPlan] {
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case a @ Aggregate(_, _, Project(list, _), _)
+        if a.resolved && placedWindow(list).isDefined && unaggregated(a).isDefined =>
+      placedWindow(list).get._1 match {
+        case w if w.family.isInstanceOf[AnchorWindow] =>
+          WindowParameters.fail(w.prettyName, "every result over dynamic windows is an aggregate " +
+            "over the messages or a grouping column (for dynamic_window: each of `aggregates`, " +
+            s"e.g. 'count(*) AS n'), got ${unaggregated(a).get.sql}")
+        case _ => a // Spark's own check names the expression (MISSING_AGGREGATION).
+      }
     case a @ Aggregate(_, _, Project(list, input), _) if a.resolved && placedWindow(list).isDefined =>
       val (window, windowAttribute) = placedWindow(list).get
       val PhysicalAggregation(grouping, aggregateExpressions, results, _) = a
@@ -142,6 +181,20 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
             results)
       }
+  }
+
+  /**
+   * A result of `a` that is neither made of aggregates nor of grouping expressions, as Spark's
+   * `CheckAnalysis` requires of an Aggregate: it would refer to no column of the rewritten plan.
+   */
+  private def unaggregated(a: Aggregate): Option[Expression] = {
+    def valid(e: Expression): Boolean = e match {
+      case _: AggregateExpression => true
+      case _ if a.groupingExpressions.exists(_.semanticEquals(e)) => true
+      case _: Attribute => false
+      case _ => e.children.forall(valid)
+    }
+    a.aggregateExpressions.find(!valid(_))
   }
 
   /**

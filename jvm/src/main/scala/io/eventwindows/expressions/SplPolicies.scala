@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import io.eventwindows.plans.SplPolicy
 
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.IntervalUtils
@@ -35,27 +36,33 @@ object SplPolicies {
     text match {
       case Policy(kind, argument) => kind.toLowerCase(Locale.ROOT) match {
         case "count" =>
-          val n = try argument.trim.toLong catch {
-            case _: NumberFormatException => fail("count(n) needs a whole number n")
-          }
-          if (n < 1) fail("count(n) needs n >= 1")
-          (SplPolicy.Count(n), None)
+          val n = wholeNumber(argument.trim).getOrElse(fail("count(n) needs a whole number n"))
+          if (n.signum < 1) fail("count(n) needs n >= 1")
+          if (n.compareTo(MaxTicks) > 0) fail("count(n) needs n <= 9223372036854775807")
+          (SplPolicy.Count(n.longValueExact), None)
         case "time" =>
           val ticks = timeTicks(argument.trim, orderType).getOrElse(fail(
             if (orderType == LongType) "time(t) needs a whole number of ticks for BIGINT order"
             else "time(t) needs an interval such as '5 seconds' or a number of seconds"))
-          val minimum = if (parameter == "trigger") 1L else 0L
-          if (ticks < minimum) {
-            fail(s"time(t) needs t ${if (minimum == 0L) ">= 0" else "> 0"}")
+          val minimum = if (parameter == "trigger") 1 else 0
+          if (ticks.signum < minimum) fail(s"time(t) needs t ${if (minimum == 0) ">= 0" else "> 0"}")
+          if (ticks.compareTo(MaxTicks) > 0) {
+            fail("time(t) needs t <= 9223372036854775807 " +
+              (if (orderType == LongType) "ticks" else "microseconds (about 292,000 years)"))
           }
-          (SplPolicy.Time(ticks, argument.trim), None)
+          (SplPolicy.Time(ticks.longValueExact, argument.trim), None)
         case "delta" =>
           val comma = argument.lastIndexOf(',')
           if (comma < 0) fail("delta(attribute, d) needs an attribute and a delta")
           val attributeText = argument.substring(0, comma).trim
           val deltaText = argument.substring(comma + 1).trim
+          // SPL compares an attribute of the tuple: a column (or a field of one), not an
+          // expression, which could also be an aggregate.
           val attribute = try CatalystSqlParser.parseExpression(attributeText) catch {
             case NonFatal(_) => fail(s"delta(attribute, d): '$attributeText' is not a column")
+          }
+          if (!attribute.isInstanceOf[UnresolvedAttribute]) {
+            fail(s"delta(attribute, d): '$attributeText' is not a column")
           }
           (SplPolicy.Delta(attributeText, deltaText), Some(attribute))
       }
@@ -74,13 +81,11 @@ object SplPolicies {
       : DeltaUnits = {
     def fail(message: String): Nothing =
       WindowParameters.fail(function, s"`$parameter` '${policy.sql}': $message")
-    val number = try Some(new java.math.BigDecimal(policy.deltaText)) catch {
-      case _: NumberFormatException => None
-    }
+    val number = decimal(policy.deltaText)
     val delta: java.math.BigDecimal = dataType match {
       case TimestampType | TimestampNTZType =>
         number.map(_.movePointRight(6))
-          .orElse(intervalMicros(policy.deltaText).map(java.math.BigDecimal.valueOf))
+          .orElse(intervalMicros(policy.deltaText))
           .getOrElse(fail("the delta of a timestamp attribute is an interval such as " +
             "'1 second' or a number of seconds"))
       case _: NumericType => number.getOrElse(fail("the delta must be a number"))
@@ -102,26 +107,36 @@ object SplPolicies {
     d.setScale(0, java.math.RoundingMode.FLOOR).min(java.math.BigDecimal.valueOf(Long.MaxValue))
       .longValueExact()
 
-  private def timeTicks(text: String, orderType: DataType): Option[Long] = {
-    val number = try Some(new java.math.BigDecimal(text)) catch {
-      case _: NumberFormatException => None
-    }
+  /** The largest count or time a policy may hold: Long's. */
+  private val MaxTicks = java.math.BigDecimal.valueOf(Long.MaxValue)
+
+  /** A whole number, of any size (checked against [[MaxTicks]] by the caller). */
+  private def wholeNumber(text: String): Option[java.math.BigDecimal] =
+    decimal(text).filter(_.stripTrailingZeros.scale <= 0)
+
+  private def decimal(text: String): Option[java.math.BigDecimal] =
+    try Some(new java.math.BigDecimal(text)) catch { case _: NumberFormatException => None }
+
+  /** The ticks of time(t), of any size: whole ticks for BIGINT order, else microseconds. */
+  private def timeTicks(text: String, orderType: DataType): Option[java.math.BigDecimal] =
     if (orderType == LongType) {
-      number.filter(n => n.stripTrailingZeros.scale <= 0).map(_.longValue)
+      wholeNumber(text)
     } else {
-      number.map(_.movePointRight(6).setScale(0, java.math.RoundingMode.FLOOR).longValue)
+      decimal(text).map(_.movePointRight(6).setScale(0, java.math.RoundingMode.FLOOR))
         .orElse(intervalMicros(text))
     }
-  }
 
-  private def intervalMicros(text: String): Option[Long] = try {
+  /** The microseconds of an interval without months, exactly (of any size). */
+  private def intervalMicros(text: String): Option[java.math.BigDecimal] = try {
     val interval = IntervalUtils.stringToInterval(UTF8String.fromString(text))
     if (interval.months != 0) None
-    else Some(Math.addExact(Math.multiplyExact(interval.days.toLong, 86400000000L),
-      interval.microseconds))
+    else Some(java.math.BigDecimal.valueOf(interval.days).multiply(MicrosPerDay)
+      .add(java.math.BigDecimal.valueOf(interval.microseconds)))
   } catch {
     case _: IllegalArgumentException | _: ArithmeticException => None
   }
+
+  private val MicrosPerDay = java.math.BigDecimal.valueOf(86400000000L)
 }
 
 /**

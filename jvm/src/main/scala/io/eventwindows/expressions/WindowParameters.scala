@@ -115,7 +115,10 @@ object WindowParameters {
     if (i.months != 0) {
       fail(function, s"`$parameter` must not have months or years (they vary in length), got $i")
     }
-    Math.addExact(Math.multiplyExact(i.days.toLong, 86400000000L), i.microseconds)
+    try Math.addExact(Math.multiplyExact(i.days.toLong, 86400000000L), i.microseconds) catch {
+      case _: ArithmeticException => fail(function, s"`$parameter` is too long: $i is more than " +
+        "9223372036854775807 microseconds (about 292,000 years)")
+    }
   }
 
   /**

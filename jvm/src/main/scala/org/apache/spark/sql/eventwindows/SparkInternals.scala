@@ -2,7 +2,7 @@ package org.apache.spark.sql.eventwindows
 
 import scala.reflect.ClassTag
 
-import org.apache.spark.TaskContext
+import org.apache.spark.{SparkThrowableHelper, TaskContext}
 import org.apache.spark.executor.TaskMetrics
 import org.apache.spark.memory.{MemoryConsumer, MemoryMode, SparkOutOfMemoryError}
 import org.apache.spark.rdd.RDD
@@ -40,4 +40,8 @@ object SparkInternals {
     task.addTaskCompletionListener[Unit](_ => consumer.freeMemory(bytes))
     task.taskMetrics().incPeakExecutionMemory(bytes)
   }
+
+  /** The message of a Spark error of `condition`, formatted as Spark formats its own errors. */
+  def errorMessage(condition: String, parameters: Map[String, String]): String =
+    SparkThrowableHelper.getMessage(condition, parameters)
 }

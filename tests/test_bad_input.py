@@ -1,0 +1,104 @@
+"""Bad calls end in a clear analysis error naming our function and its parameter: never Spark's
+internal error (SQLSTATE XX000), a bare JVM exception or a silently changed parameter."""
+import pytest
+from pyspark.errors import AnalysisException, IllegalArgumentException
+
+EVENTS = "SELECT * FROM VALUES (1L, 2L, 3L), (4L, 6L, 5L) AS ev(s, e, v)"
+
+
+@pytest.fixture(scope="module")
+def events(spark):
+    spark.sql(EVENTS).createOrReplaceTempView("bad_ev")
+    yield "bad_ev"
+    spark.catalog.dropTempView("bad_ev")
+
+
+def analysis_error(spark, sql):
+    """The message of the analysis error `sql` raises (before any job runs)."""
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(sql).schema  # noqa: B018  (analysis is enough)
+    message = str(info.value)
+    assert "XX000" not in message and "INTERNAL_ERROR" not in message, message
+    return message
+
+
+@pytest.mark.parametrize("query, expected", [
+    # A window function in a JOIN condition (was: Found the unresolved operator 'Join').
+    ("SELECT count(*) FROM bad_ev a JOIN bad_ev b "
+     "ON tumbling_window(a.s, 5L) = tumbling_window(b.s, 5L)",
+     ["tumbling_window", "GROUP BY"]),
+    # An aggregate list that is not aggregates (was: MISSING_ATTRIBUTES, XX000).
+    ("SELECT * FROM dynamic_window(TABLE(bad_ev), TABLE(bad_ev), 's', 's', 'e', 'v AS n')",
+     ["anchor_window", "`aggregates`", "v"]),
+    ("SELECT * FROM dynamic_window(TABLE(bad_ev), TABLE(bad_ev), 's', 's', 'e', "
+     "'count(*) AS n, abs(v) AS a')", ["anchor_window", "`aggregates`", "abs("]),
+    # Durations and alignments beyond BIGINT microseconds (was: ArithmeticException).
+    ("SELECT count(*) FROM bad_ev GROUP BY tumbling_window(CAST(s AS TIMESTAMP), "
+     "'200000000 days')", ["tumbling_window", "`size`", "too long"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY hopping_window(CAST(s AS TIMESTAMP), '2 days', "
+     "'1 day', '200000000 days')", ["hopping_window", "`alignment`", "too long"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY hopping_window(CAST(s AS TIMESTAMP), '2 days', "
+     "'200000000 days')", ["hopping_window", "`hop`", "too long"]),
+    # Policy numbers beyond BIGINT (was: silently wrapped into time(1)).
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(s, 'time(18446744073709551617)')",
+     ["sliding_window", "`eviction`", "time(t) needs t <= 9223372036854775807"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(s, 'count(3)', "
+     "'time(18446744073709551617)')",
+     ["sliding_window", "`trigger`", "time(t) needs t <= 9223372036854775807"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(s, 'count(18446744073709551617)')",
+     ["sliding_window", "`eviction`", "count(n) needs n <= 9223372036854775807"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(CAST(s AS TIMESTAMP), "
+     "'time(200000000 days)')", ["sliding_window", "`eviction`", "microseconds"]),
+    # Delta attributes that are no column (was: UNRESOLVED_COLUMN window.start, MISSING_GROUP_BY).
+    ("SELECT window.start, count(*) FROM bad_ev GROUP BY sliding_window(s, "
+     "'delta(nosuchcol, 1)')", ["sliding_window", "`eviction`", "nosuchcol", "not a column"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(s, 'count(2)', 'delta(nosuchcol, 1)')",
+     ["sliding_window", "`trigger`", "nosuchcol", "not a column"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(s, 'delta(sum(v), 1)')",
+     ["sliding_window", "`eviction`", "sum(v)", "not a column"]),
+    ("SELECT count(*) FROM bad_ev GROUP BY sliding_window(s, 'delta(v + 1, 1)')",
+     ["sliding_window", "`eviction`", "v + 1", "not a column"]),
+], ids=["join", "dynamic-not-aggregates", "dynamic-scalar", "size-overflow", "alignment-overflow",
+        "hop-overflow", "time-eviction-overflow", "time-trigger-overflow", "count-overflow",
+        "time-interval-overflow", "delta-unknown-eviction", "delta-unknown-trigger",
+        "delta-aggregate", "delta-expression"])
+def test_named_analysis_error(spark, events, query, expected):
+    message = analysis_error(spark, query)
+    for part in expected:
+        assert part in message, message
+
+
+def test_results_that_are_no_aggregates_are_spark_own_error(spark, events):
+    """Over the other families, Spark's own check names the expression, as for window()."""
+    for window in ("snapshot_window(s, e)", "tumbling_window(s, 5L)", "count_window(s, e, 2)"):
+        message = analysis_error(spark, f"SELECT v + 1 FROM bad_ev GROUP BY {window}")
+        assert "MISSING_AGGREGATION" in message and '"v"' in message, message
+
+
+def test_delta_over_a_column_still_works(spark, events):
+    rows = spark.sql("SELECT window.start, count(*) FROM bad_ev GROUP BY "
+                     "sliding_window(s, 'delta(v, 1)')").collect()
+    # v = 3 then 5: 5 - 3 > 1 evicts the first tuple before the second fires.
+    assert sorted(tuple(r) for r in rows) == [(1, 1), (4, 1)]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("SELECT count(*) FROM VALUES (5L, 3L) AS t(s, e) GROUP BY snapshot_window(s, e)",
+     "the row (s=5, e=3) has end 3 < start 5"),
+    ("SELECT count(*) FROM VALUES (5L, 3L) AS t(s, e) GROUP BY tumbling_window(s, e, 2L)",
+     "the row (s=5, e=3) has end 3 < start 5"),
+    ("SELECT count(*) FROM VALUES (1L, 3L), (2L, NULL) AS t(o, a) "
+     "GROUP BY sliding_window(o, 'delta(a, 1)')", "'delta(a, 1)' is NULL in the row (o=2, a=null)"),
+    ("SELECT * FROM dynamic_window(TABLE(bad_anchors), TABLE(bad_ev), 's', 's', 'e', "
+     "'count(*) AS n')", "the anchor (s=5, e=4) has an end before its start"),
+], ids=["end-before-start", "end-before-start-hash-aggregate", "null-delta-attribute",
+        "reversed-anchor"])
+def test_run_time_errors_are_spark_errors(spark, events, query, expected):
+    """Bad rows fail the query with a Spark error (condition and SQLSTATE), which PySpark raises
+    as its own exception class, not a Py4JJavaError with a JVM stack trace."""
+    spark.sql("SELECT * FROM VALUES (5L, 4L) AS a(s, e)").createOrReplaceTempView("bad_anchors")
+    with pytest.raises(IllegalArgumentException) as info:
+        spark.sql(query).collect()
+    error = info.value
+    assert error.getCondition() == "USER_RAISED_EXCEPTION" and error.getSqlState() == "P0001"
+    assert expected in error.getMessage(), error.getMessage()
