@@ -102,3 +102,62 @@ def test_run_time_errors_are_spark_errors(spark, events, query, expected):
     error = info.value
     assert error.getCondition() == "USER_RAISED_EXCEPTION" and error.getSqlState() == "P0001"
     assert expected in error.getMessage(), error.getMessage()
+
+
+@pytest.mark.parametrize("query, event, windows", [
+    # An event [0, 2^62) in windows [w, w + 2^62) every tick: -2^62 < w < 2^62, 2^63 - 1 of them.
+    ("SELECT count(*) FROM (SELECT 0L AS s, 4611686018427387904L AS e) "
+     "GROUP BY hopping_window(s, e, 4611686018427387904L, 1L)",
+     "from 0 to 4611686018427387904", "9223372036854775807"),
+    # An open-ended event up to a horizon at the end of time, in windows [5n, 5n + 10):
+    # -1 <= n <= (2^63 - 2) // 5, 1844674407370955163 of them.
+    ("SELECT count(*) FROM (SELECT 0L AS s, CAST(NULL AS BIGINT) AS e) "
+     "GROUP BY hopping_window(s, e, 10L, 5L, 0L, 'window', 9223372036854775807L)",
+     "from 0 to 9223372036854775807", "1844674407370955163"),
+    # The tumbling windows of one tick of an event over half the line.
+    ("SELECT count(*) FROM (SELECT -4611686018427387904L AS s, 0L AS e) "
+     "GROUP BY tumbling_window(s, e, 1L)", "from -4611686018427387904 to 0",
+     "4611686018427387904"),
+], ids=["long-event-short-hops", "open-ended-to-the-end-of-time", "tumbling-ticks"])
+def test_an_event_in_too_many_windows_fails_at_once(spark, query, event, windows):
+    """Each window is a row: an event in more windows than the limit fails the query naming the
+    event, the limit and 'changes', instead of running for years or filling memory."""
+    with pytest.raises(IllegalArgumentException) as info:
+        spark.sql(query).collect()
+    message = info.value.getMessage()
+    assert event in message and f"lies in {windows} windows" in message, message
+    assert "spark.eventwindows.maxWindowsPerEvent" in message and "'changes'" in message, message
+
+
+def test_the_window_limit_is_a_setting(spark):
+    query = ("SELECT count(*) FROM (SELECT 0L AS s, 100L AS e) "
+             "GROUP BY hopping_window(s, e, 10L, 1L)")  # 109 windows
+    try:
+        spark.conf.set("spark.eventwindows.maxWindowsPerEvent", "100")
+        with pytest.raises(IllegalArgumentException, match="more than the limit of 100"):
+            spark.sql(query).collect()
+        spark.conf.set("spark.eventwindows.maxWindowsPerEvent", "109")
+        assert len(spark.sql(query).collect()) == 109
+        spark.conf.set("spark.eventwindows.maxWindowsPerEvent", "0")
+        with pytest.raises(AnalysisException, match="from 1 to 2147483647"):
+            spark.sql(query).collect()
+    finally:
+        spark.conf.unset("spark.eventwindows.maxWindowsPerEvent")
+
+
+def test_a_time_trigger_over_a_long_gap_fails_at_once(spark):
+    """A time trigger fires a row at every instant over a non-empty window: with count eviction a
+    gap of 10^18 ticks between two tuples would be 10^18 - 1 rows (they once filled the JVM's
+    memory); with time eviction the window empties after the eviction's time, so the same gap is
+    a few rows."""
+    gap = "FROM VALUES (0L), (1000000000000000000L) AS t(o) GROUP BY sliding_window(o, "
+    with pytest.raises(IllegalArgumentException) as info:
+        spark.sql(f"SELECT count(*) {gap}'count(2)', 'time(1)')").collect()
+    message = info.value.getMessage()
+    assert "'time(1)' would fire 999999999999999999 times before the tuple at order " \
+           "1000000000000000000" in message, message
+    assert "spark.eventwindows.maxWindowsPerEvent" in message, message
+    # time(5) eviction: the tuple at 0 is in the window at the instants 1 to 5, then the window is
+    # empty until the tuple at 10^18, which is in it at the instant 10^18 (fired at the end).
+    rows = spark.sql(f"SELECT window.start, window.first {gap}'time(5)', 'time(1)')").collect()
+    assert sorted(tuple(r) for r in rows) == [(t, 0) for t in range(1, 6)] + [(10**18, 10**18)]

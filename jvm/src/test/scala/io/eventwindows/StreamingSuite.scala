@@ -258,8 +258,9 @@ class StreamingSuite extends EventWindowsSuite {
     val message = errorOf(streamed("hopping_window(ts, te, '2 seconds', '1 microsecond')",
       "append", Seq(Seq(event("a", 0, 1)))))
     assert(message.contains("hopping_window: the event from 2024-01-01 00:00:00 to " +
-      "2024-01-01 00:00:01 lies in 2999999 windows, more than 1000000 for one event on a " +
-      "stream; use output 'changes'"), message)
+      "2024-01-01 00:00:01 lies in 2999999 windows, more than the limit of 1000000 for one event " +
+      "(spark.eventwindows.maxWindowsPerEvent): each window is a row. Use output 'changes'"),
+      message)
   }
 
   test("append mode without a watermark is Spark's own error, as for window(); update mode runs") {

@@ -2,6 +2,7 @@ package io.eventwindows.analysis
 
 import scala.util.hashing.MurmurHash3
 
+import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
@@ -255,7 +256,8 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       family: Hopping,
       windowAttribute: Attribute): LogicalPlan = {
     val others = list.filterNot(_.exprId == windowAttribute.exprId)
-    Generate(Explode(EventWindowsOf(window.start, window.end, family)), unrequiredChildIndex = Nil,
+    Generate(Explode(EventWindowsOf(window.start, window.end, family,
+      EventWindowsConf.maxWindowsPerEvent)), unrequiredChildIndex = Nil,
       outer = false, qualifier = None, generatorOutput = Seq(windowAttribute),
       child = Project(others, input))
   }

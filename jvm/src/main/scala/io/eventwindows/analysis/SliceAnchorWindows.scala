@@ -1,12 +1,12 @@
 package io.eventwindows.analysis
 
+import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.AnchorSortKey
 import io.eventwindows.plans.{AnchorWindow, AnchorWindowAggregate, EventWindowAggregate}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, IsNotNull, IsNull}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.internal.SQLConf
 
 /**
  * Takes the messages and the anchors of dynamic windows apart, so that the messages need not
@@ -34,17 +34,13 @@ import org.apache.spark.sql.internal.SQLConf
  */
 object SliceAnchorWindows extends Rule[LogicalPlan] {
 
-  final val EnabledConf = "spark.eventwindows.sliceDynamicWindows"
-
   override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
     case a @ EventWindowAggregate(_, family: AnchorWindow, _, start, None, _, Seq(_, _, anchor), _,
         aggregates, _, _, Nil, child) if !a.isStreaming && child.deterministic &&
-        aggregates.forall(OrderInsensitive) && enabled &&
+        aggregates.forall(OrderInsensitive) && EventWindowsConf.sliceDynamicWindows &&
         AnchorSortKey.messageTime(start, anchor).isDefined =>
       separate(a, family)
   }
-
-  private def enabled: Boolean = SQLConf.get.getConfString(EnabledConf, "true").toBoolean
 
   private def separate(a: EventWindowAggregate, family: AnchorWindow): AnchorWindowAggregate = {
     val Seq(anchorStart, anchorEnd, anchor) = a.values

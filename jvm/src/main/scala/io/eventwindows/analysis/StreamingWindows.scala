@@ -1,5 +1,6 @@
 package io.eventwindows.analysis
 
+import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingFamily, StreamingWindowProcessor, StreamingWindowSpec}
 import io.eventwindows.expressions.{AdjustStartTime, EventTime, WindowParameters}
 import io.eventwindows.plans.EventWindowAggregate
@@ -61,7 +62,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
     val spec = StreamingWindowSpec(a.function, a.family, rules, horizon, a.keys, a.start, a.end,
       a.order, a.values, a.aggregates, a.filters, input, inputEncoder,
-      outputEncoder.resolveAndBind(), definition(a, rules, horizon, input))
+      outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
+      EventWindowsConf.maxWindowsPerEvent)
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val node = TransformWithState(

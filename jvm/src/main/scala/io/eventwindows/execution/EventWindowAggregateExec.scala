@@ -1,5 +1,6 @@
 package io.eventwindows.execution
 
+import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.aggregate.AggregateBuffers
 import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowSweepIterator}
 import io.eventwindows.expressions.EventTime
@@ -78,7 +79,7 @@ case class EventWindowAggregateExec(
     lazy val horizon = if (end.exists(_.nullable)) latestFiniteTime() else lineMax
     // Policies are built on the driver so that the horizon job runs once, before the tasks.
     val newPolicy = SweepPolicy.factory(family, values, child.output, timeType, lineMin, lineMax,
-      horizon)
+      horizon, EventWindowsConf.maxWindowsPerEvent)
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
     val partials = partialBuffers

@@ -23,8 +23,11 @@ import org.apache.spark.sql.types.{ArrayType, DataType}
  * between windows. An end before the start fails the query; so does an open-ended event (NULL end)
  * unless the family has a horizon, since a stream has no latest time to stop its windows at.
  */
-case class EventWindowsOf(start: Expression, end: Option[Expression], family: Hopping)
-  extends Expression {
+case class EventWindowsOf(
+    start: Expression,
+    end: Option[Expression],
+    family: Hopping,
+    maxWindows: Long) extends Expression {
   require(family.output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
 
   override def children: Seq[Expression] = start +: end.toSeq
@@ -60,12 +63,7 @@ case class EventWindowsOf(start: Expression, end: Option[Expression], family: Ho
     val first = axis.enter(start, exclusiveEnd)
     val leave = axis.leave(start, exclusiveEnd)
     if (exclusiveEnd == start || leave <= first) return EventWindowsOf.NoWindows
-    if (leave - first > EventWindowsOf.MaxWindows) {
-      throw new EventWindowsInputException(s"${family.functionName}: the event from " +
-        s"${Literal(start, timeType)} to ${Literal(exclusiveEnd, timeType)} lies in " +
-        s"${BigInt(leave) - first} windows, more than ${EventWindowsOf.MaxWindows} for one event " +
-        "on a stream; use output 'changes', whose cost does not grow with the event's length")
-    }
+    WindowAxis.checkWindowCount(family, first, leave, maxWindows, start, exclusiveEnd, timeType)
     new GenericArrayData(Array.tabulate[Any]((leave - first).toInt) { i =>
       new GenericInternalRow(Array[Any](
         axis.outputStart(first + i, leave), axis.outputEnd(first + i, leave)))
@@ -108,7 +106,4 @@ object EventWindowsOf {
       s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
       "windows without end. Give the window function a horizon (its last argument), or the " +
       "event an end")
-
-  /** The most windows one event may lie in on a stream: each is a row before aggregation. */
-  val MaxWindows: Long = 1000000L
 }

@@ -1,7 +1,10 @@
 package io.eventwindows.plans
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
 import io.eventwindows.expressions.TimeArithmetic
+
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.types.DataType
 
 /**
  * How one window family maps events onto the line the sweep walks, and runs of that line back
@@ -34,6 +37,27 @@ sealed trait WindowAxis extends Serializable {
 }
 
 object WindowAxis {
+
+  /**
+   * Fails, naming the event `[start, end)`, if it lies in more than `limit` windows
+   * `[enter, leave)` of an axis with a row per position: each window is a row (see
+   * [[EventWindowsConf.MaxWindowsPerEvent]]). Positions may lie more than Long apart.
+   */
+  def checkWindowCount(
+      family: AxisFamily,
+      enter: Long,
+      leave: Long,
+      limit: Long,
+      start: Long,
+      end: Long,
+      timeType: DataType): Unit =
+    if (leave > enter && java.lang.Long.compareUnsigned(leave - enter, limit) > 0) {
+      throw new EventWindowsInputException(s"${family.functionName}: the event from " +
+        s"${Literal(start, timeType)} to ${Literal(end, timeType)} lies in " +
+        s"${BigInt(leave) - enter} windows, more than the limit of $limit for one event " +
+        s"(${EventWindowsConf.MaxWindowsPerEvent}): each window is a row. Use output 'changes', " +
+        "whose cost does not grow with the event's length, or raise the limit")
+    }
 
   /**
    * The axis of a family. `horizon` is the last tick open-ended events cover under per-window

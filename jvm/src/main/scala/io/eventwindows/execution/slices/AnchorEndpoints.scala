@@ -5,6 +5,7 @@ import java.util.{Arrays, HashMap => JHashMap}
 
 import scala.collection.mutable.{ArrayBuffer, ArrayBuilder}
 
+import io.eventwindows.EventWindowsInputException
 import io.eventwindows.execution.sweep.AnchorSweep
 import io.eventwindows.plans.{AnchorWindow, Bounds}
 
@@ -12,7 +13,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeArrayData, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
 import org.apache.spark.sql.catalyst.util.GenericArrayData
-import org.apache.spark.sql.types.{ArrayType, ByteType, DataType, DateType, IntegerType, LongType, ShortType, StructField, StructType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{ArrayType, ByteType, DataType, DateType, IntegerType, LongType, ShortType, StringType, StructField, StructType, TimestampNTZType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * The slice boundaries of dynamic windows, per key: the sorted distinct instants at which some
@@ -115,6 +117,7 @@ private[slices] object AnchorEndpoints {
   final class Reader(keyTypes: Seq[DataType]) extends Serializable {
     def read(broadcast: Any): AnchorEndpoints = {
       val layout = broadcast.asInstanceOf[Array[InternalRow]].head
+      if (!layout.isNullAt(5)) throw new EventWindowsInputException(layout.getUTF8String(5).toString)
       val keyOf = UnsafeProjection.create(keyTypes.zipWithIndex.map { case (t, i) =>
         BoundReference(i, t, nullable = true)
       })
@@ -140,8 +143,12 @@ private[slices] object AnchorEndpoints {
  * anchor its first and last slice. With `anchor` (the anchor's own columns), the anchors' rows
  * themselves follow, anchor i at i + 1, ordered by start, end and then their bytes, so that two
  * broadcasts of the same rows number them alike whatever order the rows came in; an anchor with a
- * NULL start or end, or an end before its start, is then an error naming it. Without, such anchors add no boundary (the
- * window operator rejects them) and no anchor range is kept. `keys`, `start`, `end` and `anchor`
+ * NULL start or end, or an end before its start, is then an error naming it, carried in the
+ * layout row (the smallest such message) and raised by every task that reads the broadcast:
+ * raised while building the broadcast, it would fail each query stage that reuses the broadcast
+ * with the same exception, which Spark's adaptive execution reports as an internal error
+ * (`STAGE_MATERIALIZATION_MULTIPLE_FAILURES`) when two stages fail together. Without `anchor`,
+ * such anchors add no boundary (the window operator rejects them) and no anchor range is kept. `keys`, `start`, `end` and `anchor`
  * are bound to the anchor rows. A row array is what Spark's broadcast exchange takes besides its
  * own hash relations.
  */
@@ -162,14 +169,18 @@ private[slices] case class AnchorEndpointsMode(
     val interval = MutableProjection.create(Seq(start, end))
       .target(new SpecificInternalRow(Seq(LongType, LongType)))
     val valid = ArrayBuffer.empty[AnchorEndpointsMode.Anchor]
+    var rejection: String = null
     rows.foreach { row =>
       val ends = interval(row)
       if (!ends.isNullAt(0) && !ends.isNullAt(1) && ends.getLong(0) <= ends.getLong(1)) {
         valid += AnchorEndpointsMode.Anchor(keyOf(row).copy(), ends.getLong(0), ends.getLong(1),
           if (anchor.isEmpty) null else row.asInstanceOf[UnsafeRow].copy())
       } else if (anchor.isDefined) {
-        throw AnchorSweep.rejection(AnchorWindow(bounds), anchor.get.dataType,
+        val message = AnchorSweep.rejection(AnchorWindow(bounds), anchor.get.dataType,
           anchor.get.eval(row), start.dataType, start.eval(row), end.eval(row))
+          .getMessageParameters.get("errorMessage")
+        // The smallest, so that the error does not depend on the order the rows came in.
+        if (rejection == null || message < rejection) rejection = message
       }
     }
     val anchors = if (anchor.isEmpty) valid.toArray else valid.toArray.sorted(AnchorEndpointsMode.order)
@@ -222,11 +233,13 @@ private[slices] case class AnchorEndpointsMode(
       BoundReference(1, ArrayType(LongType, containsNull = false), nullable = false),
       BoundReference(2, ArrayType(IntegerType, containsNull = false), nullable = false),
       BoundReference(3, ArrayType(IntegerType, containsNull = false), nullable = false),
-      BoundReference(4, ArrayType(IntegerType, containsNull = false), nullable = false)))
+      BoundReference(4, ArrayType(IntegerType, containsNull = false), nullable = false),
+      BoundReference(5, StringType, nullable = true)))
     val header = layout(InternalRow(new GenericArrayData(keyRows.toArray[Any]),
       UnsafeArrayData.fromPrimitiveArray(boundaries), UnsafeArrayData.fromPrimitiveArray(firstSlices),
       UnsafeArrayData.fromPrimitiveArray(firstOfAnchor),
-      UnsafeArrayData.fromPrimitiveArray(lastOfAnchor))).copy()
+      UnsafeArrayData.fromPrimitiveArray(lastOfAnchor),
+      if (rejection == null) null else UTF8String.fromString(rejection))).copy()
     header +: (if (anchor.isEmpty) Array.empty[InternalRow] else anchors.map(_.row))
   }
 

@@ -53,7 +53,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   // The horizon argument serves only per-window hopping output over open-ended events, which on
   // a stream need the family's own horizon (checked as they arrive).
   private val policy = SweepPolicy.factory(spec.family, spec.values, spec.input, timeType,
-    lineMin, lineMax, lineMax)(buffers)
+    lineMin, lineMax, lineMax, spec.maxWindows)(buffers)
   private val windowFields = 2 + spec.family.extraWindowFields.size
   private val unusedMetric = new SQLMetric("sum")
   /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */

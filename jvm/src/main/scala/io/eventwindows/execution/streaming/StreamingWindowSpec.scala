@@ -22,6 +22,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
  *                      bound
  * @param definition what the state of this aggregation depends on, kept in state and compared
  *                   on restart: the family, lifetime, tie order and the layout of stored rows
+ * @param maxWindows the most windows one event may lie in under per-window hopping output
  */
 final case class StreamingWindowSpec(
     function: String,
@@ -38,4 +39,5 @@ final case class StreamingWindowSpec(
     input: Seq[Attribute],
     inputEncoder: ExpressionEncoder[Row],
     outputEncoder: ExpressionEncoder[Row],
-    definition: String)
+    definition: String,
+    maxWindows: Long)

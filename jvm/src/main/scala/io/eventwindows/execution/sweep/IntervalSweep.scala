@@ -1,10 +1,11 @@
 package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.AggregateBuffers
-import io.eventwindows.plans.WindowAxis
+import io.eventwindows.plans.{AxisFamily, WindowAxis}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.types.DataType
 
 /**
  * The policy of hopping, tumbling and snapshot windows: each event occupies an interval
@@ -16,7 +17,12 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * once and becomes output rows through the axis (one row for a snapshot interval, one per window
  * for hopping windows). Cost: O(log n) merges per entry and one evaluation per run.
  */
-private[sweep] final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuffers) extends SweepPolicy {
+private[sweep] final class IntervalSweep(
+    family: AxisFamily,
+    axis: WindowAxis,
+    buffers: AggregateBuffers,
+    maxWindows: Long,
+    timeType: DataType) extends SweepPolicy {
 
   private val panes = new LeavingPanes(buffers)
 
@@ -29,6 +35,9 @@ private[sweep] final class IntervalSweep(axis: WindowAxis, buffers: AggregateBuf
     val enter = axis.enter(start, end)
     val leave = axis.leave(start, end)
     if (leave <= enter) return // In a gap between windows.
+    if (axis.rowPerPosition) {
+      WindowAxis.checkWindowCount(family, enter, leave, maxWindows, start, end, timeType)
+    }
     if (!started) {
       position = enter
       started = true

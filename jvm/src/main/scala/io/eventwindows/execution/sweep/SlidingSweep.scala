@@ -4,7 +4,7 @@ import java.util.PriorityQueue
 
 import scala.jdk.CollectionConverters._
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator}
 import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
@@ -40,7 +40,8 @@ private[execution] final class SlidingSweep(
     buffers: AggregateBuffers,
     values: Seq[Expression],
     input: Seq[Attribute],
-    lineMax: Long) extends SweepPolicy {
+    lineMax: Long,
+    maxFirings: Long) extends SweepPolicy {
   import TimeArithmetic.{add, subtract}
 
   /** The delta policies in the order of `values`: the eviction's first, then the trigger's. */
@@ -183,6 +184,7 @@ private[execution] final class SlidingSweep(
 
   /** The time trigger's instants before `limit`, each after time eviction at that instant. */
   private def fireInstantsBefore(limit: Long, period: Long, out: SweepOutput): Unit = {
+    checkFirings(limit, period)
     while (nextInstant < limit) {
       family.eviction match {
         case SplPolicy.Time(t, _) => evictOlderThan(subtract(nextInstant, t))
@@ -197,6 +199,29 @@ private[execution] final class SlidingSweep(
         nextInstant = add(nextInstant, period)
       }
       if (nextInstant == Long.MaxValue) return
+    }
+  }
+
+  /**
+   * Each instant of a time trigger over a non-empty window is a row: fails, naming the arrival,
+   * when more than `maxFirings` of them lie before `limit` (a gap of many periods between two
+   * tuples, with count or delta eviction, or time eviction longer than the gap), instead of
+   * emitting rows for years. The window changes between arrivals only by time eviction, which
+   * empties it once its newest tuple is older than the eviction's time.
+   */
+  private def checkFirings(limit: Long, period: Long): Unit = if (!contents.isEmpty) {
+    val until = family.eviction match {
+      case SplPolicy.Time(t, _) => Math.min(limit, add(add(contents.newestOrder, t), 1L))
+      case _ => limit
+    }
+    val firings = if (until <= nextInstant) BigInt(0)
+      else (BigInt(until) - nextInstant - 1) / period + 1
+    if (firings > maxFirings) {
+      throw new EventWindowsInputException(s"${family.functionName}: the time trigger " +
+        s"'${family.trigger.sql}' would fire $firings times before the tuple at order $limit " +
+        s"(the window holds tuples from ${contents.oldestOrder} to ${contents.newestOrder}), more " +
+        s"than the limit of $maxFirings rows (${EventWindowsConf.MaxWindowsPerEvent}); use a " +
+        "longer period, or raise the limit")
     }
   }
 

@@ -39,7 +39,9 @@ private[execution] object SweepPolicy {
    * Makes the policies of a family, one per partition, from that partition's aggregate buffers.
    * `values` are the per-row values the family reads, over `input`. `horizon` is the last tick
    * open-ended events cover under per-window hopping output, when the family has not set one;
-   * only hopping windows ask for it, here, once.
+   * only hopping windows ask for it, here, once. `maxWindows` is the most windows one event may
+   * lie in under per-window hopping output, and the most rows an SPL time trigger may fire
+   * between two arrivals.
    */
   def factory(
       family: WindowFamily,
@@ -48,13 +50,14 @@ private[execution] object SweepPolicy {
       timeType: DataType,
       lineMin: Long,
       lineMax: Long,
-      horizon: => Long): AggregateBuffers => SweepPolicy = family match {
+      horizon: => Long,
+      maxWindows: Long): AggregateBuffers => SweepPolicy = family match {
     case f: AxisFamily =>
       val axis = WindowAxis(f, lineMin, lineMax, horizon)
-      new IntervalSweep(axis, _)
+      new IntervalSweep(f, axis, _, maxWindows, timeType)
     case f: CountWindow => new CountSweep(f, _, lineMax)
     case f: MessageFamily => new MessageSweep(f, _, lineMax)
-    case f: SlidingWindow => new SlidingSweep(f, _, values, input, lineMax)
+    case f: SlidingWindow => new SlidingSweep(f, _, values, input, lineMax, maxWindows)
     case f: AnchorWindow => new AnchorSweep(f, _, values, input, timeType)
   }
 }

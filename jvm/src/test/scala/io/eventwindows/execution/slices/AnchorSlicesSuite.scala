@@ -2,7 +2,7 @@ package io.eventwindows.execution.slices
 
 import scala.util.Random
 
-import io.eventwindows.{EventWindowsInputException, EventWindowsSuite}
+import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite}
 import io.eventwindows.analysis.SliceAnchorWindows
 import io.eventwindows.execution.{AnchorSliceAggregateExec, AnchorWindowResultsExec, EventWindowAggregateExec}
 import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
@@ -81,10 +81,13 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
       .map(endpoints.sliceStart)
     assert((0 until endpoints.anchorCount).map(starts) ===
       Seq(Seq(0L), Seq(2L, 4L), Nil, Seq(4L, 6L), Seq(4L, 6L)))
+    // A bad anchor does not fail the broadcast (every stage reusing it would fail with it): the
+    // tasks that read it do, naming the anchor.
     for ((s, e, what) <- Seq[(java.lang.Long, java.lang.Long, String)](
         (5L, 4L, "an end before its start"), (null, 4L, "a NULL start or end"))) {
+      val bad = mode.transform((anchors :+ row(1, s, e, "bad-17")).toArray)
       val error = intercept[EventWindowsInputException] {
-        mode.transform((anchors :+ row(1, s, e, "bad-17")).toArray)
+        new AnchorEndpoints.Reader(Seq(IntegerType)).read(bad)
       }
       assert(error.getMessage.contains(s"the anchor (id=bad-17) has $what"), error.getMessage)
     }
@@ -147,7 +150,7 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     "broadcast slices, no adaptive execution, no exchange reuse" -> Seq(
       "spark.sql.adaptive.enabled" -> "false", "spark.sql.exchange.reuse" -> "false"),
     "a slice per message time" -> Seq("spark.sql.autoBroadcastJoinThreshold" -> "-1"),
-    "the sweep over every message" -> Seq(SliceAnchorWindows.EnabledConf -> "false"))
+    "the sweep over every message" -> Seq(EventWindowsConf.SliceDynamicWindows -> "false"))
 
   for (bounds <- Bounds.all.map(_.sqlName); seed <- 1 to 3) {
     test(s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference") {

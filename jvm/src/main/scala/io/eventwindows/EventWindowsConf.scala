@@ -1,0 +1,30 @@
+package io.eventwindows
+
+import org.apache.spark.sql.internal.SQLConf
+
+/** The configuration keys of eventwindows, each read from the session's SQL configuration. */
+object EventWindowsConf {
+
+  /**
+   * The most windows one event may lie in under per-window hopping output: each window is a row,
+   * so an event beyond it (a long lifetime over short hops, an open-ended event up to a far
+   * horizon) fails the query, naming the event and `'changes'` as the way out, instead of
+   * emitting rows for years (or, on a stream, filling memory with them).
+   */
+  val MaxWindowsPerEvent = "spark.eventwindows.maxWindowsPerEvent"
+  val DefaultMaxWindowsPerEvent = 1000000L
+
+  /** Whether dynamic windows with order-insensitive aggregates fold their messages by slice. */
+  val SliceDynamicWindows = "spark.eventwindows.sliceDynamicWindows"
+
+  def maxWindowsPerEvent: Long = {
+    val text = SQLConf.get.getConfString(MaxWindowsPerEvent, DefaultMaxWindowsPerEvent.toString)
+    // An event's windows on a stream are one array: at most Int.MaxValue of them.
+    text.trim.toLongOption.filter(n => n > 0 && n <= Int.MaxValue).getOrElse(
+      throw new EventWindowsAnalysisException(
+        s"$MaxWindowsPerEvent must be a whole number from 1 to ${Int.MaxValue}, got '$text'"))
+  }
+
+  def sliceDynamicWindows: Boolean =
+    SQLConf.get.getConfString(SliceDynamicWindows, "true").toBoolean
+}
