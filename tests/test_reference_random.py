@@ -494,8 +494,9 @@ LINES = {
 }
 
 #: (size, hop, alignment) in ticks of the scale: overlapping, gaps, hop == size, a window longer
-#: than the data's span.
-END_WINDOWS = [(7, 3, 2), (4, 6, 1), (5, 5, 0), (10, 2, -17), (1000, 7, 3)]
+#: than the data's span, hops longer than the line before the epoch (windows far apart).
+END_WINDOWS = [(7, 3, 2), (4, 6, 1), (5, 5, 0), (10, 2, -17), (1000, 7, 3),
+               (3, 200_000_000_000, 5), (100_000_000_000, 200_000_000_000, -7)]
 
 
 def rows_at_an_end(rng, n_cases, line, end):
@@ -534,7 +535,7 @@ def test_hopping_at_the_ends_of_the_line_random(spark, line, end, point):
     rng = random.Random(f"ends-{line}-{end}-{point}")
     rows = rows_at_an_end(rng, 8, line, end)
     cases = [(size * scale, hop * scale, alignment * scale + jitter, output)
-             for (size, hop, alignment), jitter in zip(END_WINDOWS, (0, 1, -1, 0, 3))
+             for (size, hop, alignment), jitter in zip(END_WINDOWS, (0, 1, -1, 0, 3, 0, 2))
              for output in ("window", "point", "changes") if not (output == "changes" and hop > size)]
     lifetime = "s" if point else "s, e"
     calls = [f"hopping_window({lifetime}, {sql_ticks(size)}, {sql_ticks(hop)}, "
@@ -617,6 +618,16 @@ def test_windows_at_the_first_day_of_the_timestamp_line(spark):
     # Spark's window(): the same ends and counts.
     assert [(e, n) for _, e, n in rows("window(ts, '7 days', '1 day')")] == [
         (e, n) for _, e, n in hopping]
+
+
+def test_windows_whose_first_one_starts_after_the_timestamp_line_begins(spark):
+    """A hop of 1,000,000 days (2738 years) is longer than the TIMESTAMP line before the epoch: the
+    window [epoch, epoch + 1 s) is the first reaching into the line, and it is numbered 0 (once the
+    numbering wrapped and put this window at the line's first tick, empty)."""
+    assert [tuple(r) for r in spark.sql(
+        "SELECT unix_micros(window.start), unix_micros(window.end), count(*) FROM VALUES "
+        "(TIMESTAMP'1970-01-01 00:00:00'), (TIMESTAMP'1969-12-31 23:59:59') AS ev(ts) "
+        "GROUP BY hopping_window(ts, '1 second', '1000000 days')").collect()] == [(0, 1_000_000, 1)]
 
 
 def test_a_hop_of_one_tick_near_the_end_of_the_bigint_line(spark):

@@ -135,6 +135,6 @@ object TimeArithmetic {
   private def addModulo(x: Long, y: Long, m: Long): Long = if (x >= m - y) x - (m - y) else x + y
 
   /** How far `t` lies past the last boundary `alignment + n * period` at or before it. */
-  private def offsetPastBoundary(t: Long, alignment: Long, period: Long): Long =
+  def offsetPastBoundary(t: Long, alignment: Long, period: Long): Long =
     Math.floorMod(Math.floorMod(t, period) - Math.floorMod(alignment, period), period)
 }

@@ -107,18 +107,23 @@ case class HoppingAxis(
     lineMax: Long) extends WindowAxis {
   import TimeArithmetic._
 
-  /** The index of the first window that ends after the line's first tick, minus Long.MinValue. */
+  /**
+   * The index of the first window that ends after the line's first tick, minus Long.MinValue. If
+   * that is beyond Long, the first index is at least 0 (a hop longer than the line before the
+   * epoch): the indices themselves are positions.
+   */
   private val shift: Long = {
     // floor((lineMin - size - alignment) / hop) + 1, exactly.
     val first = (BigInt(lineMin) - size - alignment) / hop
     val floored = if ((BigInt(lineMin) - size - alignment) % hop < 0) first - 1 else first
-    (floored + 1 - Long.MinValue).toLong
+    val exact = floored + 1 - Long.MinValue
+    if (exact.isValidLong) exact.toLong else 0L
   }
 
   override def enter(start: Long, end: Long): Long = {
     // start = alignment + q * hop + r, 0 <= r < hop: the first window ending after it is
     // q + floor((r - size) / hop) + 1 (r - size cannot overflow).
-    val r = Math.floorMod(Math.floorMod(start, hop) - alignment, hop)
+    val r = offsetPastBoundary(start, alignment, hop)
     position(boundaryIndex(start, alignment, hop), Math.floorDiv(r - size, hop) + 1, start)
   }
 

@@ -148,8 +148,8 @@ private[slices] object AnchorEndpoints {
  * raised while building the broadcast, it would fail each query stage that reuses the broadcast
  * with the same exception, which Spark's adaptive execution reports as an internal error
  * (`STAGE_MATERIALIZATION_MULTIPLE_FAILURES`) when two stages fail together. Without `anchor`,
- * such anchors add no boundary (the window operator rejects them) and no anchor range is kept. `keys`, `start`, `end` and `anchor`
- * are bound to the anchor rows. A row array is what Spark's broadcast exchange takes besides its
+ * such anchors add no boundary (the window operator rejects them) and no anchor range is kept.
+ * `keys`, `start`, `end` and `anchor` are bound to the anchor rows. A row array is what Spark's broadcast exchange takes besides its
  * own hash relations.
  */
 private[slices] case class AnchorEndpointsMode(
@@ -176,9 +176,8 @@ private[slices] case class AnchorEndpointsMode(
         valid += AnchorEndpointsMode.Anchor(keyOf(row).copy(), ends.getLong(0), ends.getLong(1),
           if (anchor.isEmpty) null else row.asInstanceOf[UnsafeRow].copy())
       } else if (anchor.isDefined) {
-        val message = AnchorSweep.rejection(AnchorWindow(bounds), anchor.get.dataType,
+        val message = AnchorSweep.rejectionMessage(AnchorWindow(bounds), anchor.get.dataType,
           anchor.get.eval(row), start.dataType, start.eval(row), end.eval(row))
-          .getMessageParameters.get("errorMessage")
         // The smallest, so that the error does not depend on the order the rows came in.
         if (rejection == null || message < rejection) rejection = message
       }

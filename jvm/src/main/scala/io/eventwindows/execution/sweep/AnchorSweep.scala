@@ -120,30 +120,30 @@ private[execution] final class AnchorSweep(
   }
 
   /** The anchor in `valueRow` is not a valid one. */
-  private def reject(): Nothing = throw AnchorSweep.rejection(family,
-    values(2).dataType, valueRow.get(2, values(2).dataType), timeType,
-    valueRow.get(0, timeType), valueRow.get(1, timeType))
+  private def reject(): Nothing = throw new EventWindowsInputException(
+    AnchorSweep.rejectionMessage(family, values(2).dataType, valueRow.get(2, values(2).dataType),
+      timeType, valueRow.get(0, timeType), valueRow.get(1, timeType)))
 }
 
 private[execution] object AnchorSweep {
   /**
-   * The error for an anchor with a NULL start or end, or an end before its start, naming it by
-   * its own columns (its struct), not by the internal ones of the table the window reads.
+   * What is wrong with an anchor with a NULL start or end, or an end before its start, naming it
+   * by its own columns (its struct), not by the internal ones of the table the window reads.
    */
-  def rejection(
+  def rejectionMessage(
       family: AnchorWindow,
       anchorType: DataType,
       anchor: Any,
       timeType: DataType,
       start: Any,
-      end: Any): EventWindowsInputException = {
+      end: Any): String = {
     val what = if (start == null || end == null) "a NULL start or end" else "an end before its start"
     val described = anchorType match {
       case struct: StructType => WindowSweepIterator.describe(anchor.asInstanceOf[InternalRow],
         DataTypeUtils.toAttributes(struct))
       case other => Literal(anchor, other).toString
     }
-    new EventWindowsInputException(s"${family.functionName}: the anchor $described has $what " +
-      s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})")
+    s"${family.functionName}: the anchor $described has $what " +
+      s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})"
   }
 }
