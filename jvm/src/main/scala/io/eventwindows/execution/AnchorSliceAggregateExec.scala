@@ -92,7 +92,7 @@ private[execution] case class AnchorSliceAggregateExec(
           update(joined(buffer, row))
         }
       }
-      new AnchorPartials(endpoints, buffers, functions, TaskContext.getPartitionId() == 0).map {
+      AnchorPartials.forTask(endpoints, buffers, functions, TaskContext.getPartitionId() == 0).map {
         row =>
           numOutputRows += 1
           row
@@ -137,7 +137,7 @@ private[execution] case class AnchorSliceAggregateExec(
     s"""
        |if ($partials == null) {
        |  $aggregate();
-       |  $partials = new $partialsClass($endpoints, $buffers, $functions,
+       |  $partials = $partialsClass.forTask($endpoints, $buffers, $functions,
        |    org.apache.spark.TaskContext.getPartitionId() == 0);
        |}
        |while ($limitNotReachedCond $partials.hasNext()) {

@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowSweepIterator}
 import io.eventwindows.expressions.EventTime
 import io.eventwindows.plans.{AnchorWindow, WindowFamily}
@@ -87,8 +87,10 @@ case class EventWindowAggregateExec(
       val sorted = new KeyTimeSorter(keys, start, sortTieBreak, inputAttributes)
         .sort(rows, sortTime, peakMemory, spillSize)
       val buffers = new AggregateBuffers(aggregates, filters, inputAttributes, partials)
+      val memory = WindowMemory.forTask(s"EventWindowAggregate ${family.functionName}")
       new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType,
-        family.extraWindowFields, anchorType, newPolicy(buffers), buffers.resultTypes, numOutputRows)
+        family.extraWindowFields, anchorType, newPolicy(buffers, memory), memory,
+        buffers.resultTypes, numOutputRows)
     }
   }
 

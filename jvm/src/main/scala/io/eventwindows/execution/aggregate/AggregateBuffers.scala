@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
+import org.apache.spark.unsafe.Platform
 
 /**
  * Drives Spark's own aggregate functions over aggregation buffers that all share one layout:
@@ -110,6 +111,28 @@ private[execution] final class AggregateBuffers(
    * SQLConf about each type, which in a task builds a new conf every time (microseconds a field).
    */
   private val template = new SpecificInternalRow(bufferTypes.toIndexedSeq)
+
+  /**
+   * True if every buffer field is fixed-width and updatable in an `UnsafeRow` (the test of Spark's
+   * hash aggregation): buffers can then live as bytes ([[BufferArray]]).
+   */
+  val fixedWidth: Boolean = bufferTypes.forall(UnsafeRow.isMutable)
+
+  /** The initial buffer as an `UnsafeRow`'s words; only for fixed-width layouts. */
+  def initialWords: Array[Long] = {
+    require(fixedWidth, "only fixed-width buffers are stored as bytes")
+    val bytes = UnsafeProjection.create(bufferTypes).apply(newBuffer()).getBytes
+    val words = new Array[Long](bytes.length / 8)
+    Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, words, Platform.LONG_ARRAY_OFFSET,
+      bytes.length)
+    words
+  }
+
+  /**
+   * The size reserved for a buffer kept as objects: the row, its value array and a boxed value
+   * per field (what the objects of imperative functions grow to is not measured).
+   */
+  val estimatedObjectBytes: Long = 48L + 32L * bufferTypes.length
 
   /** A new buffer holding the initial values. */
   def newBuffer(): InternalRow = {

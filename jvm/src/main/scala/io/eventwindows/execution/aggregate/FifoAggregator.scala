@@ -22,13 +22,18 @@ import org.apache.spark.sql.catalyst.InternalRow
  *
  * An aggregator that never evicts (a running window) can be [[seed]]ed with the [[merged]] buffer
  * of the entries before a given index, and continues from there as if it still held them.
+ *
+ * Memory: the entries' and suffixes' buffers are [[BufferArray]]s (bytes in pages for fixed-width
+ * layouts) and their times a reserved array, all through [[WindowMemory]].
  */
-private[execution] final class FifoAggregator(buffers: AggregateBuffers) {
+private[execution] final class FifoAggregator(buffers: AggregateBuffers, memory: WindowMemory) {
 
   private var capacity = 16
-  private var times = new Array[Long](capacity)
-  private var leaves: Array[InternalRow] = Array.fill(capacity)(buffers.newBuffer())
-  private var suffixes: Array[InternalRow] = Array.fill(capacity)(buffers.newBuffer())
+  private var times = memory.longs(capacity)
+  private val leaves = BufferArray(buffers, memory)
+  private val suffixes = BufferArray(buffers, memory)
+  leaves.ensure(capacity)
+  suffixes.ensure(capacity)
 
   private var head = 0L
   private var flip = 0L
@@ -72,14 +77,15 @@ private[execution] final class FifoAggregator(buffers: AggregateBuffers) {
     if (tail - head == capacity) grow()
     val i = slot(tail)
     times(i) = time
-    buffers.reset(leaves(i))
-    buffers.update(leaves(i), row)
+    val leaf = leaves.row(i, 0)
+    buffers.reset(leaf)
+    buffers.update(leaf, row)
     tail += 1
   }
 
   /** The oldest waiting entry joins the aggregate. */
   def include(): Unit = {
-    buffers.combine(spare, back, leaves(slot(included)))
+    buffers.combine(spare, back, leaves.read(slot(included), 0))
     val merged = spare
     spare = back
     back = merged
@@ -99,7 +105,7 @@ private[execution] final class FifoAggregator(buffers: AggregateBuffers) {
     if (head == flip) {
       buffers.results(back)
     } else {
-      buffers.combine(scratch, suffixes(slot(head)), back)
+      buffers.combine(scratch, suffixes.read(slot(head), 0), back)
       buffers.results(scratch)
     }
   }
@@ -143,43 +149,35 @@ private[execution] final class FifoAggregator(buffers: AggregateBuffers) {
   /** Suffix aggregates over the back, newest first; the back becomes empty. */
   private def turnBackIntoFront(): Unit = {
     var i = included - 1
-    var right = empty
     while (i >= head) {
       val s = slot(i)
-      buffers.combine(suffixes(s), leaves(s), right)
-      right = suffixes(s)
+      val right = if (i == included - 1) empty else suffixes.read(slot(i + 1), 2)
+      buffers.combine(suffixes.row(s, 0), leaves.read(s, 1), right)
       i -= 1
     }
     flip = included
     buffers.reset(back)
   }
 
+  /** Doubles the ring: each held slot stays or moves up by the old capacity, into a new slot. */
   private def grow(): Unit = {
     val grown = capacity * 2
-    val newTimes = new Array[Long](grown)
-    val newLeaves = new Array[InternalRow](grown)
-    val newSuffixes = new Array[InternalRow](grown)
-    var i = 0L
+    leaves.ensure(grown)
+    suffixes.ensure(grown)
+    val newTimes = memory.longs(grown)
+    var i = 0
     while (i < capacity) {
-      // Every slot moves to where its held index lands; the unused slots keep spare buffers.
       val index = if (i >= slot(head)) head - slot(head) + i else head - slot(head) + capacity + i
       val to = (index & (grown - 1)).toInt
-      newTimes(to) = times(i.toInt)
-      newLeaves(to) = leaves(i.toInt)
-      newSuffixes(to) = suffixes(i.toInt)
+      newTimes(to) = times(i)
+      if (to != i) {
+        leaves.move(i, to)
+        suffixes.move(i, to)
+      }
       i += 1
     }
-    var j = 0
-    while (j < grown) {
-      if (newLeaves(j) == null) {
-        newLeaves(j) = buffers.newBuffer()
-        newSuffixes(j) = buffers.newBuffer()
-      }
-      j += 1
-    }
+    memory.release(8L * capacity)
     times = newTimes
-    leaves = newLeaves
-    suffixes = newSuffixes
     capacity = grown
   }
 }

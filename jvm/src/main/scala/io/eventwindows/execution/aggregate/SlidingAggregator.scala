@@ -16,62 +16,82 @@ import org.apache.spark.sql.catalyst.InternalRow
  * the leaves run out, the live ones are packed to the left (growing the tree when more than half
  * are live), so packing costs O(1) merges per appended entry, amortized. The aggregate of a range
  * of entries (in arrival order) takes O(log n) merges, besides re-merging stale nodes.
+ *
+ * Memory: the nodes' buffers are a [[BufferArray]] (bytes in pages for fixed-width layouts), of
+ * which only the nodes over entries are ever allocated; entries are named by their arrival
+ * number (an `Entry`, a long), which stays theirs when packing moves them; everything is reserved
+ * through [[WindowMemory]]. An entry's time is kept only if asked for (`withTimes`).
  */
-private[execution] final class SlidingAggregator(buffers: AggregateBuffers) {
-
-  /** A live entry, appended at `time`; `leaf` moves when the tree is packed. */
-  final class Entry private[SlidingAggregator] (
-      private[SlidingAggregator] var leaf: Int,
-      val time: Long)
+private[execution] final class SlidingAggregator(
+    buffers: AggregateBuffers,
+    memory: WindowMemory,
+    withTimes: Boolean = false) {
+  import SlidingAggregator.Entry
 
   private var capacity = 16
-  private var nodes: Array[InternalRow] = Array.fill(2 * capacity)(buffers.newBuffer())
-  /** Live entries below each node. */
-  private var counts = new Array[Int](2 * capacity)
+  private val nodes = BufferArray(buffers, memory)
+  nodes.ensure(2 * capacity)
+  /** Live entries below each inner node. */
+  private var counts = memory.ints(capacity)
+  /** True for the leaves of sealed entries. */
+  private var live = newFlags(capacity)
   /**
    * Inner nodes whose buffer is not the merge of their children's; the ancestors of a stale node
    * are stale too, so marking stops at the first one that already is.
    */
-  private var stale = new Array[Boolean](capacity)
-  private var entries = new Array[Entry](capacity)
+  private var stale = newFlags(capacity)
+  /** Each leaf's entry (increasing from leaf to leaf) and, if kept, its time. */
+  private val entries = new LongPages(memory)
+  private val times = if (withTimes) new LongPages(memory) else null
+  entries.ensure(capacity)
+  if (withTimes) times.ensure(capacity)
   private var nextLeaf = 0
+  private var nextEntry = 0L
+  private var liveCount = 0
 
-  def isEmpty: Boolean = counts(1) == 0
+  def isEmpty: Boolean = liveCount == 0
 
   /** Appends an empty entry at `time`; fill it with [[update]], then call [[seal]]. */
   def append(time: Long): Entry = {
     if (nextLeaf == capacity) pack()
-    val entry = new Entry(nextLeaf, time)
+    val entry = nextEntry
+    nextEntry += 1
     entries(nextLeaf) = entry
+    if (withTimes) times(nextLeaf) = time
     nextLeaf += 1
     entry
   }
 
   /** Folds one input row into an entry that is not sealed yet. */
   def update(entry: Entry, row: InternalRow): Unit =
-    buffers.update(nodes(capacity + entry.leaf), row)
+    buffers.update(nodes.row(capacity + leafOf(entry), 0), row)
 
   /** Makes an entry's rows part of the aggregate. */
   def seal(entry: Entry): Unit = {
-    var node = capacity + entry.leaf
+    val leaf = leafOf(entry)
+    live(leaf) = true
+    liveCount += 1
+    var node = (capacity + leaf) >> 1
     while (node >= 1) {
       counts(node) += 1
       node >>= 1
     }
-    markStaleAbove(capacity + entry.leaf)
+    markStaleAbove(capacity + leaf)
   }
 
   /** Removes a sealed entry. */
   def remove(entry: Entry): Unit = {
-    val leaf = capacity + entry.leaf
-    buffers.reset(nodes(leaf))
-    entries(entry.leaf) = null
-    var node = leaf
+    val leaf = leafOf(entry)
+    require(live(leaf), s"entry $entry is not in the aggregate")
+    nodes.clear(capacity + leaf, capacity + leaf + 1)
+    live(leaf) = false
+    liveCount -= 1
+    var node = (capacity + leaf) >> 1
     while (node >= 1) {
       counts(node) -= 1
       node >>= 1
     }
-    markStaleAbove(leaf)
+    markStaleAbove(capacity + leaf)
   }
 
   /** The oldest sealed entry (the leftmost live leaf): O(log n). */
@@ -80,18 +100,27 @@ private[execution] final class SlidingAggregator(buffers: AggregateBuffers) {
   /** The newest sealed entry (the rightmost live leaf): O(log n). */
   def newest: Entry = entries(liveLeaf(leftFirst = false))
 
+  /** The time an entry was appended at; only `withTimes`. */
+  def timeOf(entry: Entry): Long = times(leafOf(entry))
+
   private def liveLeaf(leftFirst: Boolean): Int = {
     require(!isEmpty, "no entry")
     var node = 1
     while (node < capacity) {
       val first = if (leftFirst) 2 * node else 2 * node + 1
-      node = if (counts(first) > 0) first else first ^ 1
+      node = if (liveBelow(first)) first else first ^ 1
     }
     node - capacity
   }
 
+  private def liveBelow(node: Int): Boolean =
+    if (node >= capacity) live(node - capacity) else counts(node) > 0
+
   /** The results of the aggregate functions over all sealed entries (a reused row). */
-  def results(): InternalRow = buffers.results(node(1))
+  def results(): InternalRow = {
+    refresh(1)
+    buffers.results(nodes.read(1, 0))
+  }
 
   // Accumulators of range queries, and a spare to merge into (merges are not in place).
   private var rangeLeft = buffers.newBuffer()
@@ -100,30 +129,33 @@ private[execution] final class SlidingAggregator(buffers: AggregateBuffers) {
 
   /**
    * The results over the sealed entries from `first` to `last` (inclusive, in arrival order), or
-   * over no entry if `first` is null.
+   * over no entry if `first` is [[SlidingAggregator.NoEntry]].
    */
-  def rangeResults(first: Entry, last: Entry): InternalRow = buffers.results(rangeBuffer(first, last))
+  def rangeResults(first: Entry, last: Entry): InternalRow =
+    buffers.results(rangeBuffer(first, last))
 
   /**
    * The aggregation buffer of the sealed entries from `first` to `last` (inclusive, in arrival
-   * order), or of no entry if `first` is null: the O(log n) nodes covering the range, merged left
-   * to right. The buffer is reused by the next query.
+   * order), or of no entry if `first` is [[SlidingAggregator.NoEntry]]: the O(log n) nodes
+   * covering the range, merged left to right. The buffer is reused by the next query.
    */
   def rangeBuffer(first: Entry, last: Entry): InternalRow = {
     buffers.reset(rangeLeft)
     buffers.reset(rangeRight)
-    if (first != null) {
-      var l = capacity + first.leaf
-      var r = capacity + last.leaf + 1
+    if (first != SlidingAggregator.NoEntry) {
+      var l = capacity + leafOf(first)
+      var r = capacity + leafOf(last) + 1
       while (l < r) {
         if ((l & 1) == 1) {
-          buffers.combine(rangeSpare, rangeLeft, node(l))
+          refresh(l)
+          buffers.combine(rangeSpare, rangeLeft, nodes.read(l, 0))
           val t = rangeLeft; rangeLeft = rangeSpare; rangeSpare = t
           l += 1
         }
         if ((r & 1) == 1) {
           r -= 1
-          buffers.combine(rangeSpare, node(r), rangeRight)
+          refresh(r)
+          buffers.combine(rangeSpare, nodes.read(r, 0), rangeRight)
           val t = rangeRight; rangeRight = rangeSpare; rangeSpare = t
         }
         l >>= 1
@@ -137,69 +169,107 @@ private[execution] final class SlidingAggregator(buffers: AggregateBuffers) {
   /** Forgets every entry; the tree must be empty of sealed entries (the sweep has evicted all). */
   def restart(): Unit = {
     assert(isEmpty, "restarting a sliding aggregate that still holds entries")
-    java.util.Arrays.fill(entries.asInstanceOf[Array[AnyRef]], null)
+    // An entry appended but never sealed leaves its leaf written.
+    nodes.clear(capacity, capacity + nextLeaf)
     nextLeaf = 0
   }
 
-  private def markStaleAbove(leaf: Int): Unit = {
-    var node = leaf >> 1
-    while (node >= 1 && !stale(node)) {
-      stale(node) = true
-      node >>= 1
+  /** The leaf of an entry: the newest is the usual one, any other is found by binary search. */
+  private def leafOf(entry: Entry): Int = {
+    if (nextLeaf > 0 && entries(nextLeaf - 1) == entry) return nextLeaf - 1
+    var lo = 0
+    var hi = nextLeaf - 1
+    while (lo <= hi) {
+      val mid = (lo + hi) >>> 1
+      val e = entries(mid)
+      if (e < entry) lo = mid + 1 else if (e > entry) hi = mid - 1 else return mid
+    }
+    throw new IllegalStateException(s"entry $entry is not held")
+  }
+
+  private def markStaleAbove(node: Int): Unit = {
+    var n = node >> 1
+    while (n >= 1 && !stale(n)) {
+      stale(n) = true
+      n >>= 1
     }
   }
 
-  /** The buffer of a node, re-merged first (with its stale descendants) if it is stale. */
-  private def node(i: Int): InternalRow = {
-    if (i < capacity && stale(i)) {
-      stale(i) = false
-      remerge(i)
-    }
-    nodes(i)
+  /** Re-merges node `i` from its children (their stale descendants first) if it is stale. */
+  private def refresh(i: Int): Unit = if (i < capacity && stale(i)) {
+    stale(i) = false
+    refresh(2 * i)
+    refresh(2 * i + 1)
+    // Empty subtrees read as initial buffers, so merging them changes nothing.
+    buffers.combine(nodes.row(i, 0), nodes.read(2 * i, 1), nodes.read(2 * i + 1, 2))
   }
 
-  /** Empty subtrees hold initial buffers, so merging them changes nothing. */
-  private def remerge(i: Int): Unit = buffers.combine(nodes(i), node(2 * i), node(2 * i + 1))
-
-  /** Packs the live leaves to the left, in order, doubling the capacity if over half are live. */
+  /**
+   * Packs the live leaves to the left, in order, doubling the capacity if over half are live: in
+   * place, first within the old leaves, then (when growing) shifted to the new leaves. Inner
+   * nodes over live leaves become stale; the others are cleared, so their pages are freed.
+   */
   private def pack(): Unit = {
-    val live = counts(1)
-    val newCapacity = if (live * 2 > capacity) capacity * 2 else capacity
-    val newNodes = new Array[InternalRow](2 * newCapacity)
-    val newEntries = new Array[Entry](newCapacity)
-    val newCounts = new Array[Int](2 * newCapacity)
-    // Live leaf buffers move with their entries; the others are already back at initial values.
-    val spare = Iterator.range(0, capacity).filter(i => entries(i) == null).map(i => nodes(capacity + i))
+    val newCapacity = if (liveCount * 2 > capacity) capacity * 2 else capacity
+    nodes.ensure(2 * newCapacity)
+    entries.ensure(newCapacity)
+    if (withTimes) times.ensure(newCapacity)
     var packed = 0
     var i = 0
     while (i < capacity) {
-      val entry = entries(i)
-      if (entry != null) {
-        newNodes(newCapacity + packed) = nodes(capacity + i)
-        newCounts(newCapacity + packed) = 1
-        newEntries(packed) = entry
-        entry.leaf = packed
+      if (live(i)) {
+        if (packed != i) {
+          nodes.move(capacity + i, capacity + packed)
+          entries(packed) = entries(i)
+          if (withTimes) times(packed) = times(i)
+        }
         packed += 1
       }
       i += 1
     }
-    var leaf = newCapacity + packed
-    while (leaf < 2 * newCapacity) {
-      newNodes(leaf) = if (spare.hasNext) spare.next() else buffers.newBuffer()
-      leaf += 1
+    if (newCapacity != capacity) {
+      // Backwards: each leaf moves right, past the ones still to move.
+      var j = packed - 1
+      while (j >= 0) {
+        nodes.move(capacity + j, newCapacity + j)
+        j -= 1
+      }
     }
-    var node = newCapacity - 1
-    while (node >= 1) {
-      newNodes(node) = if (node < capacity) nodes(node) else buffers.newBuffer()
-      newCounts(node) = newCounts(2 * node) + newCounts(2 * node + 1)
-      node -= 1
+    nodes.clear(newCapacity + packed, 2 * newCapacity)
+
+    memory.release(4L * capacity + 2L * capacity)
+    counts = memory.ints(newCapacity)
+    live = newFlags(newCapacity)
+    stale = newFlags(newCapacity)
+    java.util.Arrays.fill(live, 0, packed, true)
+    var level = newCapacity >> 1
+    var span = 2
+    while (level >= 1) {
+      val needed = (packed + span - 1) / span
+      var n = level
+      while (n < level + needed) {
+        stale(n) = true
+        counts(n) = Math.min(span, packed - (n - level) * span)
+        n += 1
+      }
+      nodes.clear(level + needed, 2 * level)
+      level >>= 1
+      span <<= 1
     }
-    nodes = newNodes
-    counts = newCounts
-    entries = newEntries
     capacity = newCapacity
     nextLeaf = packed
-    // Every inner node is stale now; marking them re-merges each once, when first needed.
-    stale = Array.fill(newCapacity)(true)
   }
+
+  private def newFlags(n: Int): Array[Boolean] = {
+    memory.reserve(n)
+    new Array[Boolean](n)
+  }
+}
+
+private[execution] object SlidingAggregator {
+  /** An entry: its arrival number in the aggregator. */
+  type Entry = Long
+
+  /** No entry, for an empty range. */
+  val NoEntry: Entry = -1L
 }

@@ -2,7 +2,7 @@ package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
 import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, SlidingSweep, SweepPolicy, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
@@ -52,12 +52,13 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   private val buffers = new AggregateBuffers(spec.aggregates, spec.filters, spec.input)
   // The horizon argument serves only per-window hopping output over open-ended events, which on
   // a stream need the family's own horizon (checked as they arrive).
+  private val memory = WindowMemory.forTask(s"TransformWithState ${spec.family.functionName}")
   private val policy = SweepPolicy.factory(spec.family, spec.values, spec.input, timeType,
-    lineMin, lineMax, lineMax, spec.maxWindows)(buffers)
+    lineMin, lineMax, lineMax, spec.maxWindows)(buffers, memory)
   private val windowFields = 2 + spec.family.extraWindowFields.size
   private val unusedMetric = new SQLMetric("sum")
   /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */
-  private lazy val folding = new FifoAggregator(buffers)
+  private lazy val folding = new FifoAggregator(buffers, memory)
 
   /** The stored form of an input row, or None if it is no event (a NULL start). */
   def encode(row: Row): Option[Array[Byte]] = {
@@ -192,7 +193,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
   private def sweep(sorted: Array[Stored]): Iterator[InternalRow] =
     new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys, spec.start,
-      spec.end, timeType, spec.family.extraWindowFields, None, policy, buffers.resultTypes,
+      spec.end, timeType, spec.family.extraWindowFields, None, policy, memory, buffers.resultTypes,
       unusedMetric)
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */

@@ -2,10 +2,8 @@ package io.eventwindows.execution.sweep
 
 import java.util.PriorityQueue
 
-import scala.collection.mutable
-
 import io.eventwindows.EventWindowsInputException
-import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.AnchorWindow
 
@@ -30,6 +28,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 private[execution] final class AnchorSweep(
     family: AnchorWindow,
     buffers: AggregateBuffers,
+    memory: WindowMemory,
     values: Seq[Expression],
     input: Seq[Attribute],
     timeType: DataType) extends SweepPolicy {
@@ -39,11 +38,11 @@ private[execution] final class AnchorSweep(
   private val anchorCopy = UnsafeProjection.create(
     Seq(BoundReference(2, values(2).dataType, nullable = true)))
 
-  private val tree = new SlidingAggregator(buffers)
+  private val tree = new SlidingAggregator(buffers, memory)
   /** The entries in the tree, oldest first, and the index of the oldest. */
-  private val entries = mutable.ArrayDeque.empty[tree.Entry]
+  private val entries = new LongQueue
   private var firstEntryIndex = 0L
-  private var open: tree.Entry = _
+  private var open = SlidingAggregator.NoEntry
 
   private final class Anchor(
       val start: Long, val end: Long, val upper: Long, val firstEntry: Long, val row: UnsafeRow) {
@@ -65,9 +64,9 @@ private[execution] final class AnchorSweep(
       while (!byEnd.isEmpty && byEnd.peek().upper < start) evaluate(byEnd.poll(), out)
       // With no open anchor no window needs it: later anchors' windows start after it.
       if (byEnd.isEmpty) return
-      if (open == null) {
+      if (open == SlidingAggregator.NoEntry) {
         open = tree.append(start)
-        entries.append(open)
+        entries.add(open)
       }
       tree.update(open, row)
     } else {
@@ -89,21 +88,24 @@ private[execution] final class AnchorSweep(
   override def finishGroup(out: SweepOutput): Unit = {
     while (!byEnd.isEmpty) evaluate(byEnd.poll(), out)
     sealOpen()
-    while (entries.nonEmpty) tree.remove(entries.removeHead())
+    while (!entries.isEmpty) tree.remove(entries.removeFirst())
     firstEntryIndex = 0L
     tree.restart()
   }
 
-  private def sealOpen(): Unit = if (open != null) {
+  private def sealOpen(): Unit = if (open != SlidingAggregator.NoEntry) {
     tree.seal(open)
-    open = null
+    open = SlidingAggregator.NoEntry
   }
 
   private def evaluate(anchor: Anchor, out: SweepOutput): Unit = {
     sealOpen()
     val first = anchor.firstEntry - firstEntryIndex
-    val results = if (first >= entries.size) tree.rangeResults(null, null)
-      else tree.rangeResults(entries(first.toInt), entries.last)
+    val results = if (first >= entries.size) {
+      tree.rangeResults(SlidingAggregator.NoEntry, SlidingAggregator.NoEntry)
+    } else {
+      tree.rangeResults(entries(first), entries.last)
+    }
     out.emitRow(results, Array(anchor.start, anchor.end), anchor.row)
     anchor.done = true
     evictUnneeded()
@@ -114,7 +116,7 @@ private[execution] final class AnchorSweep(
     while (!byArrival.isEmpty && byArrival.peek().done) byArrival.poll()
     val needed = if (byArrival.isEmpty) firstEntryIndex + entries.size else byArrival.peek().firstEntry
     while (firstEntryIndex < needed) {
-      tree.remove(entries.removeHead())
+      tree.remove(entries.removeFirst())
       firstEntryIndex += 1
     }
   }

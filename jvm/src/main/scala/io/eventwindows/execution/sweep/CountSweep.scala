@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{CountWindow, OutputPolicy}
 
@@ -17,11 +17,15 @@ import org.apache.spark.sql.catalyst.InternalRow
  * merges per entry and one evaluation per distinct start; memory: the events of the current window
  * and the last n distinct starts.
  */
-private[sweep] final class CountSweep(family: CountWindow, buffers: AggregateBuffers, lineMax: Long)
+private[sweep] final class CountSweep(
+    family: CountWindow,
+    buffers: AggregateBuffers,
+    memory: WindowMemory,
+    lineMax: Long)
   extends SweepPolicy {
 
   /** The events, keyed by their end. */
-  private val panes = new LeavingPanes(buffers)
+  private val panes = new LeavingPanes(buffers, memory)
 
   /** The last n distinct starts of the group, oldest first; the newest is the current one. */
   private val starts = new LongQueue

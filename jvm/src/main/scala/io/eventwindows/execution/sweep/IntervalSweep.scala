@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.plans.{AxisFamily, WindowAxis}
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -21,15 +21,24 @@ private[sweep] final class IntervalSweep(
     family: AxisFamily,
     axis: WindowAxis,
     buffers: AggregateBuffers,
+    memory: WindowMemory,
     maxWindows: Long,
     timeType: DataType) extends SweepPolicy {
 
-  private val panes = new LeavingPanes(buffers)
+  private val panes = new LeavingPanes(buffers, memory)
 
   private var position = 0L
   private var started = false
 
   override def openEnd(start: Long): Long = axis.openEnd(start)
+
+  // An event in a gap between windows changes nothing, so it closes no run.
+  override def emitBefore(start: Long, end: Long, out: SweepOutput): Boolean = {
+    val enter = axis.enter(start, end)
+    started && axis.leave(start, end) > enter && step(enter, out)
+  }
+
+  override def emitAtEnd(out: SweepOutput): Boolean = started && step(Long.MaxValue, out)
 
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     val enter = axis.enter(start, end)
@@ -38,31 +47,36 @@ private[sweep] final class IntervalSweep(
     if (axis.rowPerPosition) {
       WindowAxis.checkWindowCount(family, enter, leave, maxWindows, start, end, timeType)
     }
+    // emitBefore has brought the sweep to the event's enter point.
     if (!started) {
       position = enter
       started = true
-    } else if (enter > position) {
-      advanceTo(enter, out)
     }
     panes.add(row, start, leave)
   }
 
   override def finishGroup(out: SweepOutput): Unit = {
-    if (started) advanceTo(Long.MaxValue, out)
     panes.clear()
     started = false
   }
 
-  /** Emits the runs before `target` and removes the events leaving on the way. */
-  private def advanceTo(target: Long, out: SweepOutput): Unit = {
+  /**
+   * Emits the next run before `target`, removing the events that leave at its end; false, with
+   * the sweep at `target`, once no run is left before it.
+   */
+  private def step(target: Long, out: SweepOutput): Boolean = {
+    if (target <= position) return false
     panes.seal()
-    while (!panes.isEmpty && position < target) {
+    if (panes.isEmpty) {
+      position = target
+      false
+    } else {
       val runEnd = Math.min(panes.nextLeave, target)
       out.emit(new AxisRun(out.groupKey, out.copyResults(panes.results()), position, runEnd))
       position = runEnd
       panes.removeUpTo(position)
+      true
     }
-    position = target
   }
 
   /** The rows of axis positions `[from, to)`, all with the same results. */

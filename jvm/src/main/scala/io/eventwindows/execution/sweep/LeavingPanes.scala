@@ -1,8 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import java.util.PriorityQueue
-
-import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 
 import org.apache.spark.sql.catalyst.InternalRow
 
@@ -12,21 +10,19 @@ import org.apache.spark.sql.catalyst.InternalRow
  * pane), and entries leave in key order through a heap, whatever their arrival order. Used by the
  * policies whose events leave by their end rather than oldest first.
  */
-private[sweep] final class LeavingPanes(buffers: AggregateBuffers) {
+private[sweep] final class LeavingPanes(buffers: AggregateBuffers, memory: WindowMemory) {
 
-  private val sliding = new SlidingAggregator(buffers)
+  private val sliding = new SlidingAggregator(buffers, memory)
 
-  /** An entry of the sliding aggregate and where it leaves. */
-  private final class Held(val leave: Long, val entry: sliding.Entry)
-  private val held = new PriorityQueue[Held](64,
-    (a: Held, b: Held) => java.lang.Long.compare(a.leave, b.leave))
+  /** The sealed entries of the sliding aggregate, by where they leave. */
+  private val held = new LongPairHeap(memory)
 
-  private var open: sliding.Entry = _
+  private var open = SlidingAggregator.NoEntry
   private var openLeave = 0L
 
   /** Adds an event that arrived at `time` and leaves at `leave`. */
   def add(row: InternalRow, time: Long, leave: Long): Unit = {
-    if (open == null || openLeave != leave) {
+    if (open == SlidingAggregator.NoEntry || openLeave != leave) {
       seal()
       open = sliding.append(time)
       openLeave = leave
@@ -35,21 +31,24 @@ private[sweep] final class LeavingPanes(buffers: AggregateBuffers) {
   }
 
   /** Makes the added events part of the aggregate (the open pane takes no more events). */
-  def seal(): Unit = if (open != null) {
+  def seal(): Unit = if (open != SlidingAggregator.NoEntry) {
     sliding.seal(open)
-    held.add(new Held(openLeave, open))
-    open = null
+    held.add(openLeave, open)
+    open = SlidingAggregator.NoEntry
   }
 
   /** True if no sealed event is held. */
   def isEmpty: Boolean = sliding.isEmpty
 
   /** The smallest leave key held; only when not empty. */
-  def nextLeave: Long = held.peek().leave
+  def nextLeave: Long = held.peekKey
 
   /** Removes the sealed events that leave at or before `key`. */
   def removeUpTo(key: Long): Unit =
-    while (!held.isEmpty && held.peek().leave <= key) sliding.remove(held.poll().entry)
+    while (!held.isEmpty && held.peekKey <= key) {
+      sliding.remove(held.peekValue)
+      held.removeFirst()
+    }
 
   /** The results over the sealed events (a reused row). */
   def results(): InternalRow = sliding.results()

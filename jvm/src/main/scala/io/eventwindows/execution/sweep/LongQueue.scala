@@ -21,6 +21,12 @@ private[sweep] final class LongQueue {
     values((head & (values.length - 1)).toInt)
   }
 
+  /** The value `i` places after the oldest. */
+  def apply(i: Long): Long = {
+    if (i < 0 || i >= size) throw new NoSuchElementException(s"no value $i in a queue of $size")
+    values(((head + i) & (values.length - 1)).toInt)
+  }
+
   /** The newest value. */
   def last: Long = {
     if (isEmpty) throw new NoSuchElementException("empty queue")

@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow}
 
@@ -26,10 +26,11 @@ import org.apache.spark.sql.catalyst.InternalRow
 private[execution] final class MessageSweep(
     family: MessageFamily,
     buffers: AggregateBuffers,
+    memory: WindowMemory,
     lineMax: Long) extends SweepPolicy {
   import TimeArithmetic.add
 
-  private val window = new FifoAggregator(buffers)
+  private val window = new FifoAggregator(buffers, memory)
   /** The times of the anchors not computed yet, oldest first. */
   private val anchors = new LongQueue
   /** The index of the oldest pending anchor. */

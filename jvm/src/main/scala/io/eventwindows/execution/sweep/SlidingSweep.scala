@@ -5,7 +5,7 @@ import java.util.PriorityQueue
 import scala.jdk.CollectionConverters._
 
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
-import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 
@@ -38,6 +38,7 @@ import org.apache.spark.sql.types._
 private[execution] final class SlidingSweep(
     family: SlidingWindow,
     buffers: AggregateBuffers,
+    memory: WindowMemory,
     values: Seq[Expression],
     input: Seq[Attribute],
     lineMax: Long,
@@ -263,7 +264,7 @@ private[execution] final class SlidingSweep(
 
   /** Contents that leave oldest first (count and time eviction). */
   private final class FifoContents extends Contents {
-    private val fifo = new FifoAggregator(buffers)
+    private val fifo = new FifoAggregator(buffers, memory)
     override def isEmpty: Boolean = fifo.isEmpty
     override def size: Long = fifo.waitingIndex - fifo.headIndex
     override def oldestOrder: Long = fifo.headTime
@@ -286,22 +287,23 @@ private[execution] final class SlidingSweep(
 
   /** Contents that leave in any order (delta eviction), with a heap by attribute value. */
   private final class TreeContents(delta: DeltaUnits) extends Contents {
-    private val tree = new SlidingAggregator(buffers)
+    private val tree = new SlidingAggregator(buffers, memory, withTimes = true)
     private final class Held(
-        val exact: Long, val approx: Double, val entry: tree.Entry, val number: Long)
+        val exact: Long, val approx: Double, val entry: SlidingAggregator.Entry, val number: Long)
     private val byAttribute = new PriorityQueue[Held](64, (a: Held, b: Held) =>
       if (delta.exact) java.lang.Long.compare(a.exact, b.exact)
       else java.lang.Double.compare(a.approx, b.approx))
 
     override def isEmpty: Boolean = tree.isEmpty
     override def size: Long = byAttribute.size
-    override def oldestOrder: Long = tree.oldest.time
-    override def newestOrder: Long = tree.newest.time
+    override def oldestOrder: Long = tree.timeOf(tree.oldest)
+    override def newestOrder: Long = tree.timeOf(tree.newest)
     override def insert(
         order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
       val entry = tree.append(order)
       tree.update(entry, row)
       tree.seal(entry)
+      memory.reserve(SlidingSweep.HeldBytes)
       byAttribute.add(new Held(if (delta.exact) attributes.getLong(0) else 0L,
         if (delta.exact) 0.0 else attributes.getDouble(0), entry, number))
     }
@@ -311,18 +313,25 @@ private[execution] final class SlidingSweep(
     override def evictExceeded(attributes: InternalRow): Unit = {
       while (!byAttribute.isEmpty &&
           SlidingSweep.exceeds(delta, attributes, 0, byAttribute.peek().exact, byAttribute.peek().approx)) {
-        tree.remove(byAttribute.poll().entry)
+        evict()
       }
+    }
+    private def evict(): Unit = {
+      tree.remove(byAttribute.poll().entry)
+      memory.release(SlidingSweep.HeldBytes)
     }
     override def results(): InternalRow = tree.results()
     override def clear(): Unit = {
-      while (!byAttribute.isEmpty) tree.remove(byAttribute.poll().entry)
+      while (!byAttribute.isEmpty) evict()
       tree.restart()
     }
   }
 }
 
 private[execution] object SlidingSweep {
+  /** What a tuple's place in the heap by attribute costs: the object and the heap's slot. */
+  private val HeldBytes = 56L
+
   /** The trigger state of a group between two firings of a stream. */
   final case class TriggerState(
       arrivals: Long,

@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SlidingWindow, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -25,6 +25,17 @@ private[execution] trait SweepPolicy {
    * is in no window.
    */
   def messages: Boolean = false
+
+  /**
+   * Emits the next run that an event `[start, end)` about to be consumed closes, if any: called
+   * until it returns false, then the event is consumed. A policy whose contents change at points
+   * other than arrivals (leave points) emits those runs here, one per call, so that they reach the
+   * output as they are made instead of piling up in memory.
+   */
+  def emitBefore(start: Long, end: Long, out: SweepOutput): Boolean = false
+
+  /** As [[emitBefore]], at the end of the group: called until false, then [[finishGroup]]. */
+  def emitAtEnd(out: SweepOutput): Boolean = false
 
   /** One event `[start, end)` (non-empty) of the current group, and its row. */
   def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit
@@ -51,13 +62,13 @@ private[execution] object SweepPolicy {
       lineMin: Long,
       lineMax: Long,
       horizon: => Long,
-      maxWindows: Long): AggregateBuffers => SweepPolicy = family match {
+      maxWindows: Long): (AggregateBuffers, WindowMemory) => SweepPolicy = family match {
     case f: AxisFamily =>
       val axis = WindowAxis(f, lineMin, lineMax, horizon)
-      new IntervalSweep(f, axis, _, maxWindows, timeType)
-    case f: CountWindow => new CountSweep(f, _, lineMax)
-    case f: MessageFamily => new MessageSweep(f, _, lineMax)
-    case f: SlidingWindow => new SlidingSweep(f, _, values, input, lineMax, maxWindows)
-    case f: AnchorWindow => new AnchorSweep(f, _, values, input, timeType)
+      new IntervalSweep(f, axis, _, _, maxWindows, timeType)
+    case f: CountWindow => new CountSweep(f, _, _, lineMax)
+    case f: MessageFamily => new MessageSweep(f, _, _, lineMax)
+    case f: SlidingWindow => new SlidingSweep(f, _, _, values, input, lineMax, maxWindows)
+    case f: AnchorWindow => new AnchorSweep(f, _, _, values, input, timeType)
   }
 }

@@ -3,6 +3,7 @@ package io.eventwindows.execution.sweep
 import java.util.ArrayDeque
 
 import io.eventwindows.EventWindowsInputException
+import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -33,10 +34,14 @@ private[execution] final class WindowSweepIterator(
     extraWindowFields: Seq[String],
     anchorType: Option[DataType],
     policy: SweepPolicy,
+    memory: WindowMemory,
     resultTypes: Seq[DataType],
     numOutputRows: SQLMetric) extends Iterator[InternalRow] with SweepOutput {
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
+  memory.holder = () =>
+    if (keys.isEmpty || key == null) "the window contents of its one group"
+    else s"the window contents of the key ${WindowSweepIterator.describe(key, keys)}"
   private val lineMax = EventTime.lineMax(timeType)
   private val lifetime = MutableProjection.create(start +: end.toSeq, inputAttributes)
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
@@ -68,6 +73,18 @@ private[execution] final class WindowSweepIterator(
   private var started = false
   private var inputDone = false
 
+  /**
+   * The event read but not yet handed to the policy, which first emits, one run per step, what
+   * comes before it ([[SweepPolicy.emitBefore]]); the row stays valid until the next one is read.
+   */
+  private var held: InternalRow = _
+  private var heldStart = 0L
+  private var heldEnd = 0L
+  /** True while the policy emits what is left of the group, one run per step. */
+  private var finishing = false
+  /** The key of the held event when it starts a new group. */
+  private var nextKey: UnsafeRow = _
+
   /** True when `windowRow` holds the window of the next row of `current`. */
   private var ready = false
 
@@ -77,7 +94,7 @@ private[execution] final class WindowSweepIterator(
         ready = true
       } else if (!runs.isEmpty) {
         current = runs.poll()
-      } else if (!pull()) {
+      } else if (!step()) {
         return false
       }
     }
@@ -100,21 +117,41 @@ private[execution] final class WindowSweepIterator(
 
   override def emit(run: SweepRun): Unit = runs.add(run)
 
-  /** Reads one more input row, or ends the last group; false when nothing is left. */
-  private def pull(): Boolean = {
-    if (input.hasNext) {
-      consume(input.next())
+  /**
+   * One step of work, which emits at most one run from the policy's sweep so that runs do not
+   * pile up in memory: finish the group, or hand the held event over, or read the next row; false
+   * when nothing is left.
+   */
+  private def step(): Boolean = {
+    if (finishing) {
+      if (!policy.emitAtEnd(this)) {
+        policy.finishGroup(this)
+        finishing = false
+        key = nextKey
+        started = nextKey != null
+        nextKey = null
+      }
+      true
+    } else if (held != null) {
+      if (!policy.emitBefore(heldStart, heldEnd, this)) {
+        policy.consume(held, heldStart, heldEnd, this)
+        held = null
+      }
+      true
+    } else if (input.hasNext) {
+      read(input.next())
       true
     } else if (!inputDone) {
       inputDone = true
-      if (started) policy.finishGroup(this)
+      finishing = started
       true
     } else {
       false
     }
   }
 
-  private def consume(row: InternalRow): Unit = {
+  /** Holds the row's event for the policy, after the current group's end if it starts a group. */
+  private def read(row: InternalRow): Unit = {
     lifetime(row)
     if (times.isNullAt(0)) return // Rows with a NULL start are skipped, as by Spark's window().
     val s = times.getLong(0)
@@ -131,15 +168,16 @@ private[execution] final class WindowSweepIterator(
     if (e == s && !policy.messages) return
 
     val rowKey = keyProjection(row)
-    if (started && rowKey != key) {
-      policy.finishGroup(this)
-      started = false
-    }
     if (!started) {
       key = rowKey.copy()
       started = true
+    } else if (rowKey != key) {
+      nextKey = rowKey.copy()
+      finishing = true
     }
-    policy.consume(row, s, e, this)
+    held = row
+    heldStart = s
+    heldEnd = e
   }
 
   private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing =

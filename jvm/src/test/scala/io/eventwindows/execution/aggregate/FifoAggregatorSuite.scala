@@ -8,12 +8,14 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{CollectList, Count, First, Max, Sum}
 import org.apache.spark.sql.catalyst.util.ArrayData
+import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.types.LongType
 
 /**
  * The two-stacks aggregator against recomputation from scratch, on random sequences of adds,
  * includes and evictions, with declarative (sum, count, max, first) and imperative (collect_list,
- * which also shows that arrival order is kept) functions.
+ * which also shows that arrival order is kept) functions: buffers kept as objects (with
+ * collect_list) and as bytes (without).
  */
 class FifoAggregatorSuite extends AnyFunSuite {
 
@@ -22,22 +24,32 @@ class FifoAggregatorSuite extends AnyFunSuite {
     CollectList(v))
   private val buffers =
     new AggregateBuffers(functions, functions.map(_ => Literal.TrueLiteral), Seq(v))
+  private val fixedWidth = new AggregateBuffers(functions.init,
+    functions.init.map(_ => Literal.TrueLiteral), Seq(v))
+  private val memory = new WindowMemory(TestMemory.taskMemoryManager(), "FifoAggregatorSuite")
 
-  private def expected(values: Seq[java.lang.Long]): Seq[Any] = {
-    val present = values.filter(_ != null).map(_.longValue)
-    Seq(if (present.isEmpty) null else present.sum, present.size.toLong,
-      if (present.isEmpty) null else present.max, values.headOption.orNull, present)
+  test("buffers without objects are kept as bytes") {
+    assert(!buffers.fixedWidth)
+    assert(fixedWidth.fixedWidth)
   }
 
-  private def actual(row: InternalRow): Seq[Any] = Seq(
-    if (row.isNullAt(0)) null else row.getLong(0), row.getLong(1),
-    if (row.isNullAt(2)) null else row.getLong(2), if (row.isNullAt(3)) null else row.getLong(3),
-    row.get(4, null).asInstanceOf[ArrayData].toLongArray().toSeq)
+  private def expected(values: Seq[java.lang.Long], withList: Boolean = true): Seq[Any] = {
+    val present = values.filter(_ != null).map(_.longValue)
+    Seq(if (present.isEmpty) null else present.sum, present.size.toLong,
+      if (present.isEmpty) null else present.max, values.headOption.orNull) ++
+      (if (withList) Seq(present) else Nil)
+  }
 
-  test("random adds, includes and evictions agree with recomputation") {
+  private def actual(row: InternalRow, withList: Boolean = true): Seq[Any] = Seq(
+    if (row.isNullAt(0)) null else row.getLong(0), row.getLong(1),
+    if (row.isNullAt(2)) null else row.getLong(2), if (row.isNullAt(3)) null else row.getLong(3)) ++
+    (if (withList) Seq(row.get(4, null).asInstanceOf[ArrayData].toLongArray().toSeq) else Nil)
+
+  for ((layout, withList) <- Seq("objects" -> true, "bytes" -> false))
+  test(s"random adds, includes and evictions agree with recomputation ($layout)") {
     val random = new Random(42)
     for (round <- 0 until 200) {
-      val fifo = new FifoAggregator(buffers)
+      val fifo = new FifoAggregator(if (withList) buffers else fixedWidth, memory)
       val held = scala.collection.mutable.ArrayBuffer.empty[java.lang.Long]
       var included = 0
       for (step <- 0 until 300) {
@@ -60,7 +72,7 @@ class FifoAggregatorSuite extends AnyFunSuite {
           case _ =>
         }
         assert(fifo.isEmpty === (included == 0))
-        assert(actual(fifo.results()) === expected(held.take(included).toSeq),
+        assert(actual(fifo.results(), withList) === expected(held.take(included).toSeq, withList),
           s"round $round step $step")
       }
     }
@@ -72,14 +84,14 @@ class FifoAggregatorSuite extends AnyFunSuite {
       val values: Seq[java.lang.Long] = Seq.fill(1 + random.nextInt(60)) {
         if (random.nextInt(8) == 0) null else java.lang.Long.valueOf(random.nextInt(100).toLong)
       }
-      val whole = new FifoAggregator(buffers)
-      var continued = new FifoAggregator(buffers)
+      val whole = new FifoAggregator(buffers, memory)
+      var continued = new FifoAggregator(buffers, memory)
       val seedAt = random.nextInt(values.size)
       for ((value, i) <- values.zipWithIndex) {
         if (i == seedAt) {
           // What a stream keeps in state: the bytes of the merged buffer of the first messages.
           val bytes = buffers.serialize(continued.merged)
-          continued = new FifoAggregator(buffers)
+          continued = new FifoAggregator(buffers, memory)
           continued.seed(i, buffers.deserialize(bytes))
         }
         for (fifo <- Seq(whole, continued)) {

@@ -4,7 +4,7 @@ import scala.reflect.ClassTag
 
 import org.apache.spark.{SparkThrowableHelper, TaskContext}
 import org.apache.spark.executor.TaskMetrics
-import org.apache.spark.memory.{MemoryConsumer, MemoryMode, SparkOutOfMemoryError}
+import org.apache.spark.memory.{MemoryConsumer, MemoryMode, SparkOutOfMemoryError, TaskMemoryManager}
 import org.apache.spark.rdd.RDD
 
 /**
@@ -40,6 +40,9 @@ object SparkInternals {
     task.addTaskCompletionListener[Unit](_ => consumer.freeMemory(bytes))
     task.taskMetrics().incPeakExecutionMemory(bytes)
   }
+
+  /** The task's memory manager (`TaskContext.taskMemoryManager` is private to Spark). */
+  def taskMemoryManager(task: TaskContext): TaskMemoryManager = task.taskMemoryManager()
 
   /** The message of a Spark error of `condition`, formatted as Spark formats its own errors. */
   def errorMessage(condition: String, parameters: Map[String, String]): String =
