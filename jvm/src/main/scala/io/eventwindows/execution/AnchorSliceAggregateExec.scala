@@ -92,7 +92,7 @@ private[execution] case class AnchorSliceAggregateExec(
           update(joined(buffer, row))
         }
       }
-      AnchorPartials.forTask(endpoints, buffers, functions, TaskContext.getPartitionId() == 0).map {
+      new AnchorPartials(endpoints, buffers, functions, TaskContext.getPartitionId() == 0).map {
         row =>
           numOutputRows += 1
           row
@@ -137,7 +137,7 @@ private[execution] case class AnchorSliceAggregateExec(
     s"""
        |if ($partials == null) {
        |  $aggregate();
-       |  $partials = $partialsClass.forTask($endpoints, $buffers, $functions,
+       |  $partials = new $partialsClass($endpoints, $buffers, $functions,
        |    org.apache.spark.TaskContext.getPartitionId() == 0);
        |}
        |while ($limitNotReachedCond $partials.hasNext()) {

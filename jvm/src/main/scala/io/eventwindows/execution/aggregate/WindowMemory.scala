@@ -29,6 +29,9 @@ private[execution] final class WindowMemory(
   /** What the operator is holding, for errors: set by the loop that knows the current key. */
   var holder: () => String = () => "its window contents"
 
+  /** The most held at once. */
+  private var peak = 0L
+
   /** Reserves `bytes`, or fails the task naming the operator. */
   def reserve(bytes: Long): Unit = if (bytes > 0) {
     val granted = acquireMemory(bytes)
@@ -40,6 +43,7 @@ private[execution] final class WindowMemory(
           s"${holder()}; give executors more memory (spark.executor.memory, spark.driver.memory " +
           "in local mode) or make the windows hold fewer events at once)")).asJava)
     }
+    peak = Math.max(peak, getUsed)
   }
 
   /** Returns `bytes` reserved earlier. */
@@ -63,11 +67,17 @@ private[execution] final class WindowMemory(
 
 private[execution] object WindowMemory {
 
-  /** The operator's memory in the running task, released when the task completes. */
+  /**
+   * The operator's memory in the running task, released when the task completes; its peak counts
+   * in the task's peak execution memory, as Spark's own operators report theirs.
+   */
   def forTask(operator: String): WindowMemory = {
     val context = TaskContext.get()
     val memory = new WindowMemory(SparkInternals.taskMemoryManager(context), operator)
-    context.addTaskCompletionListener[Unit](_ => memory.release(memory.getUsed))
+    context.addTaskCompletionListener[Unit] { _ =>
+      SparkInternals.incPeakExecutionMemory(context.taskMetrics(), memory.peak)
+      memory.release(memory.getUsed)
+    }
     memory
   }
 }

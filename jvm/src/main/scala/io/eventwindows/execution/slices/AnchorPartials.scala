@@ -1,6 +1,6 @@
 package io.eventwindows.execution.slices
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
@@ -25,7 +25,6 @@ import org.apache.spark.sql.types.IntegerType
 private[execution] final class AnchorPartials(
     endpoints: AnchorEndpoints,
     slices: SliceBuffers,
-    memory: WindowMemory,
     aggregates: Seq[DeclarativeAggregate],
     everyAnchor: Boolean) extends Iterator[InternalRow] {
 
@@ -43,8 +42,8 @@ private[execution] final class AnchorPartials(
 
   /** The slices with messages as the entries of a segment tree, in order, for long intervals. */
   private final class SliceTree {
-    private val tree = new SlidingAggregator(buffers, memory)
-    private val entries = memory.longs(endpoints.sliceCount)
+    private val tree = new SlidingAggregator(buffers, slices.memory)
+    private val entries = slices.memory.longs(endpoints.sliceCount)
     private var s = slices.nextTouched(0)
     while (s >= 0) {
       slices.pointTo(s, slice)
@@ -121,15 +120,6 @@ private[execution] final class AnchorPartials(
 }
 
 private[execution] object AnchorPartials {
-  /** The partials of the running task, their memory reserved in it (also from generated code). */
-  def forTask(
-      endpoints: AnchorEndpoints,
-      slices: SliceBuffers,
-      aggregates: Seq[DeclarativeAggregate],
-      everyAnchor: Boolean): AnchorPartials =
-    new AnchorPartials(endpoints, slices,
-      WindowMemory.forTask("AnchorSliceAggregate dynamic_window"), aggregates, everyAnchor)
-
   /**
    * Up to this many slices with messages an interval is folded directly: a range query costs
    * about 2 log2 n merges, 30 for 30,000 slices, besides building the tree.

@@ -3,11 +3,10 @@ package io.eventwindows.execution.slices
 import java.util.BitSet
 
 import io.eventwindows.EventWindowsInputException
+import io.eventwindows.execution.aggregate.WindowMemory
 
-import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.unsafe.Platform
 
 /**
@@ -17,6 +16,9 @@ import org.apache.spark.unsafe.Platform
  * UnsafeRow updates in place, as in the buffers of Spark's hash aggregate.
  */
 private[execution] final class SliceBuffers(initialValues: Seq[Expression], slices: Int) {
+
+  /** The operator's memory in this task: these buffers, then the tree of [[AnchorPartials]]. */
+  val memory: WindowMemory = WindowMemory.forTask("AnchorSliceAggregate dynamic_window")
 
   private val empty = UnsafeProjection.create(initialValues).apply(InternalRow.empty).copy()
   private val size = empty.getSizeInBytes
@@ -29,7 +31,7 @@ private[execution] final class SliceBuffers(initialValues: Seq[Expression], slic
         "broadcast")
     }
     // Held until the task ends, in Spark's execution memory, as a hash aggregate's map would be.
-    Option(TaskContext.get()).foreach(SparkInternals.reserveExecutionMemory(_, total))
+    memory.reserve(total)
     new Array[Byte](total.toInt)
   }
   private val touched = new BitSet(slices)
