@@ -55,6 +55,15 @@ SCALARS = [
     ("adjust_end_time", ["e", "5L", "2L", "0L"]),
 ]
 
+#: Aggregates over the clipped lifetime, in the SELECT list of a GROUP BY over each window
+#: (where they are allowed or not).
+CLIPPED = [
+    ("time_weighted_sum", ["v"]),
+    ("time_weighted_avg", ["v"]),
+    ("clipped_start", []),
+    ("clipped_end", []),
+]
+
 #: What replaces an argument: wrong types, NULL, columns, extremes, malformed text.
 VARIANTS = [
     "NULL", "v", "str", "'x'", "1.5D", "true", "0L", "-1L", "9223372036854775807L",
@@ -151,3 +160,18 @@ def test_every_bad_scalar_call_is_clear(spark, views, function, arguments):
     # As strings: times before the year 1 have no Python datetime.
     check_all(spark, function, [f"SELECT max(CAST({call} AS STRING)) FROM generated_{time}"
                                 for time in EVENTS for call in calls(function, arguments)])
+
+
+@pytest.mark.parametrize("time", list(WINDOWS))
+def test_every_bad_clipped_call_is_clear(spark, views, time):
+    # Every variant over one window that allows them, the valid calls over every window.
+    windows = [f"{window}({', '.join(a)})" for window, a in WINDOWS[time]]
+    queries = []
+    for function, arguments in CLIPPED:
+        valid = f"{function}({', '.join(arguments)})"
+        wrapped = (lambda c: c) if arguments else (lambda c: f"max({c})")
+        queries += [f"SELECT {wrapped(call)} FROM generated_{time} GROUP BY k, {windows[0]}"
+                    for call in dict.fromkeys(calls(function, arguments))]
+        queries += [f"SELECT {wrapped(valid)} FROM generated_{time} GROUP BY k, {window}"
+                    for window in windows[1:]]
+    check_all(spark, "clipped", queries)

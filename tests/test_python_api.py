@@ -28,6 +28,10 @@ FUNCTIONS = [
     ew.time_window,
     ew.sliding_window,
     ew.anchor_window,
+    ew.clipped_start,
+    ew.clipped_end,
+    ew.time_weighted_sum,
+    ew.time_weighted_avg,
 ]
 
 #: The Python helpers that write SPL policies (no SQL function of their own).

@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{CheckStreaming, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, SweepAnchorSlices, StreamingWindows}
+import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, SweepAnchorSlices, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 
@@ -18,12 +18,16 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectTableFunction(DynamicWindowTableFunction.registration)
     // A window function in GROUP BY becomes the `window` column below the aggregate.
     extensions.injectResolutionRule(_ => EventWindowing)
+    // clipped_start() and clipped_end() take the time type of their aggregate's window.
+    extensions.injectResolutionRule(_ => ClippedLifetimes)
     // The resolved aggregate over that column becomes an EventWindowAggregate.
     extensions.injectPostHocResolutionRule(_ => EventWindowAggregation)
     // On a stream, that node becomes Spark's TransformWithState where the family runs on streams.
     extensions.injectPostHocResolutionRule(_ => StreamingWindows)
     // Any other EventWindowAggregate over a stream is an analysis error, not per-batch windows.
     extensions.injectCheckRule(_ => CheckStreaming)
+    // A clipped lifetime left in the plan is one outside the aggregates of a window.
+    extensions.injectCheckRule(_ => ClippedLifetimes.check)
     // Dynamic windows take their messages and anchors apart, so that the messages are folded
     // before the shuffle; once the anchors' size is known, they are broadcast or swept over.
     extensions.injectOptimizerRule(_ => SliceAnchorWindows)

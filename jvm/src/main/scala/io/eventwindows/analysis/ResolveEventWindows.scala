@@ -3,12 +3,12 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, ClippedLifetime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -167,21 +167,45 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       }
       aggregateExpressions.find(_.references.contains(windowAttribute)).foreach { ae =>
         WindowParameters.fail(window.prettyName, "an aggregate's input cannot use the window " +
-          "column: each event is read once, not once per window. Use the window in the result " +
-          "instead, e.g. sum(v) * (window.end - window.start) is the time-weighted sum over " +
-          s"snapshot windows and 'changes', where every event covers the whole window; got ${ae.sql}")
+          "column: each event is read once, not once per window. For the event's lifetime " +
+          "clipped to the window use clipped_start() and clipped_end(), for time-weighted sums " +
+          s"and averages time_weighted_sum(v) and time_weighted_avg(v); got ${ae.sql}")
       }
+      a.aggregateExpressions.find(ClippedLifetimes.outsideAggregates(_).isDefined).foreach { e =>
+        ClippedLifetimes.misplaced(e, "a result outside its aggregates")
+      }
+      val clipped = aggregateExpressions.exists(ClippedLifetime.isUsedIn)
       window.family match {
         case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) &&
             aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction)) =>
-          sparkAggregate(a, window, pointEventWindows(list, input, window, h, windowAttribute))
+          // A point event lies whole in its one window.
+          val pointClipped = clip(a, window.start, pointEnd(window.start))
+          sparkAggregate(pointClipped, window,
+            pointEventWindows(list, input, window, h, windowAttribute))
         case h: Hopping if input.isStreaming && h.output != OutputPolicy.Changes &&
             aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction)) =>
-          sparkAggregate(a, window, explodedWindows(list, input, window, h, windowAttribute))
+          val lifetimes = if (clipped) clippedAttributes(window) else Nil
+          sparkAggregate(if (clipped) clip(a, lifetimes.head, lifetimes(1)) else a, window,
+            explodedWindows(list, input, window, h, windowAttribute, lifetimes))
         case _ =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
-            results)
+            results, if (clipped) clippedAttributes(window) else Nil)
       }
+  }
+
+  /** The columns of each event's clipped lifetime in each window, as an operator fills them. */
+  private def clippedAttributes(window: EventWindow): Seq[Attribute] =
+    Seq(ClippedLifetime.Start, ClippedLifetime.End).map { name =>
+      AttributeReference(name, window.start.dataType, nullable = false)()
+    }
+
+  /** `clipped_start()` and `clipped_end()` in the aggregates of `a` replaced by `start`, `end`. */
+  private def clip(a: Aggregate, start: Expression, end: Expression): Aggregate =
+    a.copy(aggregateExpressions = a.aggregateExpressions.map(clip(_, start, end)
+      .asInstanceOf[NamedExpression]))
+
+  private def clip(e: Expression, start: Expression, end: Expression): Expression = e.transform {
+    case c: ClippedLifetime => if (c.isEnd) end else start
   }
 
   /**
@@ -254,12 +278,15 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       input: LogicalPlan,
       window: EventWindow,
       family: Hopping,
-      windowAttribute: Attribute): LogicalPlan = {
+      windowAttribute: Attribute,
+      clippedLifetime: Seq[Attribute]): LogicalPlan = {
     val others = list.filterNot(_.exprId == windowAttribute.exprId)
-    Generate(Explode(EventWindowsOf(window.start, window.end, family,
-      EventWindowsConf.maxWindowsPerEvent)), unrequiredChildIndex = Nil,
-      outer = false, qualifier = None, generatorOutput = Seq(windowAttribute),
-      child = Project(others, input))
+    val windows = EventWindowsOf(window.start, window.end, family,
+      EventWindowsConf.maxWindowsPerEvent, clipped = clippedLifetime.nonEmpty)
+    // With clipped lifetimes each window comes with the event's, as further columns.
+    Generate(if (clippedLifetime.isEmpty) Explode(windows) else Inline(windows),
+      unrequiredChildIndex = Nil, outer = false, qualifier = None,
+      generatorOutput = windowAttribute +: clippedLifetime, child = Project(others, input))
   }
 
   /** The [[EventWindowAggregate]] of the aggregation, under a Project of the results. */
@@ -269,11 +296,20 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       input: LogicalPlan,
       grouping: Seq[NamedExpression],
       aggregateExpressions: Seq[AggregateExpression],
-      results: Seq[NamedExpression]): LogicalPlan = {
+      results: Seq[NamedExpression],
+      clippedLifetime: Seq[Attribute]): LogicalPlan = {
     val keys = grouping.filterNot(_.exprId == windowAttribute.exprId)
     val keyAliases = keys.collect { case alias: Alias => alias }
-    val filterAliases = aggregateExpressions.map(_.filter.map(Alias(_, "filter")()))
-    val filters = filterAliases.map(_.map(_.toAttribute).getOrElse(Literal.TrueLiteral))
+    // A FILTER that reads the clipped lifetime is evaluated by the operator, per window.
+    val filterAliases = aggregateExpressions.map(_.filter.filterNot(ClippedLifetime.isUsedIn)
+      .map(Alias(_, "filter")()))
+    val filters = aggregateExpressions.zip(filterAliases).map {
+      case (_, Some(alias)) => alias.toAttribute
+      case (ae, None) => ae.filter.map(clip(_, clippedLifetime)).getOrElse(Literal.TrueLiteral)
+    }
+    val functions = aggregateExpressions.map { ae =>
+      clip(ae.aggregateFunction, clippedLifetime).asInstanceOf[AggregateFunction]
+    }
     val (family, start, end, lifetimeAliases) = window.family match {
       case h: Hopping if h.output == OutputPolicy.Changes =>
         // The operator sees only the snapped lifetimes: the user's are checked here.
@@ -288,11 +324,13 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     val child = Project(
       input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
     val node = EventWindowAggregate(keys.map(_.toAttribute), family, window.prettyName, start, end,
-      window.order, window.values, windowAttribute, aggregateExpressions.map(_.aggregateFunction),
-      filters,
-      aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, child)
+      window.order, window.values, windowAttribute, functions, filters,
+      aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, clippedLifetime, child)
     Project(results, node)
   }
+
+  private def clip(e: Expression, clippedLifetime: Seq[Attribute]): Expression =
+    if (clippedLifetime.isEmpty) e else clip(e, clippedLifetime.head, clippedLifetime(1))
 
   private def placedWindow(list: Seq[NamedExpression]): Option[(EventWindow, Attribute)] =
     list.collectFirst { case alias @ Alias(w: EventWindow, _) if w.placed => (w, alias.toAttribute) }

@@ -61,7 +61,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val outputEncoder = ExpressionEncoder(schemaOf(a.output))
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
     val spec = StreamingWindowSpec(a.function, a.family, rules, horizon, a.keys, a.start, a.end,
-      a.order, a.values, a.aggregates, a.filters, input, inputEncoder,
+      a.order, a.values, a.aggregates, a.filters, a.clippedLifetime, input, inputEncoder,
       outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
       EventWindowsConf.maxWindowsPerEvent)
 

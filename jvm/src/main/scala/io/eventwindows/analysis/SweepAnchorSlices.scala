@@ -73,6 +73,6 @@ object SweepAnchorSlices extends Rule[LogicalPlan] {
     EventWindowAggregate(keys, AnchorWindow(a.bounds), a.function, sortTime, None, Seq(side),
       Seq(unionStart, unionEnd, unionAnchor), a.windowAttribute, a.aggregates,
       a.filters.map(_ => Literal.TrueLiteral), a.aggregateAttributes,
-      rest.slice(1, 1 + buffers.size), union)
+      rest.slice(1, 1 + buffers.size), clippedLifetime = Nil, union)
   }
 }

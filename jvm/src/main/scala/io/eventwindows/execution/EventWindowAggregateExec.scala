@@ -1,8 +1,8 @@
 package io.eventwindows.execution
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowSweepIterator}
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.EventTime
 import io.eventwindows.plans.{AnchorWindow, WindowFamily}
 
@@ -34,12 +34,13 @@ case class EventWindowAggregateExec(
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
     partialBuffers: Seq[Attribute],
+    clippedLifetime: Seq[Attribute],
     child: SparkPlan) extends UnaryExecNode {
 
   override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
 
   override def producedAttributes: AttributeSet =
-    AttributeSet(windowAttribute +: aggregateAttributes)
+    AttributeSet((windowAttribute +: aggregateAttributes) ++ clippedLifetime)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil
@@ -83,14 +84,16 @@ case class EventWindowAggregateExec(
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
     val partials = partialBuffers
+    val clipped = clippedLifetime
     SparkInternals.mapPartitions(child.execute()) { rows =>
       val sorted = new KeyTimeSorter(keys, start, sortTieBreak, inputAttributes)
         .sort(rows, sortTime, peakMemory, spillSize)
-      val buffers = new AggregateBuffers(aggregates, filters, inputAttributes, partials)
       val memory = WindowMemory.forTask(s"EventWindowAggregate ${family.functionName}")
+      val windowAggregates =
+        new WindowAggregates(aggregates, filters, inputAttributes, partials, clipped, memory)
       new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType,
-        family.extraWindowFields, anchorType, newPolicy(buffers, memory), memory,
-        buffers.resultTypes, numOutputRows)
+        family.extraWindowFields, anchorType, newPolicy(windowAggregates.buffers, memory), memory,
+        windowAggregates, numOutputRows)
     }
   }
 

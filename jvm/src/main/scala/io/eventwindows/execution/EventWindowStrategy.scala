@@ -36,7 +36,7 @@ object EventWindowStrategy extends SparkStrategy {
     case a: EventWindowAggregate =>
       EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.order, a.values,
         a.windowAttribute, a.aggregates, a.filters, a.aggregateAttributes, a.partialBuffers,
-        planLater(a.child)) :: Nil
+        a.clippedLifetime, planLater(a.child)) :: Nil
     case a: AnchorWindowAggregate => broadcastAnchors(a) :: Nil
     case s: AnchorSlices => partialAggregate(s, sliced(s)) :: Nil
     case _ => Nil

@@ -28,6 +28,15 @@ object TimeArithmetic {
     if (((a ^ b) & (a ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue } else r
   }
 
+  /**
+   * The length `end - start` of a lifetime (`end >= start`) as a double: the difference of two
+   * longs may exceed Long (a lifetime across the whole BIGINT line), never 2^64.
+   */
+  def length(start: Long, end: Long): Double = {
+    val d = end - start
+    if (d >= 0) d.toDouble else (d >>> 1).toDouble * 2.0 + (d & 1L)
+  }
+
   /** `t` clamped to `[lineMin, lineMax]`. */
   def clamp(t: Long, lineMin: Long, lineMax: Long): Long = Math.max(lineMin, Math.min(lineMax, t))
 

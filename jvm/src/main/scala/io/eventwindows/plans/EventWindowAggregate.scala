@@ -24,6 +24,10 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  * buffers (in the aggregates' buffer layout) instead of events: those rows are merged into the
  * windows, not added ([[AnchorSlices]] folds the messages of dynamic windows so), the aggregates'
  * own inputs and filters are no longer read, and the node references the buffers instead.
+ *
+ * `clippedLifetime`, when not empty, are two columns the node produces for its aggregates (and
+ * FILTERs) alone: the start and end of the lifetime of the event read, clipped to the window it is
+ * read for (`clipped_start()`, `clipped_end()`).
  */
 case class EventWindowAggregate(
     keys: Seq[Attribute],
@@ -38,12 +42,13 @@ case class EventWindowAggregate(
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
     partialBuffers: Seq[Attribute],
+    clippedLifetime: Seq[Attribute],
     child: LogicalPlan) extends UnaryNode {
 
   override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
 
   override def producedAttributes: AttributeSet =
-    AttributeSet(windowAttribute +: aggregateAttributes)
+    AttributeSet((windowAttribute +: aggregateAttributes) ++ clippedLifetime)
 
   override def references: AttributeSet =
     if (partialBuffers.isEmpty) super.references

@@ -34,6 +34,15 @@ sealed trait WindowAxis extends Serializable {
 
   /** The output lifetime's end for a row at `position` of a run ending at `runEnd`. */
   def outputEnd(position: Long, runEnd: Long): Long
+
+  /**
+   * The start of the window of a row at `position` of a run ending at `runEnd`: where its events'
+   * lifetimes are clipped (for point output not the output lifetime, which is a point).
+   */
+  def extentStart(position: Long, runEnd: Long): Long
+
+  /** The end of the window of a row at `position` of a run ending at `runEnd`. */
+  def extentEnd(position: Long, runEnd: Long): Long
 }
 
 object WindowAxis {
@@ -83,6 +92,8 @@ case class SnapshotAxis(lineMax: Long) extends WindowAxis {
   override def rowPerPosition: Boolean = false
   override def outputStart(position: Long, runEnd: Long): Long = position
   override def outputEnd(position: Long, runEnd: Long): Long = runEnd
+  override def extentStart(position: Long, runEnd: Long): Long = position
+  override def extentEnd(position: Long, runEnd: Long): Long = runEnd
 }
 
 /**
@@ -153,4 +164,7 @@ case class HoppingAxis(
 
   override def outputEnd(position: Long, runEnd: Long): Long =
     if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
+
+  override def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
+  override def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
 }

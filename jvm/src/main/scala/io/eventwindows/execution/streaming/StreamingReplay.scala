@@ -2,8 +2,8 @@ package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
-import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, SlidingSweep, SweepPolicy, WindowSweepIterator}
+import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
+import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, SlidingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 
@@ -49,10 +49,12 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     (spec.start +: KeyTimeSorter.tieBreak(spec.order, spec.aggregates, spec.filters, spec.values,
       spec.input)).map(SortOrder(_, Ascending)), spec.input)
 
-  private val buffers = new AggregateBuffers(spec.aggregates, spec.filters, spec.input)
+  private val memory = WindowMemory.forTask(s"TransformWithState ${spec.family.functionName}")
+  private val aggregates = new WindowAggregates(spec.aggregates, spec.filters, spec.input,
+    partials = Nil, spec.clippedLifetime, memory)
+  private val buffers = aggregates.buffers
   // The horizon argument serves only per-window hopping output over open-ended events, which on
   // a stream need the family's own horizon (checked as they arrive).
-  private val memory = WindowMemory.forTask(s"TransformWithState ${spec.family.functionName}")
   private val policy = SweepPolicy.factory(spec.family, spec.values, spec.input, timeType,
     lineMin, lineMax, lineMax, spec.maxWindows)(buffers, memory)
   private val windowFields = 2 + spec.family.extraWindowFields.size
@@ -193,7 +195,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
   private def sweep(sorted: Array[Stored]): Iterator[InternalRow] =
     new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys, spec.start,
-      spec.end, timeType, spec.family.extraWindowFields, None, policy, memory, buffers.resultTypes,
+      spec.end, timeType, spec.family.extraWindowFields, None, policy, memory, aggregates,
       unusedMetric)
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */
@@ -225,7 +227,7 @@ private[streaming] object StreamingReplay {
   /**
    * The messages of a key that a running window no longer keeps one by one, which every later
    * window holds: their number (the next message's index), the time of the first (every window's
-   * `first`), and their aggregation buffer as [[AggregateBuffers.serialize]] stores it.
+   * `first`), and their aggregation buffer as [[io.eventwindows.execution.aggregate.AggregateBuffers.serialize]] stores it.
    */
   final case class RunningPrefix(count: Long, firstTime: Long, buffer: Array[Byte])
 

@@ -17,6 +17,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
  * @param rules      the family's streaming rules: close times and retention
  * @param horizon    how far the operator's starts are known at a watermark
  * @param keys       the grouping keys (possibly none), attributes of `input`
+ * @param clippedLifetime the columns of the clipped lifetime the aggregates read, if any (see
+ *                   [[io.eventwindows.plans.EventWindowAggregate]])
  * @param inputEncoder  rows of `input` as Spark hands them to the processor
  * @param outputEncoder rows of the aggregate's output (keys, window, aggregates), resolved and
  *                      bound
@@ -36,6 +38,7 @@ final case class StreamingWindowSpec(
     values: Seq[Expression],
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
+    clippedLifetime: Seq[Attribute],
     input: Seq[Attribute],
     inputEncoder: ExpressionEncoder[Row],
     outputEncoder: ExpressionEncoder[Row],

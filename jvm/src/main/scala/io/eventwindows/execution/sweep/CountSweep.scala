@@ -55,7 +55,7 @@ private[sweep] final class CountSweep(
     val last = starts.last
     panes.removeUpTo(first)
     val outputStart = if (family.output == OutputPolicy.Point) last else first
-    out.emitRow(panes.results(),
-      Array(outputStart, TimeArithmetic.pointEventEnd(last, lineMax), first, last))
+    val end = TimeArithmetic.pointEventEnd(last, lineMax)
+    out.emitClipping(panes.results(), Array(outputStart, end, first, last), first, end)
   }
 }

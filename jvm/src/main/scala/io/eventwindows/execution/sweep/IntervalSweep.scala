@@ -87,6 +87,8 @@ private[sweep] final class IntervalSweep(
     override def nextWindow(window: InternalRow): Boolean = next < to && {
       window.setLong(0, axis.outputStart(next, to))
       window.setLong(1, axis.outputEnd(next, to))
+      extentStart = axis.extentStart(next, to)
+      extentEnd = axis.extentEnd(next, to)
       next = if (axis.rowPerPosition) next + 1 else to
       true
     }

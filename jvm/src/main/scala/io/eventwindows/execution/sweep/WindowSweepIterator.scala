@@ -19,7 +19,9 @@ import org.apache.spark.sql.types.DataType
  * rejects a row that ends before it starts, and hands the events of each key group to the
  * family's [[SweepPolicy]], which keeps the window contents in a sliding aggregate and decides
  * what to emit. What it emits ([[SweepRun]]s: one evaluated result and the windows it holds for)
- * becomes output rows here: the keys, the `window` struct and the aggregate results.
+ * becomes output rows here: the keys, the `window` struct and the aggregate results. Aggregates
+ * that read the clipped lifetime are not the policy's: the loop hands each event to
+ * [[ClippedResults]] too, and asks it for each output row's results with the row's window.
  *
  * Cost: the policy's (amortized O(1) or O(log n) merges per event, one evaluation per result) and
  * the output rows themselves; memory holds the current window contents, not the partition.
@@ -35,7 +37,7 @@ private[execution] final class WindowSweepIterator(
     anchorType: Option[DataType],
     policy: SweepPolicy,
     memory: WindowMemory,
-    resultTypes: Seq[DataType],
+    aggregates: WindowAggregates,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] with SweepOutput {
 
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
@@ -47,16 +49,23 @@ private[execution] final class WindowSweepIterator(
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
   lifetime.target(times)
 
-  private val resultCopy = UnsafeProjection.create(resultTypes.toArray)
+  private val resultCopy = UnsafeProjection.create(aggregates.buffers.resultTypes.toArray)
+  private val clipped = aggregates.clipped
+  /**
+   * True once a group has ended: the clipped results forget it when the next one begins (also
+   * before the first, since a replay reuses them).
+   */
+  private var clippedDone = true
   private val output = {
     val keyRefs = keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) }
     val fields = Seq("start", "end") ++ extraWindowFields
+    val resultTypes = aggregates.resultTypes
     val anchorRef = anchorType.map(t => BoundReference(
       keys.size + fields.size + resultTypes.size, t, nullable = false))
     val window = CreateNamedStruct(fields.zipWithIndex.flatMap { case (name, i) =>
       Seq(Literal(name), BoundReference(keys.size + i, timeType, nullable = false))
     } ++ anchorRef.toSeq.flatMap(Seq(Literal(EventWindow.AnchorField), _)))
-    val results = resultTypes.zipWithIndex.map { case (t, i) =>
+    val results = resultTypes.zip(aggregates.resultOrdinals).map { case (t, i) =>
       BoundReference(keys.size + fields.size + i, t, nullable = true)
     }
     UnsafeProjection.create(keyRefs ++ (window +: results))
@@ -65,6 +74,7 @@ private[execution] final class WindowSweepIterator(
   private val outputRow = new JoinedRow
   private val windowAndResults = new JoinedRow
   private val resultsAndAnchor = new JoinedRow
+  private val resultsAndClipped = new JoinedRow
 
   private val runs = new ArrayDeque[SweepRun]
   private var current: SweepRun = _
@@ -105,8 +115,10 @@ private[execution] final class WindowSweepIterator(
     if (!hasNext) throw new NoSuchElementException
     ready = false
     numOutputRows += 1
-    val results = if (anchorType.isEmpty) current.results
-      else resultsAndAnchor(current.results, current.anchor)
+    val results = if (anchorType.isDefined) resultsAndAnchor(current.results, current.anchor)
+      else if (clipped != null) {
+        resultsAndClipped(current.results, clipped.results(current.extentStart, current.extentEnd))
+      } else current.results
     output(outputRow(current.key, windowAndResults(windowRow, results)))
   }
 
@@ -126,6 +138,8 @@ private[execution] final class WindowSweepIterator(
     if (finishing) {
       if (!policy.emitAtEnd(this)) {
         policy.finishGroup(this)
+        // The group's last runs are read before the next step: forget its events after them.
+        clippedDone = true
         finishing = false
         key = nextKey
         started = nextKey != null
@@ -135,6 +149,11 @@ private[execution] final class WindowSweepIterator(
     } else if (held != null) {
       if (!policy.emitBefore(heldStart, heldEnd, this)) {
         policy.consume(held, heldStart, heldEnd, this)
+        if (clipped != null) {
+          if (clippedDone) clipped.clear()
+          clippedDone = false
+          clipped.add(held, heldStart, heldEnd)
+        }
         held = null
       }
       true
@@ -209,6 +228,14 @@ private[sweep] trait SweepOutput {
   /** Queues one output row: the current key, `results` and the window's fields. */
   def emitRow(results: InternalRow, window: Array[Long], anchor: InternalRow = null): Unit =
     emit(new SingleWindow(groupKey, copyResults(results), window, anchor))
+
+  /** As [[emitRow]], for a window whose extent `[start, end)` clips its events' lifetimes. */
+  def emitClipping(results: InternalRow, window: Array[Long], start: Long, end: Long): Unit = {
+    val run = new SingleWindow(groupKey, copyResults(results), window, null)
+    run.extentStart = start
+    run.extentEnd = end
+    emit(run)
+  }
 }
 
 /**
@@ -221,6 +248,13 @@ private[sweep] abstract class SweepRun(
     val key: UnsafeRow,
     val results: UnsafeRow,
     val anchor: InternalRow = null) {
+  /**
+   * The extent of the window [[nextWindow]] last wrote, where lifetimes are clipped: the window
+   * itself, also where the output lifetime is a point.
+   */
+  var extentStart = 0L
+  var extentEnd = 0L
+
   /** Writes the next window's fields (`start`, `end`, ...) into `window`; false when done. */
   def nextWindow(window: InternalRow): Boolean
 }

@@ -1,0 +1,46 @@
+package io.eventwindows.execution.sweep
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.types.DataType
+
+/**
+ * The aggregates of one window operator in a task, as the sweep computes them: those that read
+ * events alone live in the policy's aggregators (`buffers`); those that read the clipped lifetime
+ * (`clippedLifetime`, see [[io.eventwindows.plans.EventWindowAggregate]]) are computed per window
+ * by [[ClippedResults]] (`clipped`, null if there are none).
+ */
+private[execution] final class WindowAggregates(
+    functions: Seq[AggregateFunction],
+    filters: Seq[Expression],
+    input: Seq[Attribute],
+    partials: Seq[Attribute],
+    clippedLifetime: Seq[Attribute],
+    memory: WindowMemory) {
+
+  private val (windowed, plain) = {
+    val clipped = AttributeSet(clippedLifetime)
+    functions.indices.partition { i =>
+      (functions(i).references ++ filters(i).references).exists(clipped.contains)
+    }
+  }
+
+  val buffers = new AggregateBuffers(plain.map(functions), plain.map(filters), input, partials)
+
+  val clipped: ClippedResults = if (windowed.isEmpty) null
+    else new ClippedResults(windowed.map(functions), windowed.map(filters), input, clippedLifetime,
+      memory)
+
+  /** The result types, one per function. */
+  val resultTypes: Seq[DataType] = functions.map(_.dataType)
+
+  /**
+   * Where each function's result lies in the row of the aggregators' results followed by the
+   * clipped ones.
+   */
+  val resultOrdinals: Seq[Int] = {
+    val order = plain ++ windowed
+    functions.indices.map(order.indexOf)
+  }
+}
