@@ -22,6 +22,7 @@ from eventwindows.functions import (
     time_window,
     tumbling_window,
 )
+from eventwindows.plotting import plot
 from eventwindows.session import EXTENSION_CLASS, builder, jar_path
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "DynamicWindow",
     "hopping_window",
     "index_window",
+    "plot",
     "sliding_window",
     "snap_to_boundary",
     "snapshot_window",

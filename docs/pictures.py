@@ -1,0 +1,106 @@
+"""Regenerates the pictures in docs/pictures/ with the project's own code (ew.plot over the
+windows' real results): run ``.venv/bin/python docs/pictures.py`` from the repository root.
+
+* ``hopping_changes.png``: "Taming Hopping Windows" (seed 000): StreamInsight's hopping windows
+  (5 s every 2 s) over long events, one of them open-ended, and the same windows as ``'changes'``
+  rows, one per run of windows with the same events.
+* ``count_window_ties.png``: count windows of 2 distinct start times over point events, two of
+  them at one time (seed 003's second figure).
+* ``sliding_delta_eviction.png``: an SPL sliding window with ``delta(temperature, 1.5)`` eviction
+  over out-of-order temperatures (seed 004): the tuple at 16.0 leaves before older ones.
+"""
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # a script: no display
+
+from pyspark.sql import functions as F  # noqa: E402
+
+import eventwindows as ew  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "pictures"
+
+
+def hopping_changes(spark):
+    day = datetime(2012, 6, 28)
+    events = spark.createDataFrame(
+        [
+            ("e0", day, None),  # open-ended: lasts to the end of time
+            ("e1", day + timedelta(seconds=1), day + timedelta(seconds=2)),
+            ("e2", day + timedelta(seconds=3), day + timedelta(seconds=10)),
+            ("e3", day + timedelta(seconds=9), day + timedelta(seconds=10)),
+        ],
+        "payload string, s timestamp, e timestamp",
+    )
+
+    def hopping(output):
+        return events.groupBy(ew.hopping_window(
+            "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
+            output=output)).agg(F.count("*").alias("count"))
+
+    return ew.plot(
+        events, "s", "e", value="payload",
+        windows={"'window'": hopping("window"), "'changes'": hopping("changes")},
+        labels=["count"],
+        title="Hopping windows of 5 s every 2 s: one row per window, or one per change")
+
+
+def count_window_ties(spark):
+    base = datetime(2024, 1, 1)
+    readings = spark.createDataFrame(
+        [(base + timedelta(seconds=s), v) for s, v in [(1, 1), (3, 2), (3, 4), (4, 8), (6, 16)]],
+        "ts timestamp, v bigint",
+    )
+    windows = readings.groupBy(ew.count_window("ts", None, 2)).agg(
+        F.count("*").alias("count"), F.sum("v").alias("sum"))
+    return ew.plot(readings, "ts", value="v", windows=windows, labels=["count", "sum"],
+                   title="count_window(ts, 2): two distinct start times each; the two events "
+                         "at 3 s count as one")
+
+
+def sliding_delta_eviction(spark):
+    base = datetime(2024, 1, 1)
+    temperatures = [17.1, 16.4, 16.0, 17.6, 14.0]  # the seed's tuples A to E, one a second
+    readings = spark.createDataFrame(
+        [(base + timedelta(seconds=s), t) for s, t in enumerate(temperatures, 1)],
+        "ts timestamp, temperature double",
+    )
+    windows = readings.groupBy(ew.sliding_window("ts", ew.delta("temperature", 1.5))).agg(
+        F.collect_list("temperature").alias("tuples"))
+    return ew.plot(readings, "ts", value="temperature", windows=windows, labels=["tuples"],
+                   title="sliding_window(ts, 'delta(temperature, 1.5)'): 17.6 evicts 16.0 only, "
+                         "14.0 evicts nothing")
+
+
+PICTURES = {
+    "hopping_changes.png": hopping_changes,
+    "count_window_ties.png": count_window_ties,
+    "sliding_delta_eviction.png": sliding_delta_eviction,
+}
+
+
+def main():
+    spark = (
+        ew.builder()
+        .master("local[1]")
+        .appName("eventwindows-pictures")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    OUT.mkdir(exist_ok=True)
+    try:
+        for name, picture in PICTURES.items():
+            picture(spark).savefig(OUT / name, dpi=110)
+            print(f"wrote {OUT / name}")
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main()
