@@ -29,6 +29,8 @@ lazy val root = (project in file("."))
     // rule, the codegen contracts of operators) fail the test instead of logging a warning.
     Test / envVars := Map("SPARK_TESTING" -> "1"),
     Test / javaOptions ++= Seq(
+      // The tests' log settings: Spark's logs of the failures tests cause on purpose stay out.
+      s"-Dlog4j2.configurationFile=${(baseDirectory.value / "tests" / "log4j2.properties").getPath}",
       "-Xmx2g",
       "-XX:+IgnoreUnrecognizedVMOptions",
       "--add-opens=java.base/java.lang=ALL-UNNAMED",

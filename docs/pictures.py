@@ -1,13 +1,14 @@
 """Regenerates the pictures in docs/pictures/ with the project's own code (ew.plot over the
 windows' real results): run ``.venv/bin/python docs/pictures.py`` from the repository root.
 
-* ``hopping_changes.png``: "Taming Hopping Windows" (seed 000): StreamInsight's hopping windows
+* ``hopping_changes.png``: "Taming Hopping Windows": StreamInsight's hopping windows
   (5 s every 2 s) over long events, one of them open-ended, and the same windows as ``'changes'``
   rows, one per run of windows with the same events.
 * ``count_window_ties.png``: count windows of 2 distinct start times over point events, two of
-  them at one time (seed 003's second figure).
+  them at one time (as in StreamInsight's count windows' second figure).
 * ``sliding_delta_eviction.png``: an SPL sliding window with ``delta(temperature, 1.5)`` eviction
-  over out-of-order temperatures (seed 004): the tuple at 16.0 leaves before older ones.
+  over out-of-order temperatures (IBM Streams SPL's example): the tuple at 16.0 leaves before
+  older ones.
 """
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -62,7 +63,7 @@ def count_window_ties(spark):
 
 def sliding_delta_eviction(spark):
     base = datetime(2024, 1, 1)
-    temperatures = [17.1, 16.4, 16.0, 17.6, 14.0]  # the seed's tuples A to E, one a second
+    temperatures = [17.1, 16.4, 16.0, 17.6, 14.0]  # SPL's example tuples A to E, one a second
     readings = spark.createDataFrame(
         [(base + timedelta(seconds=s), t) for s, t in enumerate(temperatures, 1)],
         "ts timestamp, temperature double",

@@ -9,14 +9,21 @@ import contextlib
 import datetime
 import itertools
 import json
+import logging
 import os
 import subprocess
 import sys
 
 import pytest
+from pyspark.logger import PySparkLogger
 
 # ----------------------------------------------------------------------------------------------
 # Sessions
+
+LOG4J2_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+"""The test sessions' logging (log4j2): errors only, without Spark's logs of the failures tests
+expect (failed tasks and streaming queries, errors a Connect server returns, each with its stack
+trace); see the file."""
 
 TEST_CONFIG = {
     "spark.sql.session.timeZone": "UTC",
@@ -26,8 +33,16 @@ TEST_CONFIG = {
     # As in Spark's own test sessions: generated code that does not compile fails the query
     # instead of running without whole-stage codegen.
     "spark.sql.codegen.fallback": "false",
+    # Read when the driver JVM starts (quoted: the launcher splits this option at spaces).
+    "spark.driver.extraJavaOptions": f'-Dlog4j2.configurationFile="{LOG4J2_CONFIG}"',
 }
 """Every test session's settings; no answer depends on the machine's time zone."""
+
+# PySpark logs every SQL error it raises that carries a query context (SQLQueryContextLogger,
+# DataFrameQueryContextLogger: an ERROR with the JVM's stack trace) besides raising it; many tests
+# expect such errors. The error itself still reaches the test.
+for _name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+    PySparkLogger.getLogger(_name).setLevel(logging.CRITICAL)
 
 CANNOT_START = 3
 """A child process's exit code when it cannot start its session here (the test is skipped)."""

@@ -57,21 +57,33 @@ def _child():
     result["hopping"] = sorted(
         list(r) for r in hopping.select("k", "window.start", "window.end", "n", "total").collect())
 
+    # ew.plot reads its DataFrames through the DataFrame API only, so it draws under Connect too:
+    # the marks it drew, by gid (see eventwindows.plotting.plot), and its lanes.
+    figure = ew.plot(events, "s", "e", key="k", value="v", windows=hopping, labels=["n"])
+    marks = {}
+    for ax in figure.axes:
+        for artist in [*ax.patches, *ax.lines, *ax.texts]:
+            if artist.get_gid():
+                marks[artist.get_gid()] = marks.get(artist.get_gid(), 0) + 1
+    result["plot_marks"] = marks
+    result["plot_lanes"] = [ax.get_title(loc="left") for ax in figure.axes]
+
     snapshot = events.groupBy(ew.snapshot_window("s", "e")).count()
     result["snapshot"] = sorted(
         list(r) for r in snapshot.select("window.start", "window.end", "count").collect())
 
-    seed = spark.createDataFrame([
+    # The events of the StreamInsight team's post "Taming Hopping Windows".
+    taming = spark.createDataFrame([
         ("e0", "2012-06-28 00:00:00", None),
         ("e1", "2012-06-28 00:00:01", "2012-06-28 00:00:02"),
         ("e2", "2012-06-28 00:00:03", "2012-06-28 00:00:10"),
         ("e3", "2012-06-28 00:00:09", "2012-06-28 00:00:10"),
     ], "id string, s string, e string").select(
         "id", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"))
-    changes = seed.groupBy(ew.hopping_window(
+    changes = taming.groupBy(ew.hopping_window(
         "s", "e", datetime.timedelta(seconds=5), "2 seconds",
         alignment=datetime.datetime(2012, 3, 15, 12, 0, 0), output="changes")).count()
-    result["seed_changes"] = sorted(list(r) for r in changes.select(
+    result["taming_changes"] = sorted(list(r) for r in changes.select(
         F.col("window.start").cast("string"), F.col("window.end").cast("string"), "count"
     ).collect())
 
@@ -141,15 +153,26 @@ def test_hopping_window_aggregate(connect_result):
         ["b", -2, 2, 1, 100], ["b", 0, 4, 1, 100]]
 
 
+def test_plot(connect_result):
+    # One bar per event with an end (all three), one per hopping row (the six above), a label per
+    # event (its v) and per row (n=...); one lane per key.
+    assert connect_result["plot_lanes"] == ["k = a", "k = b"]
+    marks = connect_result["plot_marks"]
+    assert marks.get("event-bar") == 3, marks
+    assert marks.get("window-bar:windows") == 6, marks
+    assert marks.get("event-label") == 3, marks
+    assert marks.get("window-label:windows") == 6, marks
+
+
 def test_snapshot_window(connect_result):
     # [0,4), [2,6), [1,2): endpoints 0 1 2 4 6 -> [0,1) 1; [1,2) 2; [2,4) 2; [4,6) 1.
     assert connect_result["snapshot"] == [[0, 1, 1], [1, 2, 2], [2, 4, 2], [4, 6, 1]]
 
 
-def test_seed_000_changes(connect_result):
+def test_taming_hopping_windows_changes(connect_result):
     # timedelta size, string hop, naive datetime alignment; see test_python_api for the derivation.
     day = "2012-06-28 00:00:"
-    assert connect_result["seed_changes"] == [
+    assert connect_result["taming_changes"] == [
         [day + "01", day + "03", 1], [day + "03", day + "05", 2], [day + "05", day + "07", 3],
         [day + "07", day + "11", 2], [day + "11", day + "15", 3],
         [day + "15", "9999-12-31 23:59:59.999999", 1]]
