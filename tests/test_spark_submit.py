@@ -38,3 +38,20 @@ def test_spark_submit_with_jars_and_extension_conf(tmp_path: Path):
     assert result.returncode == 0, result.stderr[-3000:]
     # [0,2) holds one event, [2,4) both, [4,6) one.
     assert "RESULT [(0, 2, 1), (2, 4, 2), (4, 6, 1)]" in result.stdout
+
+
+def test_the_readme_command_in_a_fresh_shell(tmp_path: Path):
+    """The README's spark-submit command, as written, from the clone's root in a shell that has
+    nothing set up (no virtualenv active, no SPARK_HOME)."""
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    start = readme.index("```bash\nsource .venv/bin/activate")
+    command = readme[start + len("```bash\n"):readme.index("```", start + 3)]
+    assert command.rstrip().endswith(" app.py"), command
+    (tmp_path / "app.py").write_text(APP)
+    script = command.rstrip()[:-len("app.py")] + str(tmp_path / "app.py")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root")}
+    result = subprocess.run(["bash", "-c", script], cwd=root, capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "RESULT [(0, 2, 1), (2, 4, 2), (4, 6, 1)]" in result.stdout
