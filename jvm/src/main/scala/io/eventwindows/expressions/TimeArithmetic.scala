@@ -32,10 +32,12 @@ object TimeArithmetic {
    * The length `end - start` of a lifetime (`end >= start`) as a double: the difference of two
    * longs may exceed Long (a lifetime across the whole BIGINT line), never 2^64.
    */
-  def length(start: Long, end: Long): Double = {
-    val d = end - start
-    if (d >= 0) d.toDouble else (d >>> 1).toDouble * 2.0 + (d & 1L)
-  }
+  def length(start: Long, end: Long): Double = unsignedToDouble(end - start)
+
+  /** `value` read as unsigned, rounded to the nearest double. */
+  def unsignedToDouble(value: Long): Double =
+    // Halving keeps the lowest bit as a sticky bit, so the one rounding is still to nearest.
+    if (value >= 0) value.toDouble else ((value >>> 1) | (value & 1)).toDouble * 2.0
 
   /** `t` clamped to `[lineMin, lineMax]`. */
   def clamp(t: Long, lineMin: Long, lineMax: Long): Long = Math.max(lineMin, Math.min(lineMax, t))

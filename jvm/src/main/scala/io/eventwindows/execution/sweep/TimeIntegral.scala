@@ -3,6 +3,7 @@ package io.eventwindows.execution.sweep
 import java.lang.Double.{doubleToRawLongBits, isFinite, longBitsToDouble}
 
 import io.eventwindows.execution.aggregate.{LongPages, WindowMemory}
+import io.eventwindows.expressions.TimeArithmetic
 
 /**
  * The time-weighted aggregates of windows `[a, b)` over interval events `[start, end)` with a
@@ -143,7 +144,7 @@ private[sweep] final class TimeIntegral(memory: WindowMemory) {
     ticksAt(first, a)
     val low = endLo - wideLo
     val high = endHi - wideHi - (if (java.lang.Long.compareUnsigned(endLo, wideLo) < 0) 1 else 0)
-    lastWeight = high.toDouble * TwoTo64 + unsignedToDouble(low)
+    lastWeight = high.toDouble * TwoTo64 + TimeArithmetic.unsignedToDouble(low)
 
     head = first
     if (head > tail - head) compact()
@@ -364,10 +365,4 @@ private object TimeIntegral {
   val LowBits = 0xFFFFFFFFL
   val TwoTo32 = 4294967296.0
   val TwoTo64 = 18446744073709551616.0
-
-  /** `value` read as unsigned, rounded to the nearest double. */
-  def unsignedToDouble(value: Long): Double = {
-    // Halving keeps the lowest bit as a sticky bit, so the one rounding is still to nearest.
-    if (value >= 0) value.toDouble else ((value >>> 1) | (value & 1)).toDouble * 2.0
-  }
 }
