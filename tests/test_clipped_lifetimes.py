@@ -312,6 +312,23 @@ def test_filter_with_the_clipped_lifetime(spark):
                       (8, 0, None), (10, 0, None)])
 
 
+def test_having_and_order_by_over_the_clipped_lifetime(spark):
+    """HAVING and ORDER BY aggregates over the clipped lifetime, which Spark moves into the
+    window's aggregate; the clipped lifetime alone in HAVING is an error naming the function."""
+    events = "VALUES (1L, 7L, 2.0D), (4L, 5L, 10.0D) AS t(s, e, v)"
+    # Tumbling windows of 4: [0, 4) holds [1, 4) of 2 (sum 6, avg 2, first clipped start 1);
+    # [4, 8) holds [4, 7) of 2 and [4, 5) of 10 (sum 16, avg 4, first clipped start 4).
+    having = rows_of(spark, f"SELECT window.start FROM {events} GROUP BY tumbling_window(s, e, 4L) "
+                            f"HAVING time_weighted_avg(v) > 3 AND min(clipped_start()) >= 4")
+    assert_rows(having, [(4,)])
+    ordered = rows_of(spark, f"SELECT window.start FROM {events} "
+                             f"GROUP BY tumbling_window(s, e, 4L) ORDER BY time_weighted_sum(v) DESC")
+    assert [r[0] for r in ordered] == [4, 0]
+    with pytest.raises(AnalysisException, match="clipped_start: allowed only inside"):
+        spark.sql(f"SELECT window.start FROM {events} GROUP BY tumbling_window(s, e, 4L) "
+                  f"HAVING clipped_start() > 1").collect()
+
+
 def test_time_weighted_average_of_point_samples(spark):
     """Readings that hold until the next one (end = lead(ts)), the last one open-ended up to a
     horizon, averaged per hour weighted by how long each value held."""
