@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.{ClippedLifetime, EventWindow, TimeWeighted, WindowParameters}
-import io.eventwindows.plans.{CountWindow, Hopping, OutputPolicy, Snapshot, WindowFamily}
+import io.eventwindows.plans.{CountWindow, Hopping, OutputPolicy, SessionWindow, Snapshot, WindowFamily}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
@@ -77,13 +77,18 @@ object ClippedLifetimes extends Rule[LogicalPlan] {
       WindowParameters.fail(function, s"not with ${h.functionName} output 'changes': one row " +
         "stands for a run of windows, each clipping the events' lifetimes differently; use " +
         "output 'window' or 'point'")
-    case _: Hopping | Snapshot | _: CountWindow =>
+    case s: SessionWindow if s.output == OutputPolicy.Changes =>
+      WindowParameters.fail(function, s"not with ${s.functionName} output 'changes': one row " +
+        "stands for the events started so far, each clipped differently by the session's " +
+        "later rows; use output 'window'")
+    case _: Hopping | Snapshot | _: CountWindow | _: SessionWindow =>
     case other =>
       WindowParameters.fail(function, s"allowed only over $families, whose events have " +
         s"lifetimes clipped to each window; got ${other.functionName}")
   }
 
-  private val families = "hopping_window, tumbling_window, snapshot_window or count_window"
+  private val families =
+    "hopping_window, tumbling_window, snapshot_window, count_window or event_session_window"
 
   /** The function to name: the first time-weighted aggregate using a clipped lifetime, if any. */
   private def culprit(expressions: Seq[Expression]): String = {

@@ -4,7 +4,7 @@ import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, ClippedLifetime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy}
+import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy, SplTumblingWindow, WindowFamily}
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
@@ -79,11 +79,9 @@ object EventWindowing extends Rule[LogicalPlan] {
    * it against the resolved input when this runs, so a column that does not resolve now never will.
    */
   private def checkValuesResolve(window: EventWindow, input: LogicalPlan): Unit =
-    window.family match {
-      case SlidingWindow(eviction, trigger) =>
+    splPolicies(window.family) match {
+      case policies if policies.nonEmpty =>
         val resolver = SQLConf.get.resolver
-        val policies = Seq("eviction" -> eviction, "trigger" -> trigger)
-          .collect { case (parameter, d: SplPolicy.Delta) => parameter -> d }
         policies.zip(window.values).foreach {
           case ((parameter, policy), u: UnresolvedAttribute)
               if input.resolve(u.nameParts, resolver).isEmpty =>
@@ -96,15 +94,27 @@ object EventWindowing extends Rule[LogicalPlan] {
     }
 
   /** Checks what can only be checked once the marker's inputs are resolved. */
-  private def checkResolved(window: EventWindow): Unit = window.family match {
-    case SlidingWindow(eviction, trigger) =>
+  private def checkResolved(window: EventWindow): Unit =
+    splPolicies(window.family).zip(window.values).foreach {
       // The attributes of delta policies: numeric or timestamps, with a delta of their units.
-      Seq(eviction, trigger).collect { case d: SplPolicy.Delta => d }.zip(window.values).foreach {
-        case (policy, attribute) =>
-          SplPolicies.deltaUnits(window.prettyName, if (policy eq eviction) "eviction" else "trigger",
-            policy, attribute.dataType)
-      }
-    case _ =>
+      case ((parameter, policy: SplPolicy.Delta), attribute) =>
+        SplPolicies.deltaUnits(window.prettyName, parameter, policy, attribute.dataType)
+      case ((_, policy: SplPolicy.Punct), column) =>
+        SplPolicies.checkPunctuation(window.prettyName, policy, column.dataType)
+      case _ =>
+    }
+
+  /** The SPL policies that read a column (the marker's `values`, in order) and their parameter. */
+  private def splPolicies(family: WindowFamily): Seq[(String, SplPolicy)] = {
+    val policies = family match {
+      case SlidingWindow(eviction, trigger) => Seq("eviction" -> eviction, "trigger" -> trigger)
+      case SplTumblingWindow(eviction, _) => Seq("eviction" -> eviction)
+      case _ => Nil
+    }
+    policies.filter {
+      case (_, _: SplPolicy.Delta | _: SplPolicy.Punct) => true
+      case _ => false
+    }
   }
 
   /**

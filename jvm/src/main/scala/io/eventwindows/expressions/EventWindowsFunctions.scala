@@ -1,9 +1,11 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{AnchorWindow, Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot}
+import java.util.Locale
+
+import io.eventwindows.plans.{AnchorWindow, Bounds, CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplTumblingWindow}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, Literal, NamedArgumentExpression}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, NullType, NumericType, ShortType, StringType}
 
@@ -18,14 +20,25 @@ object EventWindowsFunctions {
   /** One registration, as `SparkSessionExtensions.injectFunction` takes it. */
   type Registration = (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression)
 
-  /** `expression`: the class the builder returns, shown as `Class:` by DESCRIBE FUNCTION. */
+  /**
+   * `expression`: the class the builder returns, shown as `Class:` by DESCRIBE FUNCTION.
+   * `named`: the trailing optional parameters SQL may name (`flush_at_end => true`), which the
+   * builder reads through [[namedArguments]]; a function without them takes no named argument.
+   */
   private def register(
       name: String, expression: Class[_ <: Expression], usage: String, arguments: String,
-      examples: String, group: String = "datetime_funcs")(
+      examples: String, group: String = "datetime_funcs", named: Seq[String] = Nil)(
       builder: Seq[Expression] => Expression): Registration = {
     val info = new ExpressionInfo(expression.getCanonicalName, null, name, usage, arguments,
       examples, "", group, "0.1.0", "", "built-in")
-    (FunctionIdentifier(name), info, builder)
+    val checked = if (named.nonEmpty) builder else (args: Seq[Expression]) => {
+      args.collectFirst { case n: NamedArgumentExpression =>
+        WindowParameters.fail(name, s"takes positional arguments only, got the named argument " +
+          s"`${n.key}`")
+      }
+      builder(args)
+    }
+    (FunctionIdentifier(name), info, checked)
   }
 
   private val lifetimeArguments =
@@ -237,6 +250,96 @@ object EventWindowsFunctions {
         4	2	[2,3,4]
     """)(slidingBuilder)
 
+  val eventSessionWindow: Registration = register(
+    "event_session_window",
+    classOf[EventWindow],
+    """
+    _FUNC_(start[, end], gap[, max_duration[, output]]) - Groups events into sessions, also events
+      that last (Trill's session windows, with Azure Stream Analytics' maximum duration). Per
+      group, events sorted by start form sessions: an event keeps its session open until its
+      last active tick plus `gap` (a point event at t: until t + gap, as Spark's
+      session_window(t, gap); an event [s, e): until e - 1 tick + gap; an open-ended event:
+      forever); an event that starts at or before the session's end joins it, else it starts a
+      new session. Use it in GROUP BY; it yields the column `window` (struct of `start` and
+      `end`: the session [first start, session end), or a piece of it, or a change within it).
+    """,
+    s"""
+    Arguments:$lifetimeArguments
+      * gap - how long a session stays open after its events' last active tick: a day-time
+          interval, a string such as '5 minutes' or an integer number of microseconds (for BIGINT
+          time an integer number of ticks); positive.
+      * max_duration - optional, like `gap` and at least `gap`: cuts a session [S, E) into
+          pieces [S + j * max_duration, min(S + (j + 1) * max_duration, E)); an event belongs to
+          every piece its lifetime intersects, and a piece with no event gives no row. NULL or
+          absent: sessions are not cut.
+      * output - optional, 'window' (default: a row per session or piece, aggregating its
+          events) or 'changes' (Trill's progressive sessions: every event's lifetime is extended
+          to the end of its session or piece, and a row is given for every change, [a, b) with
+          the aggregates over the events started by a; the last row of a session or piece has
+          its 'window' row's aggregates).
+
+    SQL may name the optional parameters: max_duration => ..., output => ....
+    Cost: one sort and O(1) amortized aggregate work per event (O(log n) with max_duration or
+    'changes'); memory holds the open session. clipped_start(), clipped_end() and the
+    time-weighted aggregates clip each event to its session or piece under 'window'.
+    """,
+    """
+    Examples:
+      > SELECT window.start, window.end, count(*) FROM VALUES (1L, 3L), (6L, 7L), (12L, 13L) AS t(s, e) GROUP BY _FUNC_(s, e, 4) ORDER BY 1;
+        1	10	2
+        12	16	1
+      > SELECT window.start, window.end, sum(x) FROM VALUES (11L, 1), (12L, 1), (21L, 2), (25L, 2) AS t(ts, x) GROUP BY _FUNC_(ts, 6, output => 'changes') ORDER BY 1;
+        11	12	1
+        12	18	2
+        21	25	2
+        25	31	4
+    """,
+    named = Seq("max_duration", "output"))(sessionBuilder)
+
+  val splTumblingWindow: Registration = register(
+    "spl_tumbling_window",
+    classOf[EventWindow],
+    """
+    _FUNC_(order, eviction[, flush_at_end]) - Groups tuples into IBM Streams SPL tumbling windows.
+      The tuples of each group arrive in the order of `order`, the clock of time policies. The
+      window fills and is flushed whole as its eviction policy says; each flush of a non-empty
+      window gives a row. Use it in GROUP BY (the other keys partition the windows); it yields
+      the column `window` (struct of `start`, `end`: a point event at the flush time, and
+      `first`, `last`: the order values of the window's oldest and newest tuples).
+    """,
+    """
+    Arguments:
+      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
+          with a NULL order are skipped; ties are ordered by the values the aggregates and the
+          policy read.
+      * eviction - 'count(n)': a tuple is inserted and the window flushed once it holds n (at
+          that tuple's order); 'time(t)': the window is flushed at first + k * t (k >= 1, first =
+          the group's first arrival; t positive, an interval such as '5 seconds' or a number of
+          seconds, an integer number of ticks for BIGINT order) when a tuple at or past that
+          instant arrives, before it is inserted; 'delta(attribute, d)': when a new tuple's
+          attribute exceeds the oldest held tuple's by more than d, the window is flushed first
+          (at the new tuple's order) and the new tuple starts the next window (numeric or
+          timestamp attributes); 'punct(column)': a tuple whose BOOLEAN column is TRUE is
+          inserted and the window flushed after it (SPL's window punctuation; a NULL is an error
+          naming the row).
+      * flush_at_end - optional, a BOOLEAN constant (default false; SQL may write
+          flush_at_end => true): the window still open when a group's tuples end gives a row too,
+          at its last tuple's order. Not on streaming DataFrames, whose groups never end.
+
+    Cost: one sort and O(1) amortized aggregate work per tuple; memory holds the open window.
+    """,
+    """
+    Examples:
+      > SELECT window.start, window.first, window.last, collect_list(age) FROM VALUES (0L), (1L), (2L), (3L), (4L), (5L), (6L), (7L) AS t(age) GROUP BY _FUNC_(age, 'delta(age, 2)') ORDER BY 1;
+        3	0	2	[0,1,2]
+        6	3	5	[3,4,5]
+      > SELECT window.start, collect_list(v) FROM VALUES (1L, 1), (2L, 2), (3L, 3), (4L, 4), (5L, 5) AS t(ts, v) GROUP BY _FUNC_(ts, 'count(2)', flush_at_end => true) ORDER BY 1;
+        2	[1,2]
+        4	[3,4]
+        5	[5]
+    """,
+    named = Seq("flush_at_end"))(splTumblingBuilder)
+
   val anchorWindow: Registration = register(
     "anchor_window",
     classOf[EventWindow],
@@ -350,7 +453,7 @@ object EventWindowsFunctions {
         15	17""")(AdjustEndTime(_, _, _, _))
 
   private val clippedFamilies = "hopping_window, tumbling_window (outputs 'window' and " +
-    "'point'), snapshot_window or count_window"
+    "'point'), snapshot_window, count_window or event_session_window (output 'window')"
 
   private val clippedArguments = s"""
     Arguments: none.
@@ -375,7 +478,8 @@ object EventWindowsFunctions {
     _FUNC_() - The start of the event an aggregate reads, clipped to the window it is read for:
       the later of the event's start and the window's start, of the window's time type. The
       window's extent is [start, start + size) for hopping and tumbling windows (also under
-      output 'point'), the snapshot interval, and [s_i, s_k + 1 tick) for count windows.
+      output 'point'), the snapshot interval, [s_i, s_k + 1 tick) for count windows, and the
+      session or its piece for event_session_window.
     """,
     """
     Examples:
@@ -449,8 +553,8 @@ object EventWindowsFunctions {
   /** Every registration, in the order `SHOW FUNCTIONS` would list them. */
   val all: Seq[Registration] = Seq(
     adjustEndTime, adjustStartTime, anchorWindow, clippedEnd, clippedStart, countWindow,
-    hoppingWindow, indexWindow, slidingWindow, snapToBoundary, snapshotWindow, timeWeightedAvg,
-    timeWeightedSum, timeWindow, tumblingWindow)
+    eventSessionWindow, hoppingWindow, indexWindow, slidingWindow, snapToBoundary, snapshotWindow,
+    splTumblingWindow, timeWeightedAvg, timeWeightedSum, timeWindow, tumblingWindow)
 
   private def timeZone: Option[String] = Some(SQLConf.get.sessionLocalTimeZone)
 
@@ -560,17 +664,95 @@ object EventWindowsFunctions {
     if (args.size < 2 || args.size > 3) {
       arity(name, "2 or 3 arguments (order, eviction[, trigger])", args)
     }
-    val order = args.head.dataType match {
-      case ByteType | ShortType | IntegerType => Cast(args.head, LongType)
-      case _ => args.head
-    }
+    val order = splOrder(args.head)
     val orderType = WindowParameters.timeType(name, "order", order)
     val (eviction, evictionAttribute) = SplPolicies.parse(name, "eviction",
-      WindowParameters.text(name, "eviction", args(1)), orderType)
+      WindowParameters.text(name, "eviction", args(1)), orderType, tumbling = false)
     val (trigger, triggerAttribute) = SplPolicies.parse(name, "trigger",
-      args.lift(2).map(WindowParameters.text(name, "trigger", _)).getOrElse("count(1)"), orderType)
+      args.lift(2).map(WindowParameters.text(name, "trigger", _)).getOrElse("count(1)"), orderType,
+      tumbling = false)
     EventWindow(order, None, SlidingWindow(eviction, trigger),
       values = evictionAttribute.toSeq ++ triggerAttribute)
+  }
+
+  private def sessionBuilder(args: Seq[Expression]): Expression = {
+    val name = "event_session_window"
+    val (positional, named) = namedArguments(name, args, Seq("max_duration", "output"))
+    val (start, end, params) = lifetime(name, positional, 1)
+    if (params.size > 3) arity(name, "at most 3 parameters after the lifetime columns (gap, " +
+      "max_duration, output)", args)
+    val time = start.dataType
+    val gap = WindowParameters.durationTicks(name, "gap", params.head, time)
+    val maxDurationArgument = optional(name, params, 1, named, "max_duration")
+      .filterNot(e => e.foldable && e.eval() == null)
+    val maxDuration = maxDurationArgument.map { e =>
+      val ticks = WindowParameters.durationTicks(name, "max_duration", e, time)
+      if (ticks < gap) WindowParameters.fail(name, s"`max_duration` must be at least `gap`, got " +
+        s"${e.sql} < ${params.head.sql}")
+      ticks
+    }
+    val output = OutputPolicy(WindowParameters.policy(name, "output",
+      optional(name, params, 2, named, "output"),
+      Seq(OutputPolicy.Window, OutputPolicy.Changes).map(_.sqlName), OutputPolicy.Window.sqlName))
+    EventWindow(start, end, SessionWindow(gap, maxDuration, output))
+  }
+
+  private def splTumblingBuilder(args: Seq[Expression]): Expression = {
+    val name = "spl_tumbling_window"
+    val (positional, named) = namedArguments(name, args, Seq("flush_at_end"))
+    if (positional.size < 2 || positional.size > 3) {
+      arity(name, "2 or 3 arguments (order, eviction[, flush_at_end])", args)
+    }
+    val order = splOrder(positional.head)
+    val orderType = WindowParameters.timeType(name, "order", order)
+    val (eviction, attribute) = SplPolicies.parse(name, "eviction",
+      WindowParameters.text(name, "eviction", positional(1)), orderType, tumbling = true)
+    val flushAtEnd = optional(name, positional, 2, named, "flush_at_end")
+      .exists(WindowParameters.flag(name, "flush_at_end", _))
+    EventWindow(order, None, SplTumblingWindow(eviction, flushAtEnd), values = attribute.toSeq)
+  }
+
+  /** An SPL order column: integers widen to BIGINT ticks. */
+  private def splOrder(order: Expression): Expression = order.dataType match {
+    case ByteType | ShortType | IntegerType => Cast(order, LongType)
+    case _ => order
+  }
+
+  /**
+   * Splits SQL's named arguments (`flush_at_end => true`) from the positional ones before them.
+   * Only the trailing optional parameters in `names` may be named, each once, after every
+   * positional argument, as Spark's own functions take them.
+   */
+  private def namedArguments(name: String, args: Seq[Expression], names: Seq[String])
+      : (Seq[Expression], Map[String, Expression]) = {
+    val positional = args.takeWhile(!_.isInstanceOf[NamedArgumentExpression])
+    val named = args.drop(positional.size).map {
+      case NamedArgumentExpression(key, value) => key.toLowerCase(Locale.ROOT) -> value
+      case other => WindowParameters.fail(name, "a positional argument must not follow named " +
+        s"arguments, got ${other.sql}")
+    }
+    named.foreach { case (key, _) =>
+      if (!names.contains(key)) {
+        WindowParameters.fail(name, s"has no parameter `$key` that can be named; the named " +
+          s"parameters are ${names.map("`" + _ + "`").mkString(", ")}")
+      }
+    }
+    named.groupBy(_._1).collectFirst { case (key, uses) if uses.size > 1 =>
+      WindowParameters.fail(name, s"`$key` is named twice")
+    }
+    (positional, named.toMap)
+  }
+
+  /** Optional parameter `index` of `params`, or its named argument: one of them, not both. */
+  private def optional(
+      name: String,
+      params: Seq[Expression],
+      index: Int,
+      named: Map[String, Expression],
+      parameter: String): Option[Expression] = (params.lift(index), named.get(parameter)) match {
+    case (Some(_), Some(_)) =>
+      WindowParameters.fail(name, s"`$parameter` is given both by position and by name")
+    case (given, byName) => given.orElse(byName)
   }
 
   private def anchorBuilder(args: Seq[Expression]): Expression = {

@@ -15,24 +15,34 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * Reads SPL window policies written as in SPL: `count(4)`, `time(5 seconds)` (or a number: seconds
- * for timestamps as in SPL, ticks for BIGINT order), `delta(temperature, 1.5)`, and checks a delta
- * policy's attribute once it is resolved. Every misuse names the function, the parameter and the
+ * for timestamps as in SPL, ticks for BIGINT order), `delta(temperature, 1.5)`, `punct(last)` (a
+ * tumbling window's), and checks a delta policy's attribute and a punctuation column once they
+ * are resolved. Every misuse names the function, the parameter and the
  * policy, and says what is allowed.
  */
 object SplPolicies {
 
-  private val Policy = """(?is)\s*(count|time|delta)\s*\((.*)\)\s*""".r
-
-  private val allowed = "count(n), time(t) or delta(attribute, d)"
+  private val Policy = """(?is)\s*(count|time|delta|punct)\s*\((.*)\)\s*""".r
 
   /**
    * The policy written in `text` for the `parameter` ('eviction' or 'trigger') of a window whose
-   * order column has type `orderType`, and the attribute expression of a delta policy.
+   * order column has type `orderType`, and the attribute expression of a delta policy or the
+   * column of a punctuation policy, which only a `tumbling` window's eviction takes.
    */
-  def parse(function: String, parameter: String, text: String, orderType: DataType)
-      : (SplPolicy, Option[Expression]) = {
+  def parse(function: String, parameter: String, text: String, orderType: DataType,
+      tumbling: Boolean): (SplPolicy, Option[Expression]) = {
     def fail(message: String): Nothing =
       WindowParameters.fail(function, s"`$parameter` $message, got '$text'")
+    val allowed = "count(n), time(t)" + (if (tumbling) ", delta(attribute, d) or punct(column)"
+      else " or delta(attribute, d)")
+    /** A column (or a field of one) named in a policy: not an expression, as in SPL. */
+    def column(policy: String, text: String): Expression = {
+      val e = try CatalystSqlParser.parseExpression(text) catch {
+        case NonFatal(_) => fail(s"$policy: '$text' is not a column")
+      }
+      if (!e.isInstanceOf[UnresolvedAttribute]) fail(s"$policy: '$text' is not a column")
+      e
+    }
     text match {
       case Policy(kind, argument) => kind.toLowerCase(Locale.ROOT) match {
         case "count" =>
@@ -44,7 +54,8 @@ object SplPolicies {
           val ticks = timeTicks(argument.trim, orderType).getOrElse(fail(
             if (orderType == LongType) "time(t) needs a whole number of ticks for BIGINT order"
             else "time(t) needs an interval such as '5 seconds' or a number of seconds"))
-          val minimum = if (parameter == "trigger") 1 else 0
+          // A tumbling window or a trigger of period 0 would flush forever at one instant.
+          val minimum = if (parameter == "trigger" || tumbling) 1 else 0
           if (ticks.signum < minimum) fail(s"time(t) needs t ${if (minimum == 0) ">= 0" else "> 0"}")
           if (ticks.compareTo(MaxTicks) > 0) {
             fail("time(t) needs t <= 9223372036854775807 " +
@@ -58,17 +69,25 @@ object SplPolicies {
           val deltaText = argument.substring(comma + 1).trim
           // SPL compares an attribute of the tuple: a column (or a field of one), not an
           // expression, which could also be an aggregate.
-          val attribute = try CatalystSqlParser.parseExpression(attributeText) catch {
-            case NonFatal(_) => fail(s"delta(attribute, d): '$attributeText' is not a column")
-          }
-          if (!attribute.isInstanceOf[UnresolvedAttribute]) {
-            fail(s"delta(attribute, d): '$attributeText' is not a column")
-          }
-          (SplPolicy.Delta(attributeText, deltaText), Some(attribute))
+          (SplPolicy.Delta(attributeText, deltaText),
+            Some(column("delta(attribute, d)", attributeText)))
+        case "punct" if !tumbling =>
+          fail("punct(column) is a policy of tumbling windows (spl_tumbling_window); must be " +
+            allowed)
+        case "punct" =>
+          val columnText = argument.trim
+          (SplPolicy.Punct(columnText), Some(column("punct(column)", columnText)))
       }
       case _ => fail(s"must be $allowed")
     }
   }
+
+  /** Checks that a punctuation policy's column is a BOOLEAN. */
+  def checkPunctuation(function: String, policy: SplPolicy.Punct, dataType: DataType): Unit =
+    if (dataType != BooleanType) {
+      WindowParameters.fail(function, s"`eviction` '${policy.sql}': the column must be a " +
+        s"BOOLEAN (TRUE flushes the window after its tuple), got ${dataType.sql}")
+    }
 
   /**
    * A delta in the units the operator compares a delta attribute of type `dataType` in: exact

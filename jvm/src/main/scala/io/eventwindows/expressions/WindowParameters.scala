@@ -194,6 +194,14 @@ object WindowParameters {
       }
   }
 
+  /** A constant BOOLEAN; NULL is false. */
+  def flag(function: String, parameter: String, e: Expression): Boolean =
+    (constant(function, parameter, e), e.dataType) match {
+      case (null, _) => false
+      case (b: java.lang.Boolean, BooleanType) => b
+      case (_, other) => fail(function, s"`$parameter` must be a BOOLEAN, got ${other.sql} (${e.sql})")
+    }
+
   /** A constant string, not NULL. */
   def text(function: String, parameter: String, e: Expression): String =
     (constant(function, parameter, e), e.dataType) match {

@@ -1,5 +1,7 @@
 package io.eventwindows.plans
 
+import io.eventwindows.expressions.TimeArithmetic
+
 /**
  * The parameters of one window family, as planned. The run-time behaviour of each family lives in
  * its [[WindowAxis]]; everything here is plain data, so the logical
@@ -142,6 +144,14 @@ object SplPolicy {
   case class Delta(attribute: String, deltaText: String) extends SplPolicy {
     override def sql: String = s"delta($attribute, $deltaText)"
   }
+
+  /**
+   * `punct(column)`, a tumbling window's eviction only: a tuple whose BOOLEAN column is TRUE is
+   * inserted and the window is flushed after it (SPL's window punctuation, carried by a column).
+   */
+  case class Punct(column: String) extends SplPolicy {
+    override def sql: String = s"punct($column)"
+  }
 }
 
 /**
@@ -154,6 +164,37 @@ object SplPolicy {
 case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends WindowFamily {
   override def functionName: String = "sliding_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
+}
+
+/**
+ * IBM Streams SPL tumbling windows: the tuples of a partition arrive in the order of the order
+ * column; the window fills and is flushed whole when its eviction policy says (count, time, delta
+ * or punctuation). A row per flush of a non-empty window, a point event at the flush time;
+ * `window.first` and `window.last` as for [[SlidingWindow]]. `flushAtEnd`: the window still open
+ * when a partition's tuples end is flushed too (at its last tuple's order).
+ */
+case class SplTumblingWindow(eviction: SplPolicy, flushAtEnd: Boolean) extends WindowFamily {
+  override def functionName: String = "spl_tumbling_window"
+  override def extraWindowFields: Seq[String] = Seq("first", "last")
+}
+
+/**
+ * Sessions over events (Trill's `SessionTimeoutWindow`, with Azure Stream Analytics' maximum
+ * duration): per key, events sorted by start form sessions `[S, E)`, S the first start and E the
+ * latest of `end - 1 tick + gap` over the session's events (the end of time for an open-ended
+ * one); an event starting at or before E joins. `maxDuration` cuts a session into pieces
+ * `[S + j * maxDuration, min(S + (j + 1) * maxDuration, E))`. `output` is
+ * [[OutputPolicy.Window]] (a row per session or piece) or [[OutputPolicy.Changes]] (Trill's
+ * progressive sessions: a row per change of the events that have started in the session or
+ * piece). All times in ticks of the time column's type.
+ */
+case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPolicy)
+  extends WindowFamily {
+  override def functionName: String = "event_session_window"
+
+  /** The end of a session that an event ending at `end` (exclusive) keeps open. */
+  def sessionEnd(end: Long, lineMax: Long): Long =
+    Math.min(lineMax, TimeArithmetic.add(end - 1, gap))
 }
 
 /**

@@ -2,7 +2,7 @@ package io.eventwindows.execution.streaming
 
 import io.eventwindows.execution.sweep.MessageSweep
 import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
-import io.eventwindows.plans.{CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SlidingWindow, Snapshot, WindowFamily}
+import io.eventwindows.plans.{CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplTumblingWindow, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.DataType
@@ -47,10 +47,12 @@ sealed trait StreamingFamily extends Serializable {
 
   /**
    * Which of the replayed events (`starts`: the starts of the events at or before `horizon`,
-   * sorted) the rows closing after `horizon` need. `firstOpen` is the window of the
-   * first row of the replay that closes after `horizon`, or null.
+   * sorted; `ends`: their exclusive ends, the end of time for open-ended ones) the rows closing
+   * after `horizon` need. `firstOpen` is the window of the first row of the replay that closes
+   * after `horizon`, or null.
    */
-  def retention(starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention
+  def retention(starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow)
+      : Retention
 
   /**
    * Checks an open-ended event (NULL end) starting at `start` as it arrives; by default every
@@ -75,6 +77,8 @@ object StreamingFamily {
     case IndexWindow(lo, hi) => Some(IndexStreaming(lo, hi))
     case w: RelativeTimeWindow => Some(RelativeTimeStreaming(w))
     case _: SlidingWindow => Some(SlidingStreaming)
+    case SplTumblingWindow(_, flushAtEnd) if !flushAtEnd => Some(SlidingStreaming)
+    case s: SessionWindow => Some(SessionStreaming(s))
     case _ => None
   }
 
@@ -104,7 +108,7 @@ object StreamingFamily {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
 
     override def retention(
-        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
       Retention(starts.length, from)
     }
@@ -126,7 +130,7 @@ object StreamingFamily {
     override def closeTime(window: InternalRow): Long = TimeArithmetic.add(windowEnd(window), -1L)
 
     override def retention(
-        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val end = if (firstOpen != null) windowEnd(firstOpen) else TimeArithmetic.add(horizon, 2L)
       Retention(starts.length, TimeArithmetic.subtract(end, family.size))
     }
@@ -144,7 +148,7 @@ object StreamingFamily {
     override def closeTime(window: InternalRow): Long = window.getLong(3)
 
     override def retention(
-        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       if (n == 1) return Retention(starts.length, TimeArithmetic.add(horizon, 1L))
       var distinct = 0L
       val count = starts.length
@@ -180,7 +184,7 @@ object StreamingFamily {
     override def foldsPrefix: Boolean = lo.isEmpty
 
     override def retention(
-        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val count = starts.length
       val firstOpenAnchor = Math.max(0L, count - Math.max(hi, 0L))
       val firstKept = TimeArithmetic.add(firstOpenAnchor, lo.getOrElse(hi))
@@ -202,7 +206,7 @@ object StreamingFamily {
     }
 
     override def retention(
-        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val anchor = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
       val from = Math.min(anchor, MessageSweep.lowerTime(window, anchor))
       Retention(firstAtOrAfter(starts, from), KeepNoEnded)
@@ -210,12 +214,42 @@ object StreamingFamily {
   }
 
   /**
-   * SPL sliding windows: what fires depends on every earlier arrival (the count trigger's phase,
-   * the delta trigger's reference, the time trigger's instants), so they resume instead of
-   * replaying. A firing at t (an arrival, or a time-trigger instant that a later arrival confirms)
-   * sees the tuples up to t: final once they are known (close time t). What later firings need
-   * is the window's tuples and the trigger state, which [[SlidingSweep]] hands over when it
-   * suspends.
+   * Sessions: a row `[a, b)` (a session, a piece of one, a change within one) is final once every
+   * event starting at or before b is known (close time b: an event starting at the session's end
+   * joins it). Only the last session of a replay can still be open (each earlier one ended
+   * before the next began, at or before the horizon); if a row is open, it needs all of that
+   * session's events, which decide its start, its pieces and its changes.
+   */
+  final case class SessionStreaming(family: SessionWindow) extends StreamingFamily {
+    override def closeTime(window: InternalRow): Long = window.getLong(1)
+
+    override def retention(
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+      if (firstOpen == null) return Retention(starts.length, KeepNoEnded)
+      var first = 0
+      var end = Long.MinValue
+      var i = 0
+      while (i < starts.length) {
+        // Ends past the end of a time type's line only keep more events than needed.
+        if (ends(i) > starts(i)) {
+          if (starts(i) > end) first = i
+          end = if (starts(i) > end) family.sessionEnd(ends(i), Long.MaxValue)
+            else Math.max(end, family.sessionEnd(ends(i), Long.MaxValue))
+        }
+        i += 1
+      }
+      Retention(first, KeepNoEnded)
+    }
+  }
+
+  /**
+   * SPL sliding and tumbling windows: what fires depends on every earlier arrival (a count's
+   * phase, a delta's reference, a time policy's instants), so they resume instead of replaying.
+   * A firing at t (an arrival, or a time instant that a later arrival confirms) sees the tuples
+   * up to t: final once they are known (close time t). What later firings need is the window's
+   * tuples and the trigger state, which the [[io.eventwindows.execution.sweep.ResumingSweep]]
+   * hands over when it suspends. A tumbling window's flush at the end of a partition has no
+   * place on a stream, whose partitions never end.
    */
   case object SlidingStreaming extends StreamingFamily {
     override def closeTime(window: InternalRow): Long = window.getLong(0)
@@ -224,7 +258,7 @@ object StreamingFamily {
 
     /** Unused: a suspended sweep says which tuples its window holds. */
     override def retention(
-        starts: Array[Long], horizon: Long, firstOpen: InternalRow): Retention =
+        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention =
       Retention(0, Long.MinValue)
   }
 }

@@ -3,9 +3,9 @@ package io.eventwindows.execution.streaming
 import scala.collection.mutable.ArrayBuffer
 
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
-import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, SlidingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
+import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, ResumingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.{SlidingWindow, SplPolicy}
+import io.eventwindows.plans.{SlidingWindow, SplPolicy, SplTumblingWindow}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -87,7 +87,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       stored: Iterator[Array[Byte]],
       emittedThrough: Long,
       horizon: Long,
-      trigger: SlidingSweep.TriggerState,
+      trigger: ResumingSweep.TriggerState,
       prefix: RunningPrefix): Firing = {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
@@ -129,7 +129,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       }
     }
 
-    val retention = spec.rules.retention(sorted.map(_.start), horizon, firstOpen)
+    val retention = spec.rules.retention(sorted.map(_.start), sorted.map(_.end), horizon, firstOpen)
     val kept = ArrayBuffer.empty[Array[Byte]]
     val forgotten = ArrayBuffer.empty[Stored]
     var i = 0
@@ -161,31 +161,32 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   }
 
   /**
-   * SPL sliding windows: the events up to `emittedThrough` are the window the last firing left,
-   * put back as they were; the later ones up to the horizon arrive. Every row the sweep gives is
-   * new. Time-trigger instants up to the horizon fire if an arrival after them is known (a
-   * pending one), else up to the last arrival, as at the end of a batch.
+   * SPL windows: the events up to `emittedThrough` are the window the last firing left, put back
+   * as they were; the later ones up to the horizon arrive. Every row the sweep gives is new. Time
+   * instants up to the horizon pass if an arrival after them is known (a pending one), else up
+   * to the last arrival, as at the end of a batch.
    */
   private def resume(
       sorted: Array[Stored],
       emittedThrough: Long,
       horizon: Long,
-      trigger: SlidingSweep.TriggerState,
+      trigger: ResumingSweep.TriggerState,
       pending: Seq[Array[Byte]],
       firstPending: Long): Firing = {
-    val sliding = policy.asInstanceOf[SlidingSweep]
+    val resumed = policy.asInstanceOf[ResumingSweep]
     val restored = sorted.count(_.start <= emittedThrough)
-    sliding.resumeGroup(SlidingSweep.Resume(restored, trigger,
+    resumed.resumeGroup(ResumingSweep.Resume(restored, trigger,
       if (pending.nonEmpty) Some(TimeArithmetic.add(horizon, 1L)) else None))
     val output = sweep(sorted).map(toRow).toArray.toSeq
     // No event, no group: the sweep did not run and nothing changed.
-    val suspended = Option(sliding.takeSuspended())
+    val suspended = Option(resumed.takeSuspended())
     val state = suspended.map(_.state).getOrElse(trigger)
     val kept = suspended.map(_.window.map(i => sorted(i.toInt).bytes)).getOrElse(Array.empty) ++
       pending
     val nextClose = spec.family match {
       // Instants before a pending arrival fire once the watermark passes them.
-      case SlidingWindow(_, _: SplPolicy.Time) if pending.nonEmpty =>
+      case SlidingWindow(_, _: SplPolicy.Time) | SplTumblingWindow(_: SplPolicy.Time, _)
+          if pending.nonEmpty =>
         Math.min(firstPending, state.nextInstant)
       case _ => firstPending
     }
@@ -221,7 +222,7 @@ private[streaming] object StreamingReplay {
       output: Seq[Row],
       kept: Array[Array[Byte]],
       nextClose: Long,
-      trigger: SlidingSweep.TriggerState,
+      trigger: ResumingSweep.TriggerState,
       prefix: RunningPrefix)
 
   /**

@@ -1,7 +1,7 @@
 package io.eventwindows.execution.streaming
 
 import io.eventwindows.EventWindowsInputException
-import io.eventwindows.execution.sweep.SlidingSweep
+import io.eventwindows.execution.sweep.ResumingSweep
 
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
@@ -94,7 +94,7 @@ final class StreamingWindowProcessor(spec: StreamingWindowSpec)
       stored
     } else {
       StreamingProgress(spec.definition, Long.MinValue, hasTimer = false, 0L)
-        .withTrigger(SlidingSweep.TriggerState.initial)
+        .withTrigger(ResumingSweep.TriggerState.initial)
     }
 
   /** `current` with its one timer moved to `ms`. */
@@ -120,7 +120,7 @@ object StreamingWindowProcessor {
 /**
  * A key's progress: the `definition` of the aggregation that wrote it, the horizon up to which
  * rows were emitted (`emittedThrough`, operator time), the key's one pending timer, if any, the
- * trigger state of an SPL sliding window (`spl*`, see [[SlidingSweep.TriggerState]]) and the
+ * trigger state of an SPL sliding window (`spl*`, see [[ResumingSweep.TriggerState]]) and the
  * prefix of a running index window (`prefix*`, see [[StreamingReplay.RunningPrefix]]).
  */
 private[streaming] case class StreamingProgress(
@@ -138,10 +138,10 @@ private[streaming] case class StreamingProgress(
     prefixFirstTime: Long = 0L,
     prefixBuffer: Array[Byte] = Array.emptyByteArray) {
 
-  def trigger: SlidingSweep.TriggerState = SlidingSweep.TriggerState(splArrivals, splLastArrival,
+  def trigger: ResumingSweep.TriggerState = ResumingSweep.TriggerState(splArrivals, splLastArrival,
     splNextInstant, splHasReference, splReferenceExact, splReferenceDouble)
 
-  def withTrigger(t: SlidingSweep.TriggerState): StreamingProgress = copy(
+  def withTrigger(t: ResumingSweep.TriggerState): StreamingProgress = copy(
     splArrivals = t.arrivals, splLastArrival = t.lastArrival, splNextInstant = t.nextInstant,
     splHasReference = t.hasReference, splReferenceExact = t.referenceExact,
     splReferenceDouble = t.referenceDouble)

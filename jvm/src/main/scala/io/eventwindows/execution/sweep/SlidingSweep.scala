@@ -6,12 +6,11 @@ import scala.jdk.CollectionConverters._
 
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory}
-import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
+import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression, MutableProjection, SpecificInternalRow, UnscaledValue}
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 
 /**
  * The policy of IBM Streams SPL sliding windows, which follows the SPL runtime on each arrival of
@@ -33,7 +32,8 @@ import org.apache.spark.sql.types._
  * eviction remove the oldest tuples, so the contents live in a [[FifoAggregator]] (amortized O(1)
  * merges per tuple); delta eviction removes tuples anywhere, so they live in a
  * [[SlidingAggregator]] (O(log n) merges), found through a heap ordered by the attribute
- * (O(log n) per eviction).
+ * (O(log n) per eviction). On streams a group resumes where the last firing suspended it
+ * ([[ResumingSweep]]).
  */
 private[execution] final class SlidingSweep(
     family: SlidingWindow,
@@ -42,27 +42,18 @@ private[execution] final class SlidingSweep(
     values: Seq[Expression],
     input: Seq[Attribute],
     lineMax: Long,
-    maxFirings: Long) extends SweepPolicy {
+    maxFirings: Long) extends ResumingSweep {
+  import ResumingSweep.TriggerState
   import TimeArithmetic.{add, subtract}
 
-  /** The delta policies in the order of `values`: the eviction's first, then the trigger's. */
-  private val deltas: Seq[(SplPolicy.Delta, Expression)] =
-    Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values)
-
-  private val units: Seq[DeltaUnits] = deltas.map { case (policy, attribute) =>
-    SplPolicies.deltaUnits(family.functionName, "policy", policy, attribute.dataType)
-  }
-
-  /** Each delta attribute as a BIGINT in exact units or a DOUBLE. */
-  private val attributeRow = new SpecificInternalRow(units.map(u => if (u.exact) LongType else DoubleType))
-  private val readAttributes = MutableProjection.create(
-    deltas.zip(units).map { case ((_, attribute), u) => comparable(attribute, u) }, input)
-    .target(attributeRow)
+  /** The delta attributes, in the order of `values`: the eviction's first, then the trigger's. */
+  private val attributes = new SplAttributes(family.functionName,
+    Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values), input)
 
   private val evictionDelta = family.eviction.isInstanceOf[SplPolicy.Delta]
   private val triggerSlot = if (evictionDelta) 1 else 0
 
-  private val contents: Contents = if (evictionDelta) new TreeContents(units.head) else new FifoContents
+  private val contents: Contents = if (evictionDelta) new TreeContents else new FifoContents
 
   private var arrivals = 0L
   private var lastArrival = 0L
@@ -71,26 +62,10 @@ private[execution] final class SlidingSweep(
   private var referenceExact = 0L
   private var referenceDouble = 0.0
 
-  // Streaming (see StreamingReplay): a group may resume the window and the trigger state where
-  // an earlier firing suspended it, and suspend again at an instant instead of ending.
   /** The tuples inserted in the group so far, resumed ones included: the next one's number. */
   private var insertions = 0L
-  /** Tuples still to be put back into the window (not arrivals: no trigger, no eviction). */
-  private var restoring = 0L
-  /** Set by [[resumeGroup]]: the next group suspends (at `instantsBefore`) instead of ending. */
-  private var resuming: SlidingSweep.Resume = null
-  private var suspension: SlidingSweep.Suspended = null
 
-  /**
-   * The next group continues a suspended one: its first `resume.restored` tuples are the window's
-   * contents (in arrival order), put back as they were; the triggers continue from
-   * `resume.state`; at its end, the time-trigger instants before `resume.instantsBefore` fire and
-   * the group is suspended ([[takeSuspended]]), not ended.
-   */
-  def resumeGroup(resume: SlidingSweep.Resume): Unit = {
-    resuming = resume
-    restoring = resume.restored
-    val state = resume.state
+  override protected def restore(state: TriggerState): Unit = {
     arrivals = state.arrivals
     lastArrival = state.lastArrival
     nextInstant = state.nextInstant
@@ -99,19 +74,15 @@ private[execution] final class SlidingSweep(
     referenceDouble = state.referenceDouble
   }
 
-  /** The suspension of the last resumed group: its trigger state and the window's tuples. */
-  def takeSuspended(): SlidingSweep.Suspended = {
-    val taken = suspension
-    suspension = null
-    taken
-  }
+  override protected def state: TriggerState = TriggerState(arrivals, lastArrival, nextInstant,
+    hasReference, referenceExact, referenceDouble)
 
   override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
 
   override def messages: Boolean = true
 
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
-    if (units.nonEmpty) readDeltaAttributes(row)
+    if (!attributes.isEmpty) attributes.read(row)
     if (restoring > 0) {
       restoring -= 1
       insert(start, row)
@@ -122,19 +93,21 @@ private[execution] final class SlidingSweep(
         if (arrivals == 0) nextInstant = add(start, period) else fireInstantsBefore(start, period, out)
       case _: SplPolicy.Delta =>
         // The first tuple only sets the reference; a firing tuple becomes the reference.
-        val triggered = hasReference && exceeds(triggerSlot, referenceExact, referenceDouble)
+        val triggered = hasReference &&
+          attributes.exceeds(triggerSlot, referenceExact, referenceDouble)
         if (triggered) fire(start, out)
         if (triggered || !hasReference) {
           hasReference = true
-          referenceExact = if (units(triggerSlot).exact) attributeRow.getLong(triggerSlot) else 0L
-          referenceDouble = if (units(triggerSlot).exact) 0.0 else attributeRow.getDouble(triggerSlot)
+          referenceExact = attributes.exactValue(triggerSlot)
+          referenceDouble = attributes.doubleValue(triggerSlot)
         }
       case _ =>
     }
     family.eviction match {
       case SplPolicy.Count(n) => while (contents.size >= n) contents.evictOldest()
       case SplPolicy.Time(t, _) => evictOlderThan(subtract(start, t))
-      case _: SplPolicy.Delta => contents.evictExceeded(attributeRow)
+      case _: SplPolicy.Delta => contents.evictExceeded()
+      case _: SplPolicy.Punct => throw new IllegalStateException("punct(column) is not a sliding policy")
     }
     insert(start, row)
     arrivals += 1
@@ -146,17 +119,12 @@ private[execution] final class SlidingSweep(
   }
 
   override def finishGroup(out: SweepOutput): Unit = {
-    val limit = if (resuming != null) resuming.instantsBefore.getOrElse(add(lastArrival, 1L))
-      else add(lastArrival, 1L)
+    val limit = instantsLimit(add(lastArrival, 1L))
     family.trigger match {
       case SplPolicy.Time(period, _) if arrivals > 0 => fireInstantsBefore(limit, period, out)
       case _ =>
     }
-    if (resuming != null) {
-      suspension = SlidingSweep.Suspended(SlidingSweep.TriggerState(arrivals, lastArrival,
-        nextInstant, hasReference, referenceExact, referenceDouble), contents.tupleNumbers)
-      resuming = null
-    }
+    suspendIfResumed(contents.tupleNumbers)
     contents.clear()
     arrivals = 0L
     hasReference = false
@@ -165,22 +133,8 @@ private[execution] final class SlidingSweep(
   }
 
   private def insert(start: Long, row: InternalRow): Unit = {
-    contents.insert(start, row, attributeRow, insertions)
+    contents.insert(start, row, insertions)
     insertions += 1
-  }
-
-  /** Reads the delta attributes of `row`; a NULL one fails the query, naming the row. */
-  private def readDeltaAttributes(row: InternalRow): Unit = {
-    readAttributes(row)
-    var i = 0
-    while (i < units.length) {
-      if (attributeRow.isNullAt(i)) {
-        throw new EventWindowsInputException(
-          s"${family.functionName}: the attribute of '${deltas(i)._1.sql}' is NULL in the row " +
-            s"${WindowSweepIterator.describe(row, input)}; filter such rows out or give them a value")
-      }
-      i += 1
-    }
   }
 
   /** The time trigger's instants before `limit`, each after time eviction at that instant. */
@@ -229,20 +183,9 @@ private[execution] final class SlidingSweep(
   private def evictOlderThan(limit: Long): Unit =
     while (!contents.isEmpty && contents.oldestOrder < limit) contents.evictOldest()
 
-  /** True if the current tuple's attribute `slot` exceeds the reference by more than the delta. */
-  private def exceeds(slot: Int, referenceExact: Long, referenceDouble: Double): Boolean =
-    SlidingSweep.exceeds(units(slot), attributeRow, slot, referenceExact, referenceDouble)
-
   private def fire(at: Long, out: SweepOutput): Unit = if (!contents.isEmpty) {
     out.emitRow(contents.results(), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
       contents.oldestOrder, contents.newestOrder))
-  }
-
-  private def comparable(attribute: Expression, u: DeltaUnits): Expression = attribute.dataType match {
-    case _: DecimalType => UnscaledValue(attribute)
-    case TimestampType | TimestampNTZType | LongType => attribute
-    case _ if u.exact => Cast(attribute, LongType)
-    case _ => Cast(attribute, DoubleType)
   }
 
   /** The window's tuples in arrival order. */
@@ -252,12 +195,12 @@ private[execution] final class SlidingSweep(
     def oldestOrder: Long
     def newestOrder: Long
     /** Inserts tuple number `number` of the group (numbers increase by one per insertion). */
-    def insert(order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit
+    def insert(order: Long, row: InternalRow, number: Long): Unit
     /** The numbers of the tuples in the window, in arrival order. */
     def tupleNumbers: Array[Long]
     def evictOldest(): Unit
     /** Delta eviction: drops every tuple whose attribute the current one exceeds by more than d. */
-    def evictExceeded(attributes: InternalRow): Unit
+    def evictExceeded(): Unit
     def results(): InternalRow
     def clear(): Unit
   }
@@ -270,8 +213,7 @@ private[execution] final class SlidingSweep(
     override def oldestOrder: Long = fifo.headTime
     override def newestOrder: Long = fifo.lastIncludedTime
     private var next = 0L
-    override def insert(
-        order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
+    override def insert(order: Long, row: InternalRow, number: Long): Unit = {
       fifo.add(order, row)
       fifo.include()
       next = number + 1
@@ -279,40 +221,38 @@ private[execution] final class SlidingSweep(
     // First in, first out: the window holds the last `size` tuples inserted.
     override def tupleNumbers: Array[Long] = Array.range(0, size.toInt).map(next - size + _)
     override def evictOldest(): Unit = fifo.evict()
-    override def evictExceeded(attributes: InternalRow): Unit =
+    override def evictExceeded(): Unit =
       throw new IllegalStateException("delta eviction keeps its tuples in a tree")
     override def results(): InternalRow = fifo.results()
     override def clear(): Unit = fifo.clear()
   }
 
   /** Contents that leave in any order (delta eviction), with a heap by attribute value. */
-  private final class TreeContents(delta: DeltaUnits) extends Contents {
+  private final class TreeContents extends Contents {
     private val tree = new SlidingAggregator(buffers, memory, withTimes = true)
     private final class Held(
         val exact: Long, val approx: Double, val entry: SlidingAggregator.Entry, val number: Long)
     private val byAttribute = new PriorityQueue[Held](64, (a: Held, b: Held) =>
-      if (delta.exact) java.lang.Long.compare(a.exact, b.exact)
+      if (attributes.exact(0)) java.lang.Long.compare(a.exact, b.exact)
       else java.lang.Double.compare(a.approx, b.approx))
 
     override def isEmpty: Boolean = tree.isEmpty
     override def size: Long = byAttribute.size
     override def oldestOrder: Long = tree.timeOf(tree.oldest)
     override def newestOrder: Long = tree.timeOf(tree.newest)
-    override def insert(
-        order: Long, row: InternalRow, attributes: InternalRow, number: Long): Unit = {
+    override def insert(order: Long, row: InternalRow, number: Long): Unit = {
       val entry = tree.append(order)
       tree.update(entry, row)
       tree.seal(entry)
       memory.reserve(SlidingSweep.HeldBytes)
-      byAttribute.add(new Held(if (delta.exact) attributes.getLong(0) else 0L,
-        if (delta.exact) 0.0 else attributes.getDouble(0), entry, number))
+      byAttribute.add(new Held(attributes.exactValue(0), attributes.doubleValue(0), entry, number))
     }
     override def tupleNumbers: Array[Long] = byAttribute.asScala.map(_.number).toArray.sorted
     override def evictOldest(): Unit =
       throw new IllegalStateException("delta eviction removes tuples by attribute")
-    override def evictExceeded(attributes: InternalRow): Unit = {
+    override def evictExceeded(): Unit = {
       while (!byAttribute.isEmpty &&
-          SlidingSweep.exceeds(delta, attributes, 0, byAttribute.peek().exact, byAttribute.peek().approx)) {
+          attributes.exceeds(0, byAttribute.peek().exact, byAttribute.peek().approx)) {
         evict()
       }
     }
@@ -331,38 +271,4 @@ private[execution] final class SlidingSweep(
 private[execution] object SlidingSweep {
   /** What a tuple's place in the heap by attribute costs: the object and the heap's slot. */
   private val HeldBytes = 56L
-
-  /** The trigger state of a group between two firings of a stream. */
-  final case class TriggerState(
-      arrivals: Long,
-      lastArrival: Long,
-      nextInstant: Long,
-      hasReference: Boolean,
-      referenceExact: Long,
-      referenceDouble: Double)
-
-  object TriggerState {
-    /** A group that has seen no tuple yet. */
-    val initial: TriggerState = TriggerState(0L, 0L, 0L, hasReference = false, 0L, 0.0)
-  }
-
-  /**
-   * How a group resumes: its first `restored` tuples are the window's contents, the triggers
-   * continue from `state`, and the group suspends after firing the time instants before
-   * `instantsBefore` (None: up to its last arrival, as a group that ends).
-   */
-  final case class Resume(restored: Long, state: TriggerState, instantsBefore: Option[Long])
-
-  /** A suspended group: its trigger state and the numbers of the tuples in its window. */
-  final case class Suspended(state: TriggerState, window: Array[Long])
-
-  /** True if attribute `slot` of `attributes` exceeds the reference by more than the delta. */
-  def exceeds(
-      units: DeltaUnits,
-      attributes: InternalRow,
-      slot: Int,
-      referenceExact: Long,
-      referenceDouble: Double): Boolean =
-    if (units.exact) TimeArithmetic.subtract(attributes.getLong(slot), referenceExact) > units.wholeDelta
-    else attributes.getDouble(slot) - referenceDouble > units.doubleDelta
 }

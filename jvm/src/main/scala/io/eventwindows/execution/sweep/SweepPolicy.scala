@@ -1,7 +1,7 @@
 package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SlidingWindow, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SessionWindow, SlidingWindow, SplTumblingWindow, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
@@ -51,8 +51,8 @@ private[execution] object SweepPolicy {
    * `values` are the per-row values the family reads, over `input`. `horizon` is the last tick
    * open-ended events cover under per-window hopping output, when the family has not set one;
    * only hopping windows ask for it, here, once. `maxWindows` is the most windows one event may
-   * lie in under per-window hopping output, and the most rows an SPL time trigger may fire
-   * between two arrivals.
+   * lie in under per-window hopping output (and pieces of a session), and the most rows an SPL time
+   * trigger may fire between two arrivals.
    */
   def factory(
       family: WindowFamily,
@@ -69,6 +69,8 @@ private[execution] object SweepPolicy {
     case f: CountWindow => new CountSweep(f, _, _, lineMax)
     case f: MessageFamily => new MessageSweep(f, _, _, lineMax)
     case f: SlidingWindow => new SlidingSweep(f, _, _, values, input, lineMax, maxWindows)
+    case f: SplTumblingWindow => new SplTumblingSweep(f, _, _, values, input, lineMax)
+    case f: SessionWindow => new SessionSweep(f, _, _, lineMax, maxWindows, timeType)
     case f: AnchorWindow => new AnchorSweep(f, _, _, values, input, timeType)
   }
 }

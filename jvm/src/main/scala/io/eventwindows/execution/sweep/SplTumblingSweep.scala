@@ -1,0 +1,140 @@
+package io.eventwindows.execution.sweep
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
+import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.{SplPolicy, SplTumblingWindow}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+
+/**
+ * The policy of IBM Streams SPL tumbling windows: the window fills with a partition's tuples (in
+ * the order of the order column) and is flushed whole, which empties it:
+ *
+ *  - `count(n)`: a tuple is inserted, then the window is flushed once it holds n;
+ *  - `time(t)`: at the instants first + k * t (first = the partition's first arrival) the window
+ *    is flushed, when a tuple at or past the instant arrives and before it is inserted;
+ *  - `delta(attribute, d)`: a tuple whose attribute exceeds the oldest held tuple's by more than
+ *    d flushes the window first and starts the next one;
+ *  - `punct(column)`: a tuple whose column is TRUE is inserted and the window flushed after it.
+ *
+ * A flush of a non-empty window emits a point event at the flush time (the tuple's order, or the
+ * instant). With `flushAtEnd` the window still open at the end of the partition is flushed at its
+ * last tuple's order. The contents are one running buffer ([[FifoAggregator]], never evicting
+ * but cleared at each flush): O(1) amortized merges per tuple, memory the open window. On streams
+ * a group resumes where the last firing suspended it ([[ResumingSweep]]).
+ */
+private[sweep] final class SplTumblingSweep(
+    family: SplTumblingWindow,
+    buffers: AggregateBuffers,
+    memory: WindowMemory,
+    values: Seq[Expression],
+    input: Seq[Attribute],
+    lineMax: Long) extends ResumingSweep {
+  import ResumingSweep.TriggerState
+
+  /** The attribute of a delta policy, or the column of a punctuation policy. */
+  private val attributes =
+    new SplAttributes(family.functionName, Seq(family.eviction).zip(values), input)
+
+  private val contents = new FifoAggregator(buffers, memory)
+  /** The tuples in the window, and their numbers in the group (for a suspension). */
+  private var held = 0L
+  private var insertions = 0L
+
+  private var arrivals = 0L
+  private var lastArrival = 0L
+  /** time(t): the next instant at which the window is flushed. */
+  private var nextInstant = 0L
+  /** delta: the oldest held tuple's attribute. */
+  private var referenceExact = 0L
+  private var referenceDouble = 0.0
+
+  override protected def restore(state: TriggerState): Unit = {
+    arrivals = state.arrivals
+    lastArrival = state.lastArrival
+    nextInstant = state.nextInstant
+    referenceExact = state.referenceExact
+    referenceDouble = state.referenceDouble
+  }
+
+  override protected def state: TriggerState = TriggerState(arrivals, lastArrival, nextInstant,
+    hasReference = held > 0, referenceExact, referenceDouble)
+
+  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
+
+  override def messages: Boolean = true
+
+  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
+    if (!attributes.isEmpty) attributes.read(row)
+    if (restoring > 0) {
+      // A tuple of the window a suspended group left: put back as it was.
+      restoring -= 1
+      insert(start, row)
+      return
+    }
+    family.eviction match {
+      case SplPolicy.Time(period, _) =>
+        if (arrivals == 0) nextInstant = TimeArithmetic.add(start, period)
+        else passInstantsThrough(start, period, out)
+      case _: SplPolicy.Delta if held > 0 && attributes.exceeds(0, referenceExact, referenceDouble) =>
+        flush(start, out)
+      case _ =>
+    }
+    insert(start, row)
+    arrivals += 1
+    lastArrival = start
+    family.eviction match {
+      case SplPolicy.Count(n) if held >= n => flush(start, out)
+      case _: SplPolicy.Punct if attributes.flag(0) => flush(start, out)
+      case _ =>
+    }
+  }
+
+  override def finishGroup(out: SweepOutput): Unit = {
+    family.eviction match {
+      // A resumed group passes the instants up to the horizon once a later arrival is known.
+      case SplPolicy.Time(period, _) if resuming != null && arrivals > 0 =>
+        resuming.instantsBefore.foreach(limit => passInstantsThrough(limit - 1, period, out))
+      case _ =>
+    }
+    if (family.flushAtEnd && resuming == null) flush(lastArrival, out)
+    suspendIfResumed(Array.range(0, held.toInt).map(insertions - held + _))
+    contents.clear()
+    held = 0L
+    insertions = 0L
+    arrivals = 0L
+    restoring = 0L
+  }
+
+  private def insert(start: Long, row: InternalRow): Unit = {
+    if (held == 0 && !attributes.isEmpty && family.eviction.isInstanceOf[SplPolicy.Delta]) {
+      referenceExact = attributes.exactValue(0)
+      referenceDouble = attributes.doubleValue(0)
+    }
+    contents.add(start, row)
+    contents.include()
+    held += 1
+    insertions += 1
+  }
+
+  /**
+   * Passes the time instants at or before `time`: the first flushes the window (a row if it holds
+   * tuples), and the later ones find it empty, so the next instant is the first after `time`.
+   */
+  private def passInstantsThrough(time: Long, period: Long, out: SweepOutput): Unit =
+    if (nextInstant <= time) {
+      flush(nextInstant, out)
+      // The first instant after `time`; the difference may exceed Long, never 2^64.
+      val past = java.lang.Long.remainderUnsigned(time - nextInstant, period)
+      nextInstant = TimeArithmetic.add(time, period - past)
+    }
+
+  /** Emits the window's row at `at`, if it holds tuples, and empties it. */
+  private def flush(at: Long, out: SweepOutput): Unit = if (held > 0) {
+    out.emitRow(contents.results(), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
+      contents.headTime, contents.lastIncludedTime))
+    contents.clear()
+    held = 0L
+  }
+}
