@@ -258,7 +258,31 @@ class StreamingStateSuite extends EventWindowsSuite {
     "sliding_window(ts, 'delta(ts, 1)', 'time(1 second)')",
     "sliding_window(ts, 'time(1500 milliseconds)', 'delta(v, 2)')").map(_ -> slidingClosed)
 
-  for ((window, closed) <- cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases) {
+  /**
+   * Sessions: a row `[a, b)` (a session, a piece of one, a change within one) is final once every
+   * event starting at or before b is known, since an event starting at the session's end joins it.
+   */
+  private val sessionClosed = (w: Row, watermark: Long) => field(w, "end") <= watermark
+
+  private val sessionCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "event_session_window(ts, te, '1 second')",
+    "event_session_window(ts, '700 milliseconds')",
+    "event_session_window(ts, te, '500 milliseconds', '2 seconds')",
+    "event_session_window(ts, te, '1 second', NULL, 'changes')",
+    "event_session_window(ts, te, '800 milliseconds', '1500 milliseconds', 'changes')")
+    .map(_ -> sessionClosed)
+
+  /** SPL tumbling windows: a flush at t sees the tuples up to t, as a sliding window's firing. */
+  private val tumblingCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "spl_tumbling_window(ts, 'count(2)')",
+    "spl_tumbling_window(ts, 'count(3)')",
+    "spl_tumbling_window(ts, 'time(2 seconds)')",
+    "spl_tumbling_window(ts, 'time(700 milliseconds)')",
+    "spl_tumbling_window(ts, 'delta(v, 5)')",
+    "spl_tumbling_window(ts, 'delta(ts, 1)')").map(_ -> slidingClosed)
+
+  for ((window, closed) <- cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases ++
+      sessionCases ++ tumblingCases) {
     test(s"append mode: $window gives the batch rows the watermark closed, each once") {
       val run = streamed(window)
       agrees(window, closed, run)
@@ -299,7 +323,8 @@ class StreamingStateSuite extends EventWindowsSuite {
   test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
     for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(0),
         runningCases(2), hoppingCases(1), changesCases(0),
-        slidingCases(2), slidingCases(5), slidingCases(7))) {
+        slidingCases(2), slidingCases(5), slidingCases(7), sessionCases(2), sessionCases(4),
+        tumblingCases(2), tumblingCases(4))) {
       val run = restarted(window, window)
       agrees(window, closed, run)
       assert(run.droppedByWatermark > 0)
@@ -412,6 +437,15 @@ class StreamingStateSuite extends EventWindowsSuite {
     agrees(window, hoppingClosed, run, openEnded.flatten, finalWatermark = 9000 - 1500)
   }
 
+  test("a tumbling window's flush at the end of its group is an analysis error on a stream") {
+    withRocksDB {
+      val events = newStream().toDF().withWatermark("ts", delay)
+      val message = rejected(events, "spl_tumbling_window(ts, 'count(2)', flush_at_end => true)")
+      assert(message.startsWith("spl_tumbling_window: `flush_at_end` => true is not supported " +
+        "on streaming DataFrames: a stream's groups never end"), message)
+    }
+  }
+
   test("dynamic windows do not run on streams: an analysis error naming the function and why") {
     withRocksDB {
       val events = newStream().toDF().withWatermark("ts", delay)
@@ -434,7 +468,11 @@ class StreamingStateSuite extends EventWindowsSuite {
       // The last hi - lo messages.
       "index_window(ts, -2, 0)" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L),
       // The window's tuples.
-      "sliding_window(ts, 'count(2)')" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L))
+      "sliding_window(ts, 'count(2)')" -> Map("a" -> 3L, "b" -> 2L, "c" -> 2L),
+      // The open window: a's 9th tuple (and its 12 s one), c's 5th; b's 6 tuples were flushed.
+      "spl_tumbling_window(ts, 'count(2)')" -> Map("a" -> 2L, "c" -> 1L),
+      // The open session's events: a's last session (6.1 s to 8.5 s) closed, as did b's and c's.
+      "event_session_window(ts, te, '1 second')" -> Map("a" -> 1L))
     for ((window, expected) <- kept) {
       val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
       streamed(window, checkpoint = Some(checkpoint))
@@ -474,6 +512,17 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
+  /**
+   * The random streams' events are dense (up to 2.5 s long, about one per 140 ms and key): a
+   * longer gap makes one session per key, which closes only after the last batch.
+   */
+  private val randomSessions: Seq[(String, (Row, Long) => Boolean)] = Seq(
+    "event_session_window(ts, '50 milliseconds')",
+    "event_session_window(ts, te, '100 milliseconds', '500 milliseconds')",
+    "event_session_window(ts, te, '100 milliseconds', NULL, 'changes')",
+    "event_session_window(ts, te, '100 milliseconds', '700 milliseconds', 'changes')")
+    .map(_ -> sessionClosed)
+
   test("random streams (ties, disorder within the delay, late rows) agree with the batch query") {
     val random = new scala.util.Random(20240101)
     // Times on a 100 ms grid (ties), up to 2 s before each batch's second (some late).
@@ -494,7 +543,8 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
     assert(notLate.size < input.flatten.size, "no late row")
     for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
-        changesCases(0), slidingCases(5), slidingCases(7)) ++ runningCases) {
+        changesCases(0), slidingCases(5), slidingCases(7)) ++ runningCases ++ randomSessions ++
+        tumblingCases) {
       val run = streamed(window, input)
       assert(run.droppedByWatermark === input.flatten.size - notLate.size)
       agrees(window, closed, run, notLate, watermarks.last)
