@@ -35,6 +35,8 @@ WINDOWS = {
         ("index_window", ["s", "-1", "1", "v"]),
         ("time_window", ["s", "-2", "1", "'[)'"]),
         ("sliding_window", ["s", "'count(2)'", "'time(3)'"]),
+        ("event_session_window", ["s", "e", "4L", "NULL", "'changes'"]),
+        ("spl_tumbling_window", ["s", "'count(2)'", "true"]),
     ],
     "timestamp": [
         ("hopping_window", ["s", "e", "'4 seconds'", "'2 seconds'", "'1 second'", "'changes'"]),
@@ -45,6 +47,9 @@ WINDOWS = {
         ("index_window", ["s", "NULL", "1"]),
         ("time_window", ["s", "'-2 seconds'", "'1 second'", "'(]'"]),
         ("sliding_window", ["s", "'time(2 seconds)'", "'delta(v, 5)'"]),
+        # Points (no end): the open-ended row would lie in too many pieces of max_duration.
+        ("event_session_window", ["s", "'4 seconds'", "'8 seconds'", "'window'"]),
+        ("spl_tumbling_window", ["s", "'time(2 seconds)'", "false"]),
     ],
 }
 

@@ -1,5 +1,7 @@
 """A brute-force, pure-Python reference for IBM Streams SPL sliding windows (SPEC.md 3.5, seed 004):
-the SQL window function ``sliding_window(order, eviction[, trigger])``.
+the SQL window function ``sliding_window(order, eviction[, trigger])``; and for SPL tumbling
+windows (issue 22), ``spl_tumbling_window(order, eviction[, flush_at_end])``, at the end of the
+module (:func:`tumbling_window`), with the same conventions and the policy ``("punct", column)``.
 
 Written from the semantics of the brief and the SPEC (not from the Scala code), to be obviously
 right rather than fast: the window is a plain list in arrival order, and the clock of time policies
@@ -139,5 +141,99 @@ def sliding_window(rows, eviction, trigger=("count", 1), tick=1):
     out = []
     for key, group in groups.items():
         for at, window in firings(arrival_order(group), eviction, trigger):
+            out.append(output_row(key, at, window, tick))
+    return sort_rows(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# SPL tumbling windows (issue 22): spl_tumbling_window(order, eviction[, flush_at_end])
+#
+# A tumbling window is flushed (a row over its tuples, if any) and emptied as its eviction policy
+# says; it never slides. Input rows, arrival order and output rows are as for sliding_window
+# above: a flush at ``at`` over a non-empty window gives :func:`output_row` (start = the flush
+# time, end = start + tick, first/last = the order of the oldest/newest tuple). Policies:
+#
+# * ``("count", n)`` (n >= 1): insert, then flush once n tuples are held (at that tuple's order);
+# * ``("time", t)`` (t > 0): first = the key's first arrival, instants first + k*t (k >= 1); a
+#   tuple at or past an instant flushes the window at that instant before it is inserted; later
+#   instants up to the tuple find the window empty (no row);
+# * ``("delta", attribute, d)`` (d >= 0): a tuple whose attribute exceeds the OLDEST held tuple's
+#   by more than d flushes the window first (at the new tuple's order); the new tuple starts the
+#   next window;
+# * ``("punct", column)``: a tuple whose BOOLEAN ``column`` is True is inserted, then the window
+#   is flushed (at its order); ``None`` there is an error naming the row.
+#
+# flush_at_end: the window still open at the key's end is flushed at its last tuple's order.
+
+
+def parse_tumbling_policy(text, number=Decimal):
+    """A tumbling eviction policy's text: as :func:`parse_policy`, and 'punct(p)' ->
+    ('punct', 'p')."""
+    name, _, rest = text.strip().partition("(")
+    if name == "punct":
+        return ("punct", rest.rstrip(")").strip())
+    return parse_policy(text, number)
+
+
+def tumbling_flushes(tuples, eviction, flush_at_end=False):
+    """The flushes of one key's tuples (already in arrival order) as ``(time, window)`` pairs,
+    ``window`` the flushed tuples in arrival order; flushes of an empty window are left out.
+    Simulated literally, one arrival after the other."""
+    out = []
+    window = []
+
+    def flush(at):
+        if window:
+            out.append((at, list(window)))
+        window.clear()
+
+    kind = eviction[0]
+    first = None    # time(t): the key's first arrival
+    instant = None  # time(t): the next instant first + k*t not yet passed
+    for x in tuples:
+        now = x["order"]
+        # Before the insertion: a time instant reached, or a delta exceeded.
+        if kind == "time":
+            t = eviction[1]
+            if first is None:
+                first, instant = now, now + t
+            if now >= instant:
+                flush(instant)
+                # The later instants up to now find the window empty: no rows. Skip them all
+                # (one by one they may be too many): the next instant is the first after now.
+                instant = first + ((now - first) // t + 1) * t
+        elif kind == "delta":
+            attr, d = eviction[1], eviction[2]
+            if x[attr] is None:
+                raise ValueError(f"{eviction} is NULL in the row {x}")
+            if window and x[attr] - window[0][attr] > d:
+                flush(now)
+        elif kind == "punct":
+            if x[eviction[1]] is None:
+                raise ValueError(f"{eviction} is NULL in the row {x}")
+        window.append(x)
+        # After the insertion: a full count window, a punctuation.
+        if kind == "count" and len(window) >= eviction[1]:
+            flush(now)
+        elif kind == "punct" and x[eviction[1]]:
+            flush(now)
+    if flush_at_end and window:
+        flush(window[-1]["order"])
+    return out
+
+
+def tumbling_window(rows, eviction, flush_at_end=False, tick=1):
+    """spl_tumbling_window(order, eviction[, flush_at_end]) grouped by key; see above. Returns
+    sorted rows ``(key, start, end, first, last, count, sum, min, max, values)``."""
+    assert eviction[0] in ("count", "time", "delta", "punct"), eviction
+    assert eviction[0] != "count" or eviction[1] >= 1, eviction
+    assert eviction[0] != "time" or eviction[1] > 0, eviction
+    assert eviction[0] != "delta" or eviction[2] >= 0, eviction
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["key"], []).append(r)
+    out = []
+    for key, group in groups.items():
+        for at, window in tumbling_flushes(arrival_order(group), eviction, flush_at_end):
             out.append(output_row(key, at, window, tick))
     return sort_rows(out)
