@@ -45,6 +45,19 @@ a time.
     of each event's windows, its clipped length ``least(e, w + 5 s) - greatest(s, w)`` and
     ``groupBy`` with ``sum(v * length) / sum(length)``: about 10,000,000 windows. The averages
     are compared to 9 significant digits (the two sides add in different orders).
+(m) sessions over point events: ``event_session_window(ts, None, '30 seconds')``, count + sum,
+    over 2,000,000 point events in 100 keys over 300,000 s (15 s apart on average in a key, so
+    about one in seven gaps closes a session), against Spark's own
+    ``groupBy(k, session_window(ts, '30 seconds'))``.
+(n) sessions over interval events: ``event_session_window(s, e, '30 seconds')``, count + sum,
+    over 1,000,000 interval events in 100 keys lasting 1 s to 119 s (60 s on average), 120 s
+    apart on average in a key, against the sessionization of intervals with Spark's window
+    functions: the running max of ``end - 1 tick + gap`` over the previous rows, a new-session
+    flag where the start is beyond it, the running sum of the flags as the session's number,
+    then ``groupBy(k, session)``.
+(o) SPL tumbling windows: ``spl_tumbling_window(ts, count(1000))``, avg + max, over the tuples of
+    (h), against ``row_number()`` per key in time order, batches ``(rn - 1) div 1000`` and
+    ``groupBy(k, batch)`` keeping full batches, flushed at the batch's last time.
 """
 from __future__ import annotations
 
@@ -536,6 +549,69 @@ def same_averages(name: str, ours: DataFrame, builtin: DataFrame) -> bool:
     return same
 
 
+def session_points(events: DataFrame, repeat: int) -> dict:
+    """(m) event_session_window over point events with a 30 s gap, count + sum, against Spark's
+    own session windows, groupBy(k, session_window(ts, '30 seconds')): for point events both are
+    the same sessions [first t, last t + gap)."""
+    ours = events.groupBy("k", ew.event_session_window("ts", None, "30 seconds")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    builtin = (events.groupBy("k", F.session_window("ts", "30 seconds"))
+               .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+               .withColumnRenamed("session_window", "window"))
+    return compare("(m) event_session_window(ts, 30 s), point events, count + sum", ours,
+                   builtin, per_window(ours), per_window(builtin), repeat)
+
+
+def session_intervals(events: DataFrame, repeat: int) -> dict:
+    """(n) event_session_window over interval events with a 30 s gap, count + sum, against the
+    way to sessionize intervals with Spark alone (its session_window takes points only): per
+    key, in start order, a window function computes the running max of end - 1 tick + gap over
+    the previous rows (ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING); a row whose start is
+    beyond it (or the key's first row) starts a session; the running sum of those flags numbers
+    the sessions; then groupBy(k, session) with min(start), max(end - 1 tick + gap), count, sum.
+    Events with equal starts are in one session whatever their order (each keeps the session
+    open past its own start), so the ROWS frame's order among them does not matter."""
+    gap_us = 30 * MICROS_PER_SECOND
+    ours = events.groupBy("k", ew.event_session_window("s", "e", "30 seconds")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    by_start = Window.partitionBy("k").orderBy("s_us")
+    reach = F.max("reach").over(by_start.rowsBetween(Window.unboundedPreceding, -1))
+    starts = F.when(reach.isNull() | (F.col("s_us") > reach), 1).otherwise(0)
+    builtin = (
+        events.select("k", "v", F.unix_micros("s").alias("s_us"),
+                      (F.unix_micros("e") - 1 + gap_us).alias("reach"))
+        .withColumn("new", starts)
+        .withColumn("session", F.sum("new").over(
+            by_start.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
+        .groupBy("k", "session")
+        .agg(F.min("s_us").alias("ws_us"), F.max("reach").alias("we_us"),
+             F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select("k", F.timestamp_micros("ws_us").alias("ws"),
+                F.timestamp_micros("we_us").alias("we"), "n", "total"))
+    return compare("(n) event_session_window(s, e, 30 s), interval events, count + sum", ours,
+                   builtin, per_window(ours), builtin, repeat)
+
+
+def spl_tumbling_points(events: DataFrame, repeat: int) -> dict:
+    """(o) spl_tumbling_window(ts, count(1000)), avg + max, over tuples with distinct times,
+    against numbering each key's tuples with row_number() in time order, batch (rn - 1) div
+    1000, and groupBy(k, batch) keeping the full batches (count 1000: SPL flushes a window only
+    once it holds 1000; the rest stays open), the flush time being the batch's last (max) ts."""
+    n = 1000
+    ours = events.groupBy("k", ew.spl_tumbling_window("ts", ew.count(n))).agg(
+        F.avg("v").alias("a"), F.max("v").alias("m"))
+    builtin = (
+        events.withColumn("batch", F.floor((F.row_number().over(
+            Window.partitionBy("k").orderBy("ts")) - 1) / n))
+        .groupBy("k", "batch")
+        .agg(F.count("*").alias("c"), F.max("ts").alias("t"), F.avg("v").alias("a"),
+             F.max("v").alias("m"))
+        .where(F.col("c") == n)
+        .select("k", "t", "a", "m"))
+    return compare(f"(o) spl_tumbling_window(ts, count({n})), avg + max", ours, builtin,
+                   per_anchor(ours), builtin, repeat)
+
+
 def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
     """(j) hopping 60 s / 1 s over a stream of files, ours against Spark's streaming window()."""
     def query(window):
@@ -640,11 +716,13 @@ def main() -> None:
     global WARMUP_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghijkl",
+    parser.add_argument("--cases", default="abBcdefghijklmno",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
-                             "k (streaming 'changes'), l (time-weighted average)")
+                             "k (streaming 'changes'), l (time-weighted average), "
+                             "m (sessions over points), n (sessions over intervals), "
+                             "o (SPL tumbling)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
                         help="seconds of untimed runs before each query is timed")
@@ -677,6 +755,13 @@ def main() -> None:
     # (about 100 hops of 1 s): 10 events at a time in each key, so each key's time line is
     # covered and the answer is about 100 x 100,000 = 10,000,000 windows of 5 s.
     weighted = weighted_events(spark, 1_000_000 // scale, 100, 100_000 // scale).cache()
+    # 2,000,000 point events in 100 keys over 300,000 s: 15 s apart on average in a key, so a
+    # gap of 30 s closes a session after about one event in seven.
+    session_events = point_events(spark, 2_000_000 // scale, 100, 300_000 // scale).cache()
+    # 1,000,000 interval events in 100 keys over 1,200,000 s, lasting 1 s to 119 s (60 s on
+    # average): starts 120 s apart on average in a key, so sessions of a few events.
+    session_intervals_events = interval_events(
+        spark, 1_000_000 // scale, 100, 1_200_000 // scale, 60).cache()
     cases = {"a": lambda: hopping_points(points, args.repeat),
              "b": lambda: hopping_changes(intervals, "b", 60, args.repeat),
              "B": lambda: hopping_changes(intervals, "B", 5, args.repeat),
@@ -690,7 +775,10 @@ def main() -> None:
              "i": lambda: dynamic_points(spark, points, args.repeat),
              "j": lambda: streaming_hopping(spark, points, min(args.repeat, 2)),
              "k": lambda: streaming_changes(spark, min(args.repeat, 2)),
-             "l": lambda: time_weighted(weighted, args.repeat)}
+             "l": lambda: time_weighted(weighted, args.repeat),
+             "m": lambda: session_points(session_events, args.repeat),
+             "n": lambda: session_intervals(session_intervals_events, args.repeat),
+             "o": lambda: spl_tumbling_points(distinct, args.repeat)}
     results = []
     for c in args.cases:
         result = cases[c]()

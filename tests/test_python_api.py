@@ -3,8 +3,10 @@
 Timestamps are built from strings and read back as strings (``CAST(... AS STRING)``), both in the
 session time zone (UTC, see conftest.py), so no answer depends on the machine's time zone.
 """
+import ast
 import datetime
 import doctest
+import pathlib
 import re
 
 import pytest
@@ -24,9 +26,11 @@ FUNCTIONS = [
     ew.adjust_start_time,
     ew.adjust_end_time,
     ew.count_window,
+    ew.event_session_window,
     ew.index_window,
     ew.time_window,
     ew.sliding_window,
+    ew.spl_tumbling_window,
     ew.anchor_window,
     ew.clipped_start,
     ew.clipped_end,
@@ -35,7 +39,7 @@ FUNCTIONS = [
 ]
 
 #: The Python helpers that write SPL policies (no SQL function of their own).
-POLICIES = [ew.count, ew.time, ew.delta]
+POLICIES = [ew.count, ew.time, ew.delta, ew.punct]
 
 END_OF_TIME = "9999-12-31 23:59:59.999999"
 
@@ -341,6 +345,217 @@ def test_later_optional_argument_after_none(spark):
 
 
 # ----------------------------------------------------------------------------------------------
+# Sessions over events and SPL tumbling windows: each Python call gives the rows of its SQL call
+
+
+def same_rows_as_sql(spark, table, df, grouped, sql_window, *aggs_sql):
+    """The rows of `grouped` (a groupBy over the Python window function, aggregated) and of the
+    SQL query grouping `table` by `sql_window` with `aggs_sql`, both as
+    (window fields..., aggregates...), sorted."""
+    df.createOrReplaceTempView(table)
+    fields = [f.name for f in grouped.schema["window"].dataType.fields]
+    python_rows = grouped.select(*[F.col(f"window.{f}") for f in fields],
+                                 *[c for c in grouped.columns if c != "window"])
+    sql_rows = spark.sql(f"SELECT {', '.join(f'window.{f}' for f in fields)}, "
+                         f"{', '.join(aggs_sql)} FROM {table} GROUP BY {sql_window}")
+    python_sorted = sorted(tuple(r) for r in python_rows.collect())
+    assert python_sorted == sorted(tuple(r) for r in sql_rows.collect())
+    return python_sorted
+
+
+SESSION_EVENTS = [("a", 1, 3, 1), ("a", 6, 7, 10), ("a", 12, 13, 100), ("a", 14, 20, 1000),
+                  ("b", 2, 2, 5), ("b", 4, 9, 50)]
+
+
+def session_events(spark):
+    return spark.createDataFrame(SESSION_EVENTS, "k string, s bigint, e bigint, v bigint")
+
+
+@pytest.mark.parametrize("build, sql, expected", [
+    # gap 4: a: [1,3) keeps it open to 3 - 1 + 4 = 6; [6,7) joins (6 <= 6), to 10; [12,13)
+    # starts [12, 16); [14,20) joins it, to 23. b: [2,2) is empty (in no session); [4,9) alone:
+    # [4, 12).
+    (lambda: ew.event_session_window("s", "e", 4), "event_session_window(s, e, 4)",
+     [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)]),
+    # max_duration 5 cuts [1, 10) into [1, 6) and [6, 10); [12, 23) into [12, 17), [17, 22)
+    # (only [14, 20) reaches it) and [22, 23) (no event: no row); [4, 12) into [4, 9) and
+    # [9, 12) (no event).
+    (lambda: ew.event_session_window("s", "e", 4, max_duration=5),
+     "event_session_window(s, e, 4, 5)",
+     [("a", 1, 6, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 17, 2, 1100), ("a", 17, 22, 1, 1000),
+      ("b", 4, 9, 1, 50)]),
+    # max_duration=None before a given output: a SQL NULL, no maximum.
+    (lambda: ew.event_session_window(F.col("s"), "e", 4, None, "window"),
+     "event_session_window(s, e, 4, NULL, 'window')",
+     [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)]),
+    # 'changes': lifetimes extended to the session's end, a row at every distinct start.
+    (lambda: ew.event_session_window("s", "e", 4, output=F.lit("changes")),
+     "event_session_window(s, e, 4, output => 'changes')",
+     [("a", 1, 6, 1, 1), ("a", 6, 10, 2, 11), ("a", 12, 14, 1, 100), ("a", 14, 23, 2, 1100),
+      ("b", 4, 12, 1, 50)]),
+    (lambda: ew.event_session_window("s", None, 4),
+     "event_session_window(s, 4)",
+     # Points 1, 6, 12, 14 (a), 2, 4 (b): a [1, 5), [6, 10), [12, 18); b [2, 8).
+     [("a", 1, 5, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 18, 2, 1100), ("b", 2, 8, 2, 55)]),
+], ids=["window", "max-duration", "none-before-output", "changes-column", "points"])
+def test_event_session_window_matches_sql(spark, build, sql, expected):
+    grouped = session_events(spark).groupBy("k", build()).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    rows = same_rows_as_sql(spark, "py_sessions", session_events(spark),
+                            grouped.select("window", "k", "n", "total"), sql + ", k",
+                            "k", "count(*)", "sum(v)")
+    assert sorted((r[2], r[0], r[1], r[3], r[4]) for r in rows) == expected
+
+
+def test_event_session_window_trill_changes(spark):
+    # Trill's progressive session example: points 11, 12, 21, 25 with x = 1, 1, 2, 2, gap 6.
+    points = spark.createDataFrame([(11, 1), (12, 1), (21, 2), (25, 2)], "ts bigint, x bigint")
+    result = points.groupBy(ew.event_session_window("ts", None, 6, output="changes")).agg(
+        F.sum("x").alias("total"))
+    assert windowed(result, "total") == [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)]
+    window = points.groupBy(ew.event_session_window("ts", None, 6)).agg(F.sum("x").alias("total"))
+    assert windowed(window, "total") == [(11, 18, 2), (21, 31, 4)]
+
+
+@pytest.mark.parametrize("gap", [
+    lambda: "30 seconds", lambda: datetime.timedelta(seconds=30), lambda: 30_000_000,
+    lambda: F.expr("INTERVAL 30 SECONDS")], ids=["string", "timedelta", "int", "column"])
+def test_event_session_window_timestamp_gap_forms_agree(spark, gap):
+    # Points at 00:00:00, 00:00:20, 00:01:00: the first two within 30 s, the third alone. As
+    # Spark's session_window(ts, '30 seconds').
+    events = timestamp_events(spark, [("a", "2024-01-01 00:00:00", None, 1),
+                                      ("a", "2024-01-01 00:00:20", None, 2),
+                                      ("a", "2024-01-01 00:01:00", None, 4)])
+    result = events.groupBy(ew.event_session_window("s", None, gap())).agg(
+        F.sum("v").alias("total"))
+    expected = [("2024-01-01 00:00:00", "2024-01-01 00:00:50", 3),
+                ("2024-01-01 00:01:00", "2024-01-01 00:01:30", 4)]
+    assert windowed(result, "total") == expected
+    spark_session = events.groupBy(F.session_window("s", "30 seconds")).agg(
+        F.sum("v").alias("total"))
+    start, end = (F.col("session_window." + f).cast("string") for f in ("start", "end"))
+    assert sorted(tuple(r) for r in spark_session.select(start, end, "total").collect()) == (
+        expected)
+
+
+TUPLES = [(i, i, i in (2, 5)) for i in range(8)]
+
+
+def tuples(spark):
+    return spark.createDataFrame(TUPLES, "age bigint, v bigint, mark boolean")
+
+
+@pytest.mark.parametrize("build, sql, expected", [
+    # delta(age, 2): {0,1,2} flushed at 3, {3,4,5} at 6; {6,7} stays open.
+    (lambda: ew.spl_tumbling_window("age", ew.delta("age", 2)),
+     "spl_tumbling_window(age, 'delta(age, 2)')",
+     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
+    (lambda: ew.spl_tumbling_window("age", "delta(age, 2)", flush_at_end=True),
+     "spl_tumbling_window(age, 'delta(age, 2)', flush_at_end => true)",
+     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
+    (lambda: ew.spl_tumbling_window(F.col("age"), ew.count(3), F.lit(True)),
+     "spl_tumbling_window(age, 'count(3)', true)",
+     [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
+    (lambda: ew.spl_tumbling_window("age", ew.count(3), None),
+     "spl_tumbling_window(age, 'count(3)')",
+     [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5])]),
+    # time(3): first arrival 0, instants 3, 6: {0,1,2} flushed at 3, {3,4,5} at 6.
+    (lambda: ew.spl_tumbling_window("age", ew.time(3), False),
+     "spl_tumbling_window(age, 'time(3)', false)",
+     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
+    # punct(mark): TRUE at 2 and 5: flushed after them.
+    (lambda: ew.spl_tumbling_window("age", ew.punct("mark"), flush_at_end=True),
+     "spl_tumbling_window(age, 'punct(mark)', flush_at_end => true)",
+     [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
+], ids=["delta", "delta-flush-at-end", "count-flush-column", "count-none", "time-false",
+        "punct"])
+def test_spl_tumbling_window_matches_sql(spark, build, sql, expected):
+    grouped = tuples(spark).groupBy(build()).agg(F.collect_list("v").alias("vs"))
+    rows = same_rows_as_sql(spark, "py_tuples", tuples(spark), grouped, sql, "collect_list(v)")
+    assert [tuple(r) for r in rows] == expected
+
+
+def test_spl_tumbling_window_timestamp_order(spark):
+    # count(2) over timestamps: flushed at the second tuple of each pair; the window struct is
+    # (start, end = start + 1 µs, first, last), timestamps.
+    events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
+    result = events.groupBy(ew.spl_tumbling_window("s", ew.count(2))).count()
+    assert result.schema["window"].dataType.simpleString() == (
+        "struct<start:timestamp,end:timestamp,first:timestamp,last:timestamp>")
+    assert windowed(result, F.col("window.first").cast("string"), "count") == [
+        ("2024-01-01 00:00:01", "2024-01-01 00:00:01.000001", "2024-01-01 00:00:00", 2),
+        ("2024-01-01 00:00:04", "2024-01-01 00:00:04.000001", "2024-01-01 00:00:02", 2),
+    ]
+
+
+def test_new_functions_bad_python_values_name_the_parameter(spark):
+    for call, parameter in [
+            (lambda: ew.event_session_window("s", None, 1.5), "`gap`"),
+            (lambda: ew.event_session_window("s", None, True), "`gap`"),
+            (lambda: ew.event_session_window("s", None, 5, max_duration=[5]), "`max_duration`"),
+            (lambda: ew.event_session_window("s", None, 5, output=1), "`output`"),
+            (lambda: ew.event_session_window(1, None, 5), "`start`"),
+            (lambda: ew.event_session_window("s", 2, 5), "`end`"),
+            (lambda: ew.spl_tumbling_window("t", ew.count(2), flush_at_end=1), "`flush_at_end`"),
+            (lambda: ew.spl_tumbling_window("t", ew.count(2), "true"), "`flush_at_end`"),
+            (lambda: ew.spl_tumbling_window("t", 5), "`eviction`"),
+            (lambda: ew.spl_tumbling_window(None, ew.count(2)), "`order`")]:
+        with pytest.raises(TypeError, match=parameter):
+            call()
+
+
+def test_new_functions_bad_sql_values_name_the_parameter(spark):
+    events = session_events(spark)
+    for build, words in [
+            (lambda: ew.event_session_window("s", "e", 4, output="point"),
+             ["event_session_window", "`output`", "'changes'"]),
+            (lambda: ew.event_session_window("s", "e", 4, max_duration=3), ["`max_duration`"]),
+            (lambda: ew.event_session_window("s", "e", 0), ["`gap`"]),
+            (lambda: ew.spl_tumbling_window("s", ew.punct("k")),
+             ["spl_tumbling_window", "`eviction`", "punct(k)", "BOOLEAN"]),
+            (lambda: ew.sliding_window("s", ew.punct("k")),
+             ["sliding_window", "`eviction`", "spl_tumbling_window"])]:
+        message = analysis_error(lambda: events.groupBy(build()).count())
+        for word in words:
+            assert word in message, message
+
+
+def readme_examples(heading):
+    """The SQL and Python code blocks of the README section under `heading`, in order."""
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split(heading, 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"```(sql|python)\n(.*?)```", section, re.S)
+
+
+def run_python_example(spark, code):
+    """Runs a README Python block; its last statement, an expression ending in .show(), gives
+    the DataFrame it shows instead."""
+    body = ast.parse(code)
+    last = body.body.pop()
+    assert isinstance(last, ast.Expr) and last.value.func.attr == "show"
+    scope = {"spark": spark, "ew": ew, "F": F}
+    exec(compile(body, "README.md", "exec"), scope)
+    return eval(compile(ast.Expression(last.value.func.value), "README.md", "eval"), scope)
+
+
+@pytest.mark.parametrize("heading, expected", [
+    ("### Sessions over events", [
+        [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)],   # Trill's 'changes', SQL
+        [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)],   # the same, Python
+        [(1, 10, 2, 3), (12, 22, 2, 9), (22, 32, 1, 8)]]),      # max_duration, clipped
+    ("### SPL tumbling windows", [
+        [(3, 0, 2, [0, 1, 2]), (6, 3, 5, [3, 4, 5]), (7, 6, 7, [6, 7])],
+        [(3, 0, 2, [0, 1, 2]), (6, 3, 5, [3, 4, 5]), (7, 6, 7, [6, 7])]]),
+], ids=["sessions", "spl-tumbling"])
+def test_readme_examples_give_the_readme_tables(spark, heading, expected):
+    blocks = readme_examples(heading)
+    assert len(blocks) == len(expected)
+    for (language, code), rows in zip(blocks, expected):
+        df = spark.sql(code) if language == "sql" else run_python_example(spark, code)
+        assert [tuple(r) for r in df.collect()] == rows, code
+
+
+# ----------------------------------------------------------------------------------------------
 # Scalar functions
 
 
@@ -431,7 +646,8 @@ def test_functions_return_columns(spark):
     for column in [ew.hopping_window("s", "e", "1 second", "1 second"),
                    ew.tumbling_window("s", None, 1), ew.snapshot_window("s"),
                    ew.snap_to_boundary("t", 0, 1), ew.adjust_start_time("t", 2, 1),
-                   ew.adjust_end_time("t", 2, 1, 0)]:
+                   ew.adjust_end_time("t", 2, 1, 0), ew.event_session_window("s", None, 1),
+                   ew.spl_tumbling_window("t", ew.punct("p"), True)]:
         assert isinstance(column, Column)
 
 
@@ -484,8 +700,10 @@ def test_spl_policy_helpers_write_spl():
     assert ew.time(datetime.timedelta(seconds=2)) == "time(2000000 microseconds)"
     assert ew.delta("temperature", 1.5) == "delta(temperature, 1.5)"
     assert ew.delta("ts", datetime.timedelta(milliseconds=1)) == "delta(ts, 1000 microseconds)"
+    assert ew.punct("end_of_batch") == "punct(end_of_batch)"
     for bad in (lambda: ew.count("4"), lambda: ew.count(True), lambda: ew.time(None),
-                lambda: ew.delta(3, 1), lambda: ew.delta("x", None)):
+                lambda: ew.delta(3, 1), lambda: ew.delta("x", None), lambda: ew.punct(None),
+                lambda: ew.punct(F.col("p"))):
         with pytest.raises(TypeError):
             bad()
 

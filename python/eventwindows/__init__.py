@@ -1,6 +1,7 @@
 """eventwindows: stream-engine windows for Apache Spark: StreamInsight's hopping, tumbling, snapshot
-and count windows, psi's windows by message index, by relative time and dynamic windows, and IBM
-Streams SPL sliding windows."""
+and count windows, psi's windows by message index, by relative time and dynamic windows, sessions
+over events (Trill's session windows, with a maximum duration and progressive output), and IBM
+Streams SPL sliding and tumbling windows."""
 from eventwindows.dynamic import DynamicWindow, dynamic_window
 from eventwindows.functions import (
     adjust_end_time,
@@ -11,11 +12,14 @@ from eventwindows.functions import (
     count,
     count_window,
     delta,
+    event_session_window,
     hopping_window,
     index_window,
+    punct,
     sliding_window,
     snap_to_boundary,
     snapshot_window,
+    spl_tumbling_window,
     time,
     time_weighted_avg,
     time_weighted_sum,
@@ -39,12 +43,15 @@ __all__ = [
     "delta",
     "dynamic_window",
     "DynamicWindow",
+    "event_session_window",
     "hopping_window",
     "index_window",
     "plot",
+    "punct",
     "sliding_window",
     "snap_to_boundary",
     "snapshot_window",
+    "spl_tumbling_window",
     "time",
     "time_weighted_avg",
     "time_weighted_sum",

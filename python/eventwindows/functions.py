@@ -9,10 +9,10 @@ Python values for the constant parameters:
 
 * time columns (``start``, ``end``, ``t``, ``time``): a :class:`~pyspark.sql.Column` or a column
   name.
-* durations (``size``, ``hop``, ``period``): an interval string such as ``'5 seconds'``, a
-  :class:`datetime.timedelta` (a day-time interval), an ``int`` number of ticks (microseconds
-  for timestamps, as Spark's ``window()`` reads integers), or a :class:`~pyspark.sql.Column`
-  holding a constant.
+* durations (``size``, ``hop``, ``period``, ``gap``, ``max_duration``): an interval string such
+  as ``'5 seconds'``, a :class:`datetime.timedelta` (a day-time interval), an ``int`` number of
+  ticks (microseconds for timestamps, as Spark's ``window()`` reads integers), or a
+  :class:`~pyspark.sql.Column` holding a constant.
 * times (``alignment``, ``horizon``): a timestamp string, a :class:`datetime.datetime` or
   :class:`datetime.date`, an ``int`` (BIGINT time), ``None`` (the default) or a
   :class:`~pyspark.sql.Column`. A string, a date or a naive datetime is read as a timestamp
@@ -21,7 +21,8 @@ Python values for the constant parameters:
   offset from the epoch, as Spark's ``window()`` takes its start time: an interval string such
   as ``'15 minutes'``, a :class:`datetime.timedelta` or an ``int`` number of microseconds.
 * ``output``: ``'window'``, ``'point'``, ``'changes'`` or ``None`` (the default, ``'window'``);
-  for ``count_window``, ``'point'``, ``'window'`` or ``None`` (the default, ``'point'``).
+  for ``count_window``, ``'point'``, ``'window'`` or ``None`` (the default, ``'point'``); for
+  ``event_session_window``, ``'window'``, ``'changes'`` or ``None`` (the default, ``'window'``).
 * counts and message indices (``n`` of ``count_window``, ``lo`` and ``hi`` of ``index_window``):
   an ``int`` (negative indices are before the anchor) or a :class:`~pyspark.sql.Column` holding
   a constant integer; ``lo=None`` of ``index_window`` is a SQL NULL: no lower end (a running
@@ -32,6 +33,12 @@ Python values for the constant parameters:
 * ``bounds`` of ``time_window``: ``'[]'``, ``'[)'``, ``'(]'``, ``'()'`` or ``None`` (the default,
   ``'[]'``).
 * ``order`` of ``index_window``: a :class:`~pyspark.sql.Column`, a column name or ``None``.
+* SPL policies (``eviction``, ``trigger`` of ``sliding_window``, ``eviction`` of
+  ``spl_tumbling_window``): a string as in SPL, such as ``'count(4)'``, what :func:`count`,
+  :func:`time`, :func:`delta` and :func:`punct` (``spl_tumbling_window`` only) return, or a
+  :class:`~pyspark.sql.Column` holding a constant string.
+* ``flush_at_end`` of ``spl_tumbling_window``: ``False`` (the default) or ``None`` omit it,
+  ``True`` passes ``TRUE``; or a :class:`~pyspark.sql.Column` holding a constant BOOLEAN.
 
 A ``None`` before a later optional parameter that is given is passed as a SQL NULL, which the
 SQL functions read as the default.
@@ -53,12 +60,15 @@ __all__ = [
     "adjust_start_time",
     "adjust_end_time",
     "count_window",
+    "event_session_window",
     "index_window",
     "time_window",
     "sliding_window",
+    "spl_tumbling_window",
     "count",
     "time",
     "delta",
+    "punct",
     "anchor_window",
     "clipped_start",
     "clipped_end",
@@ -137,6 +147,7 @@ def _output(value: Union[str, Column]) -> Column:
 
 
 _COUNT_OUTPUTS = "'point', 'window'"
+_SESSION_OUTPUTS = "'window', 'changes'"
 _BOUNDS = "'[]', '[)', '(]', '()'"
 
 
@@ -492,6 +503,84 @@ def count_window(
         *_optional(None if output is None else _choice(output, "output", _COUNT_OUTPUTS)))
 
 
+def event_session_window(
+        start: ColumnOrName,
+        end: Optional[ColumnOrName],
+        gap: DurationLike,
+        max_duration: Optional[DurationLike] = None,
+        output: Optional[Union[str, Column]] = None) -> Column:
+    """event_session_window(start[, end], gap[, max_duration[, output]]) - Groups events into sessions, also events
+      that last (Trill's session windows, with Azure Stream Analytics' maximum duration). Per
+      group, events sorted by start form sessions: an event keeps its session open until its
+      last active tick plus `gap` (a point event at t: until t + gap, as Spark's
+      session_window(t, gap); an event [s, e): until e - 1 tick + gap; an open-ended event:
+      forever); an event that starts at or before the session's end joins it, else it starts a
+      new session. Use it in GROUP BY; it yields the column `window` (struct of `start` and
+      `end`: the session [first start, session end), or a piece of it, or a change within it).
+
+    Arguments:
+      * start - the event's start time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks).
+      * end - optional, the event's exclusive end time, of the type of `start`. Omit it for point
+          events, which last one tick (1 microsecond, or 1 for BIGINT). A NULL end is an
+          open-ended event that lasts to the end of time. An end before the start is an error
+          naming the row; an end equal to the start is an empty lifetime, in no window; rows with
+          a NULL start are skipped, as by Spark's window().
+      * gap - how long a session stays open after its events' last active tick: a day-time
+          interval, a string such as '5 minutes' or an integer number of microseconds (for BIGINT
+          time an integer number of ticks); positive.
+      * max_duration - optional, like `gap` and at least `gap`: cuts a session [S, E) into
+          pieces [S + j * max_duration, min(S + (j + 1) * max_duration, E)); an event belongs to
+          every piece its lifetime intersects, and a piece with no event gives no row. NULL or
+          absent: sessions are not cut.
+      * output - optional, 'window' (default: a row per session or piece, aggregating its
+          events) or 'changes' (Trill's progressive sessions: every event's lifetime is extended
+          to the end of its session or piece, and a row is given for every change, [a, b) with
+          the aggregates over the events started by a; the last row of a session or piece has
+          its 'window' row's aggregates).
+
+    SQL may name the optional parameters: max_duration => ..., output => ....
+    Cost: one sort and O(1) amortized aggregate work per event (O(log n) with max_duration or
+    'changes'); memory holds the open session. clipped_start(), clipped_end() and the
+    time-weighted aggregates clip each event to its session or piece under 'window'.
+
+    In Python, ``end=None`` omits the end column (point events); ``gap`` and ``max_duration``
+    may be strings, ``datetime.timedelta`` or ``int`` ticks; ``max_duration=None`` is no maximum
+    (a SQL NULL when ``output`` is given); ``output=None`` omits it (``'window'``).
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> df = spark.createDataFrame([(1, 3), (6, 7), (12, 13)], "s bigint, e bigint")
+    >>> (df.groupBy(event_session_window("s", "e", 4)).count()
+    ...    .orderBy("window").select("window.start", "window.end", "count").show())
+    +-----+---+-----+
+    |start|end|count|
+    +-----+---+-----+
+    |    1| 10|    2|
+    |   12| 16|    1|
+    +-----+---+-----+
+    >>> points = spark.createDataFrame([(11, 1), (12, 1), (21, 2), (25, 2)], "ts bigint, x bigint")
+    >>> (points.groupBy(event_session_window("ts", None, 6, output="changes"))
+    ...    .agg(F.sum("x").alias("total"))
+    ...    .orderBy("window").select("window.start", "window.end", "total").show())
+    +-----+---+-----+
+    |start|end|total|
+    +-----+---+-----+
+    |   11| 12|    1|
+    |   12| 18|    2|
+    |   21| 25|    2|
+    |   25| 31|    4|
+    +-----+---+-----+
+    """
+    return F.call_function(
+        "event_session_window",
+        *_lifetime(start, end),
+        _duration(gap, "gap"),
+        *_optional(
+            None if max_duration is None else _duration(max_duration, "max_duration"),
+            None if output is None else _choice(output, "output", _SESSION_OUTPUTS)))
+
+
 def index_window(
         time: ColumnOrName,
         lo: Optional[IntegerLike],
@@ -609,24 +698,27 @@ def time_window(
         *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS)))
 
 
-#: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time` and
-#: :func:`delta` return.
+#: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time`,
+#: :func:`delta` and :func:`punct` return.
 PolicyLike = Union[str, Column]
 
 
 def count(n: int) -> str:
-    """The SPL policy ``count(n)``, for :func:`sliding_window`: as eviction, the window holds the
-    last n tuples; as trigger, it fires on every n-th arrival."""
+    """The SPL policy ``count(n)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
+    eviction of a sliding window, the window holds the last n tuples; as trigger, it fires on every
+    n-th arrival; as eviction of a tumbling window, the window is flushed once it holds n tuples."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"count(n) takes an int, got {type(n).__name__}: {n!r}")
     return f"count({n})"
 
 
 def time(t: Union[str, int, float, datetime.timedelta]) -> str:
-    """The SPL policy ``time(t)``, for :func:`sliding_window`: as eviction, tuples leave once they
-    have been in the window for more than t; as trigger, it fires every t. ``t`` is an interval
-    string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of seconds (timestamp
-    order) or an int number of ticks (BIGINT order)."""
+    """The SPL policy ``time(t)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
+    eviction of a sliding window, tuples leave once they have been in the window for more than t;
+    as trigger, it fires every t; as eviction of a tumbling window, the window is flushed every t
+    (at the group's first arrival + k * t, when a tuple at or past that instant arrives). ``t``
+    is an interval string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of
+    seconds (timestamp order) or an int number of ticks (BIGINT order)."""
     if isinstance(t, datetime.timedelta):
         return f"time({t // datetime.timedelta(microseconds=1)} microseconds)"
     if isinstance(t, bool) or not isinstance(t, (str, int, float)):
@@ -636,11 +728,13 @@ def time(t: Union[str, int, float, datetime.timedelta]) -> str:
 
 
 def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
-    """The SPL policy ``delta(attribute, d)``, for :func:`sliding_window`: as eviction, a new
-    tuple evicts every tuple whose ``attribute`` is more than d below its own; as trigger, a tuple
-    whose attribute exceeds the last firing tuple's by more than d fires the window. ``attribute``
-    is a column name (or SQL expression); ``d`` a number, or for timestamps an interval string, a
-    timedelta or seconds."""
+    """The SPL policy ``delta(attribute, d)``, for :func:`sliding_window` and
+    :func:`spl_tumbling_window`: as eviction of a sliding window, a new tuple evicts every tuple
+    whose ``attribute`` is more than d below its own; as trigger, a tuple whose attribute exceeds
+    the last firing tuple's by more than d fires the window; as eviction of a tumbling window, a
+    tuple whose attribute exceeds the oldest held tuple's by more than d flushes the window first
+    and starts the next one. ``attribute`` is a column name (or SQL expression); ``d`` a number,
+    or for timestamps an interval string, a timedelta or seconds."""
     if not isinstance(attribute, str):
         raise TypeError(f"delta(attribute, d) takes a column name, got {attribute!r}")
     if isinstance(d, datetime.timedelta):
@@ -650,6 +744,17 @@ def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
     return f"delta({attribute}, {d})"
 
 
+def punct(column: str) -> str:
+    """The SPL policy ``punct(column)``, for :func:`spl_tumbling_window` (as eviction; not
+    allowed in :func:`sliding_window`): a tuple whose BOOLEAN ``column`` is TRUE is inserted and
+    the window flushed after it, as SPL's window punctuation. ``column`` is a column name; a NULL
+    in it is an error naming the row."""
+    if not isinstance(column, str):
+        raise TypeError(f"punct(column) takes a column name, got {type(column).__name__}: "
+                        f"{column!r}")
+    return f"punct({column})"
+
+
 def _policy(value: PolicyLike, parameter: str) -> Column:
     if isinstance(value, Column):
         return value
@@ -657,7 +762,20 @@ def _policy(value: PolicyLike, parameter: str) -> Column:
         return F.lit(value)
     raise TypeError(
         f"`{parameter}` must be an SPL policy such as 'count(4)' (see eventwindows.count, time, "
-        f"delta) or a Column, got {type(value).__name__}: {value!r}")
+        f"delta, punct) or a Column, got {type(value).__name__}: {value!r}")
+
+
+def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Column]:
+    """A BOOLEAN constant parameter whose default is false: None for False or None (omitted),
+    TRUE for True, a Column as it is."""
+    if isinstance(value, Column):
+        return value
+    if value is None or value is False:
+        return None
+    if value is True:
+        return F.lit(True)
+    raise TypeError(
+        f"`{parameter}` must be a bool, None or a Column, got {type(value).__name__}: {value!r}")
 
 
 def sliding_window(order: ColumnOrName, eviction: PolicyLike,
@@ -708,6 +826,81 @@ def sliding_window(order: ColumnOrName, eviction: PolicyLike,
         _column(order, "order"),
         _policy(eviction, "eviction"),
         *_optional(None if trigger is None else _policy(trigger, "trigger")))
+
+
+def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
+                        flush_at_end: Optional[Union[bool, Column]] = False) -> Column:
+    """spl_tumbling_window(order, eviction[, flush_at_end]) - Groups tuples into IBM Streams SPL tumbling windows.
+      The tuples of each group arrive in the order of `order`, the clock of time policies. The
+      window fills and is flushed whole as its eviction policy says; each flush of a non-empty
+      window gives a row. Use it in GROUP BY (the other keys partition the windows); it yields
+      the column `window` (struct of `start`, `end`: a point event at the flush time, and
+      `first`, `last`: the order values of the window's oldest and newest tuples).
+
+    Arguments:
+      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
+          with a NULL order are skipped; ties are ordered by the values the aggregates and the
+          policy read.
+      * eviction - 'count(n)': a tuple is inserted and the window flushed once it holds n (at
+          that tuple's order); 'time(t)': the window is flushed at first + k * t (k >= 1, first =
+          the group's first arrival; t positive, an interval such as '5 seconds' or a number of
+          seconds, an integer number of ticks for BIGINT order) when a tuple at or past that
+          instant arrives, before it is inserted; 'delta(attribute, d)': when a new tuple's
+          attribute exceeds the oldest held tuple's by more than d, the window is flushed first
+          (at the new tuple's order) and the new tuple starts the next window (numeric or
+          timestamp attributes); 'punct(column)': a tuple whose BOOLEAN column is TRUE is
+          inserted and the window flushed after it (SPL's window punctuation; a NULL is an error
+          naming the row).
+      * flush_at_end - optional, a BOOLEAN constant (default false; SQL may write
+          flush_at_end => true): the window still open when a group's tuples end gives a row too,
+          at its last tuple's order. Not on streaming DataFrames, whose groups never end.
+
+    Cost: one sort and O(1) amortized aggregate work per tuple; memory holds the open window.
+
+    In Python the policy is a string as in SPL, or built with :func:`count`, :func:`time`,
+    :func:`delta` and :func:`punct`; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
+    omit it) or a constant Column.
+
+    Examples
+    --------
+    >>> from pyspark.sql import functions as F
+    >>> ages = spark.createDataFrame([(i,) for i in range(8)], "age bigint")
+    >>> (ages.groupBy(spl_tumbling_window("age", delta("age", 2)))
+    ...    .agg(F.collect_list("age").alias("ages")).orderBy("window")
+    ...    .select("window.start", "window.first", "window.last", "ages").show())
+    +-----+-----+----+---------+
+    |start|first|last|     ages|
+    +-----+-----+----+---------+
+    |    3|    0|   2|[0, 1, 2]|
+    |    6|    3|   5|[3, 4, 5]|
+    +-----+-----+----+---------+
+    >>> df = spark.createDataFrame([(i, i) for i in range(1, 6)], "ts bigint, v bigint")
+    >>> (df.groupBy(spl_tumbling_window("ts", count(2), flush_at_end=True))
+    ...    .agg(F.collect_list("v").alias("vs"))
+    ...    .orderBy("window").select("window.start", "vs").show())
+    +-----+------+
+    |start|    vs|
+    +-----+------+
+    |    2|[1, 2]|
+    |    4|[3, 4]|
+    |    5|   [5]|
+    +-----+------+
+    >>> marked = df.withColumn("last_of_batch", F.col("v").isin(1, 4))
+    >>> (marked.groupBy(spl_tumbling_window("ts", punct("last_of_batch")))
+    ...    .agg(F.collect_list("v").alias("vs"))
+    ...    .orderBy("window").select("window.start", "vs").show())
+    +-----+---------+
+    |start|       vs|
+    +-----+---------+
+    |    1|      [1]|
+    |    4|[2, 3, 4]|
+    +-----+---------+
+    """
+    return F.call_function(
+        "spl_tumbling_window",
+        _column(order, "order"),
+        _policy(eviction, "eviction"),
+        *_optional(_flag(flush_at_end, "flush_at_end")))
 
 
 def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: ColumnOrName,
@@ -767,13 +960,15 @@ def clipped_start() -> Column:
     """clipped_start() - The start of the event an aggregate reads, clipped to the window it is
     read for: the later of the event's start and the window's start, of the window's time type.
     The window's extent is [start, start + size) for hopping and tumbling windows (also under
-    output 'point'), the snapshot interval, and [s_i, s_k + 1 tick) for count windows.
+    output 'point'), the snapshot interval, [s_i, s_k + 1 tick) for count windows, and the
+    session or its piece for event_session_window.
 
     Arguments: none.
 
     Allowed only inside the arguments and FILTER of the aggregates of a GROUP BY over
-    hopping_window, tumbling_window (outputs 'window' and 'point'), snapshot_window or
-    count_window; not with output 'changes', where one row stands for many windows. Each
+    hopping_window, tumbling_window (outputs 'window' and 'point'), snapshot_window,
+    count_window or event_session_window (output 'window'); not with output 'changes', where
+    one row stands for many windows. Each
     window reads each of its events once: the cost is O(events in the window) per window. For
     time-weighted sums and averages use time_weighted_sum and time_weighted_avg, which cost
     O(log n) per event and per window whatever the events' lengths.
@@ -803,8 +998,9 @@ def clipped_end() -> Column:
     Arguments: none.
 
     Allowed only inside the arguments and FILTER of the aggregates of a GROUP BY over
-    hopping_window, tumbling_window (outputs 'window' and 'point'), snapshot_window or
-    count_window; not with output 'changes', where one row stands for many windows. Each
+    hopping_window, tumbling_window (outputs 'window' and 'point'), snapshot_window,
+    count_window or event_session_window (output 'window'); not with output 'changes', where
+    one row stands for many windows. Each
     window reads each of its events once: the cost is O(events in the window) per window. For
     time-weighted sums and averages use time_weighted_sum and time_weighted_avg, which cost
     O(log n) per event and per window whatever the events' lengths.
@@ -833,7 +1029,8 @@ def time_weighted_sum(v: ColumnOrName) -> Column:
       * v - a numeric column, read as DOUBLE; events whose v is NULL are left out.
 
     Allowed inside the aggregates of a GROUP BY over hopping_window, tumbling_window (outputs
-    'window' and 'point'), snapshot_window or count_window; not with output 'changes'. The
+    'window' and 'point'), snapshot_window, count_window or event_session_window (output
+    'window'); not with output 'changes'. The
     length of a clipped lifetime is in seconds for TIMESTAMP and TIMESTAMP_NTZ time and in ticks
     for BIGINT time. The window operator integrates v over time once per key: O(log n) per event
     and per window, whatever the events' lengths or the windows they span.
@@ -862,7 +1059,8 @@ def time_weighted_avg(v: ColumnOrName) -> Column:
       * v - a numeric column, read as DOUBLE; events whose v is NULL are left out.
 
     Allowed inside the aggregates of a GROUP BY over hopping_window, tumbling_window (outputs
-    'window' and 'point'), snapshot_window or count_window; not with output 'changes'. The
+    'window' and 'point'), snapshot_window, count_window or event_session_window (output
+    'window'); not with output 'changes'. The
     length of a clipped lifetime is in seconds for TIMESTAMP and TIMESTAMP_NTZ time and in ticks
     for BIGINT time. The window operator integrates v over time once per key: O(log n) per event
     and per window, whatever the events' lengths or the windows they span.

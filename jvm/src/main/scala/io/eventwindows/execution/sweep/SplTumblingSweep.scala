@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
+import io.eventwindows.execution.aggregate.AggregateBuffers
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SplPolicy, SplTumblingWindow}
 
@@ -20,14 +20,14 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
  *
  * A flush of a non-empty window emits a point event at the flush time (the tuple's order, or the
  * instant). With `flushAtEnd` the window still open at the end of the partition is flushed at its
- * last tuple's order. The contents are one running buffer ([[FifoAggregator]], never evicting
- * but cleared at each flush): O(1) amortized merges per tuple, memory the open window. On streams
- * a group resumes where the last firing suspended it ([[ResumingSweep]]).
+ * last tuple's order. Nothing ever leaves the window but all at once, so its contents are one
+ * aggregation buffer, updated in place by each tuple and reset at each flush: one update per
+ * tuple; memory one buffer (not reserved, as the other policies' scratch buffers). On streams a
+ * group resumes where the last firing suspended it ([[ResumingSweep]]).
  */
 private[sweep] final class SplTumblingSweep(
     family: SplTumblingWindow,
     buffers: AggregateBuffers,
-    memory: WindowMemory,
     values: Seq[Expression],
     input: Seq[Attribute],
     lineMax: Long) extends ResumingSweep {
@@ -37,9 +37,11 @@ private[sweep] final class SplTumblingSweep(
   private val attributes =
     new SplAttributes(family.functionName, Seq(family.eviction).zip(values), input)
 
-  private val contents = new FifoAggregator(buffers, memory)
-  /** The tuples in the window, and their numbers in the group (for a suspension). */
+  private val contents = buffers.newBuffer()
+  /** The tuples in the window, their first and last order, their numbers in the group. */
   private var held = 0L
+  private var firstOrder = 0L
+  private var lastOrder = 0L
   private var insertions = 0L
 
   private var arrivals = 0L
@@ -100,7 +102,7 @@ private[sweep] final class SplTumblingSweep(
     }
     if (family.flushAtEnd && resuming == null) flush(lastArrival, out)
     suspendIfResumed(Array.range(0, held.toInt).map(insertions - held + _))
-    contents.clear()
+    buffers.reset(contents)
     held = 0L
     insertions = 0L
     arrivals = 0L
@@ -108,12 +110,15 @@ private[sweep] final class SplTumblingSweep(
   }
 
   private def insert(start: Long, row: InternalRow): Unit = {
-    if (held == 0 && !attributes.isEmpty && family.eviction.isInstanceOf[SplPolicy.Delta]) {
-      referenceExact = attributes.exactValue(0)
-      referenceDouble = attributes.doubleValue(0)
+    if (held == 0) {
+      firstOrder = start
+      if (family.eviction.isInstanceOf[SplPolicy.Delta]) {
+        referenceExact = attributes.exactValue(0)
+        referenceDouble = attributes.doubleValue(0)
+      }
     }
-    contents.add(start, row)
-    contents.include()
+    buffers.update(contents, row)
+    lastOrder = start
     held += 1
     insertions += 1
   }
@@ -132,9 +137,9 @@ private[sweep] final class SplTumblingSweep(
 
   /** Emits the window's row at `at`, if it holds tuples, and empties it. */
   private def flush(at: Long, out: SweepOutput): Unit = if (held > 0) {
-    out.emitRow(contents.results(), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
-      contents.headTime, contents.lastIncludedTime))
-    contents.clear()
+    out.emitRow(buffers.results(contents), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
+      firstOrder, lastOrder))
+    buffers.reset(contents)
     held = 0L
   }
 }

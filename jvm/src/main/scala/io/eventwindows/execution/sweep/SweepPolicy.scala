@@ -69,7 +69,7 @@ private[execution] object SweepPolicy {
     case f: CountWindow => new CountSweep(f, _, _, lineMax)
     case f: MessageFamily => new MessageSweep(f, _, _, lineMax)
     case f: SlidingWindow => new SlidingSweep(f, _, _, values, input, lineMax, maxWindows)
-    case f: SplTumblingWindow => new SplTumblingSweep(f, _, _, values, input, lineMax)
+    case f: SplTumblingWindow => (b, _) => new SplTumblingSweep(f, b, values, input, lineMax)
     case f: SessionWindow => new SessionSweep(f, _, _, lineMax, maxWindows, timeType)
     case f: AnchorWindow => new AnchorSweep(f, _, _, values, input, timeType)
   }
