@@ -1,27 +1,46 @@
 // eventwindows: stream-engine windows for Apache Spark, as a Catalyst extension.
-
-// The Spark version is the one of the pyspark release the Python package pins
-// (python/pyproject.toml); both must move together.
-val sparkVersion = "4.2.0"
+//
+// One jar per Spark line, as Delta Lake and Apache Sedona build theirs. Every line compiles the
+// shared sources in jvm/src/main/scala and its own small directory jvm/src/main/spark-<line>/scala,
+// the one place where Spark's internal API differs between lines. `root` is the default line
+// (the newest release on Maven Central): the Scala suites run there, and its jar is the one
+// `build/sbt package` builds. `build/sbt packageLines` builds every line's jar (bin/setup).
 
 ThisBuild / organization := "io.eventwindows"
 ThisBuild / version := "0.1.0"
-ThisBuild / scalaVersion := "2.13.18"
+
+/** What every line's project shares: sources, compiler flags, Spark as a provided dependency. */
+def lineSettings(l: SparkLine): Seq[Setting[_]] = Seq(
+  scalaVersion := l.scala,
+  Compile / unmanagedSourceDirectories := Seq(
+    (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "scala",
+    (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / s"spark-${l.line}" / "scala"),
+  Compile / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "resources",
+  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+  // Named by line, without the Scala suffix, for --jars and for the Python package.
+  Compile / packageBin / artifactPath := (LocalRootProject / baseDirectory).value / "target" / l.jar,
+  Compile / unmanagedJars ++= {
+    if (!l.fromPyPI) Nil
+    else {
+      val dir = (LocalRootProject / baseDirectory).value / "target" / "pyspark-jars" / l.spark
+      if (!dir.isDirectory) {
+        sys.error(s"Spark ${l.spark} is on PyPI only: run bin/pyspark-jars ${l.spark} first")
+      }
+      // The Scala library comes from scalaVersion, the same release.
+      (dir * "*.jar").get.filterNot(_.getName.startsWith("scala-library")).classpath
+    }
+  },
+  libraryDependencies ++= {
+    if (l.fromPyPI) Nil else Seq("org.apache.spark" %% "spark-sql" % l.spark % "provided")
+  })
 
 lazy val root = (project in file("."))
+  .settings(lineSettings(SparkLines.default))
   .settings(
     name := "eventwindows",
-    Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
-    Compile / resourceDirectory := baseDirectory.value / "jvm" / "src" / "main" / "resources",
     Test / scalaSource := baseDirectory.value / "jvm" / "src" / "test" / "scala",
     Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % "provided",
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
-    ),
-    // One jar, named without the Scala suffix, for --jars and for the Python package.
-    Compile / packageBin / artifactPath := baseDirectory.value / "target" / "eventwindows.jar",
+    libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     // Spark sessions in tests run in a forked JVM with the module flags Spark needs on Java 17.
     Test / fork := true,
     Test / parallelExecution := false,
@@ -50,3 +69,15 @@ lazy val root = (project in file("."))
       "-Dio.netty.tryReflectionSetAccessible=true"
     )
   )
+
+/** The other lines: a jar each, no tests of their own (tests/smoke runs against each, bin/test). */
+def otherLine(l: SparkLine): Project =
+  Project(l.project, file("target") / "lines" / l.project)
+    .settings(lineSettings(l))
+    .settings(name := s"eventwindows-spark-${l.line}")
+
+lazy val spark40 = otherLine(SparkLines("4.0"))
+lazy val spark41 = otherLine(SparkLines("4.1"))
+lazy val spark43 = otherLine(SparkLines("4.3"))
+
+addCommandAlias("packageLines", ";package;spark40/package;spark41/package;spark43/package")

@@ -27,12 +27,14 @@ from eventwindows.functions import (
     tumbling_window,
 )
 from eventwindows.plotting import plot
-from eventwindows.session import EXTENSION_CLASS, builder, jar_path
+from eventwindows.session import EXTENSION_CLASS, SPARK_LINES, builder, jar_path, spark_line
 
 __all__ = [
     "EXTENSION_CLASS",
+    "SPARK_LINES",
     "builder",
     "jar_path",
+    "spark_line",
     "adjust_end_time",
     "adjust_start_time",
     "anchor_window",

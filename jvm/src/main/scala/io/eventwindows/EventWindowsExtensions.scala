@@ -3,7 +3,9 @@ package io.eventwindows
 import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, SweepAnchorSlices, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
+import io.eventwindows.shims.SparkShims
 
+import org.apache.spark.SPARK_VERSION
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
 /**
@@ -12,6 +14,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
  */
 class EventWindowsExtensions extends SparkSessionExtensionsProvider {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    EventWindowsExtensions.checkSparkLine(SPARK_VERSION)
     // SQL functions: the window functions and the scalar time helpers.
     EventWindowsFunctions.all.foreach(extensions.injectFunction)
     // The table-valued function of dynamic windows over two tables.
@@ -35,5 +38,28 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     // EventWindowAggregate runs as EventWindowAggregateExec, AnchorWindowAggregate with the
     // anchors broadcast, AnchorSlices as a partial aggregate.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
+  }
+}
+
+object EventWindowsExtensions {
+
+  /** The Spark lines eventwindows builds a jar for (as project/SparkLines.scala lists them). */
+  val SparkLines: Seq[String] = Seq("4.0", "4.1", "4.2", "4.3")
+
+  /**
+   * A jar runs on the Spark line it is built for alone: Spark's internal API, which a Catalyst
+   * extension uses, changes between lines (`SparkShims`). Another line fails here, when the
+   * session starts, instead of at some later call with a `NoSuchMethodError`.
+   */
+  def checkSparkLine(sparkVersion: String): Unit = {
+    val line = sparkVersion.split('.').take(2).mkString(".")
+    if (line != SparkShims.sparkLine) {
+      val use =
+        if (SparkLines.contains(line)) s"use the jar of its line, eventwindows-spark-$line.jar"
+        else s"eventwindows runs on the Spark lines ${SparkLines.mkString(", ")}"
+      throw new IllegalStateException(
+        s"eventwindows-spark-${SparkShims.sparkLine}.jar is built for Spark " +
+          s"${SparkShims.sparkLine}.x, but this is Spark $sparkVersion: $use")
+    }
   }
 }

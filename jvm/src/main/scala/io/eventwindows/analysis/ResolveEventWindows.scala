@@ -5,9 +5,10 @@ import scala.util.hashing.MurmurHash3
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, ClippedLifetime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy, SplTumblingWindow, WindowFamily}
+import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression, TimestampAddInterval}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
@@ -348,7 +349,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
   /** The exclusive end of a point event: one tick after its start. */
   private def pointEnd(start: Expression): Expression = start.dataType match {
     case LongType => Add(start, Literal(1L))
-    case _ => TimestampAddInterval(start, Literal(1L, DayTimeIntervalType()),
+    case _ => SparkShims.timestampAddInterval(start, Literal(1L, DayTimeIntervalType()),
       Some(SQLConf.get.sessionLocalTimeZone))
   }
 }
