@@ -80,4 +80,9 @@ lazy val spark40 = otherLine(SparkLines("4.0"))
 lazy val spark41 = otherLine(SparkLines("4.1"))
 lazy val spark43 = otherLine(SparkLines("4.3"))
 
-addCommandAlias("packageLines", ";package;spark40/package;spark41/package;spark43/package")
+/** Every line at once: `build/sbt packageLines` compiles and packages them in parallel. */
+lazy val lines = (project in file("target") / "lines" / "all")
+  .aggregate(root, spark40, spark41, spark43)
+  .settings(publish / skip := true)
+
+addCommandAlias("packageLines", "lines/package")

@@ -20,3 +20,26 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+# ----------------------------------------------------------------------------------------------
+# The smoke set: what bin/smoke runs on every Spark line but the default one (`pytest -m smoke`).
+
+SMOKE_PYSPARK = os.environ.get("EVENTWINDOWS_SMOKE_PYSPARK")
+"""The pyspark release bin/smoke installed for a line's smoke run, or None in other runs."""
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In a line's smoke run a skipped test is a failure: a test skipped because its child could
+    not start (Connect, spark-submit) would otherwise hide that the line does not run it."""
+    outcome = yield
+    report = outcome.get_result()
+    if SMOKE_PYSPARK and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped in the smoke run of pyspark {SMOKE_PYSPARK}: {report.longrepr}"

@@ -356,6 +356,7 @@ README_READINGS = [("a", "2024-01-01 10:00:00", 20.0), ("a", "2024-01-01 10:30:0
                    ("b", "2024-01-01 11:30:00", 8.0)]
 
 
+@pytest.mark.smoke
 def test_readme_point_samples_example(spark):
     """The README's "Point samples" example, in SQL and in Python, gives the README's table."""
     from pyspark.sql import Window
@@ -822,7 +823,8 @@ def timestamp_rows(rng, n_cases, base_text, specials=False):
                                                   jitter=(-1, 1, SECOND // 2), specials=specials)]
 
 
-@pytest.mark.parametrize("family", ["hopping", "snapshot", "count"])
+@pytest.mark.parametrize("family", ["hopping", pytest.param("snapshot", marks=pytest.mark.smoke),
+                                    "count"])
 def test_random_bigint(spark, family):
     rng = random.Random(f"clipped-bigint-{family}")
     rows = random_events(rng, 12)

@@ -16,6 +16,9 @@ import pytest
 
 from harness import child_result, child_session, configured, print_result
 
+# All in the smoke set (`-m smoke`, run on every Spark line): they share one child process.
+pytestmark = pytest.mark.smoke
+
 
 def _child():
     import warnings

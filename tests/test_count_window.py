@@ -145,6 +145,7 @@ def rows_of(spark, sql):
 SEED_003_INTERVALS = "VALUES (0L, 2L, 1L), (2L, 8L, 10L), (5L, 6L, 100L) AS t(s, e, v)"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("output, lifetimes", [
     (None, [(2, 3), (5, 6)]),          # a point event at the last start of each window
     ("'point'", [(2, 3), (5, 6)]),
@@ -161,6 +162,7 @@ def test_seed_003_interval_events(spark, output, lifetimes):
                    lifetimes[1] + (2, 5, 2, 110, (10, 100))]
 
 
+@pytest.mark.smoke
 def test_seed_003_point_events_two_collocated(spark):
     # Points at 1, 3, 3, 4, 6 with v = 1, 2, 4, 8, 16: the two at 3 count as one start time.
     # n = 2, distinct starts 1, 3, 4, 6:
@@ -297,6 +299,7 @@ def test_count_window_random(spark, point):
         assert_same(actual, expected, rows, call)
 
 
+@pytest.mark.smoke
 def test_count_window_random_integral_types(spark):
     """n as TINYINT, SMALLINT, INT and BIGINT constants gives the same windows."""
     rng = random.Random("count-random-types")

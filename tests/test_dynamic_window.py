@@ -72,6 +72,7 @@ def test_reference_bounds_and_ties():
 BASE = "2024-01-01 00:00:00"
 
 
+@pytest.mark.smoke
 def test_seed_clock_example(spark):
     """Messages at irregular times (offsets in seconds from BASE, value a power of two so a sum
     names its set); anchors tick every 0.5 s from 0 to 3.5; windows [t - 0.5 s, t + 0.5 s], both
@@ -311,7 +312,8 @@ def coverage(expected):
     assert any(r[7] > r[8] for r in expected), "no window holding a NULL value"
 
 
-@pytest.mark.parametrize("bounds", refd.BOUNDS)
+@pytest.mark.parametrize("bounds", [pytest.param(refd.BOUNDS[0], marks=pytest.mark.smoke),
+                                    *refd.BOUNDS[1:]])
 def test_random_bigint(spark, bounds):
     rng = random.Random(f"dynamic-bigint-{bounds}")
     messages, anchors = random_cases(rng, 24)
@@ -845,6 +847,7 @@ def test_sql_bad_bounds_and_types(spark):
                   f"GROUP BY anchor_window(ts, CAST(s AS STRING), e, a)")
 
 
+@pytest.mark.smoke
 def test_describe_example(spark):
     got = [tuple(r) for r in spark.sql(
         "SELECT window.anchor.id, window.start, window.end, count(v), sum(v) FROM (SELECT ts, v, "

@@ -147,6 +147,7 @@ def test_reference_bounds_agree_on_integer_ticks():
 FIVE_SQL = "VALUES (30L, 3L), (10L, 1L), (50L, 5L), (20L, 2L), (40L, 4L) AS m(t, v)"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("lo, hi, expected", [
     # (anchor time, first time, last time, collect_list(v)); messages 10..50 with v = 1..5.
     # (-2, 0): the last three; full from index 2 on: 3 rows.
@@ -195,6 +196,7 @@ def stats(spark, call):
                           f"ORDER BY 1")
 
 
+@pytest.mark.smoke
 def test_average_of_the_last_three_messages(spark):
     # psi's Average(3) = index_window(t, -2, 0): full windows only, anchors at index 2..5.
     #   t=4:  6, 3, NULL -> avg 9/2 = 4.5, sum 9,  min 3, max 6,  2 values, 3 messages
@@ -206,6 +208,7 @@ def test_average_of_the_last_three_messages(spark):
         (12, 7.0, 21, 0, 12, 3, 3)]
 
 
+@pytest.mark.smoke
 def test_average_of_the_last_three_ticks(spark):
     # psi's Average(TimeSpan 3) = time_window(t, -3, 0): [t - 3, t], a row per message.
     #   t=1:  [-2, 1]: 6          -> 6.0, 6, 6, 6, 1 value, 1 message
@@ -219,6 +222,7 @@ def test_average_of_the_last_three_ticks(spark):
         (7, 12.0, 12, 12, 12, 1, 2), (11, 9.0, 9, 9, 9, 1, 1), (12, 4.5, 9, 0, 9, 2, 2)]
 
 
+@pytest.mark.smoke
 def test_running_statistics(spark):
     # psi's running Average() = index_window(t, NULL, 0): from the first message to the anchor.
     #   t=1: 6 -> 6.0; t=2: 6, 3 -> 4.5; t=4: + NULL -> 4.5; t=7: + 12 -> 21/3 = 7.0;
@@ -444,7 +448,8 @@ def test_index_window_random_with_order(spark):
         assert_same(actual, refp.index_window(messages(rows, order=True), lo, hi), rows, call)
 
 
-@pytest.mark.parametrize("time", ["timestamp", "timestamp_ntz"])
+@pytest.mark.parametrize("time", [pytest.param("timestamp", marks=pytest.mark.smoke),
+                                  "timestamp_ntz"])
 def test_index_window_random_timestamps(spark, time):
     rng = random.Random(f"index-random-{time}")
     base = micros("1969-12-31 23:59:50")
@@ -461,7 +466,8 @@ def test_index_window_random_timestamps(spark, time):
 TIME_WINDOWS = [(-3, 0), (0, 3), (-2, 2), (-5, -2), (1, 4), (0, 0), (-1, -1), (-60, 60)]
 
 
-@pytest.mark.parametrize("bounds", refp.BOUNDS)
+@pytest.mark.parametrize("bounds", [pytest.param(refp.BOUNDS[0], marks=pytest.mark.smoke),
+                                    *refp.BOUNDS[1:]])
 def test_time_window_random(spark, bounds):
     rng = random.Random(f"time-random-{bounds}")
     rows = random_messages(rng, 30)

@@ -225,6 +225,7 @@ def seed_query(spark, output, horizon=None):
         horizon=horizon)).agg(F.count("*").alias("n"))
 
 
+@pytest.mark.smoke
 def test_seed_000_changes_golden(spark):
     # Windows [a + 2j, a + 2j + 5) with a = 2012-03-15 12:00:00, which is 9028800 s (even) before
     # 2012-06-28 00:00:00: the windows start at even seconds after midnight, end at odd ones.
@@ -240,6 +241,7 @@ def test_seed_000_changes_golden(spark):
     ]
 
 
+@pytest.mark.smoke
 def test_seed_000_point_output_with_horizon(spark):
     # output 'point': a one-tick event at each non-empty window's end. With the horizon at
     # 00:00:12, open-ended e0 covers through 00:00:12, so the windows starting at 10 and 12 hold
@@ -254,6 +256,7 @@ def test_seed_000_point_output_with_horizon(spark):
         point(13, 3), point(15, 1), point(17, 1)]
 
 
+@pytest.mark.smoke
 def test_seed_000_window_output_default_horizon(spark):
     # Default horizon: the latest finite time of the input, 00:00:10 minus one tick, so e0 stops
     # before 00:00:10 and the last window is [8, 13).
@@ -407,6 +410,7 @@ def test_event_session_window_matches_sql(spark, build, sql, expected):
     assert sorted((r[2], r[0], r[1], r[3], r[4]) for r in rows) == expected
 
 
+@pytest.mark.smoke
 def test_event_session_window_trill_changes(spark):
     # Trill's progressive session example: points 11, 12, 21, 25 with x = 1, 1, 2, 2, gap 6.
     points = spark.createDataFrame([(11, 1), (12, 1), (21, 2), (25, 2)], "ts bigint, x bigint")
@@ -504,6 +508,7 @@ def test_new_functions_bad_python_values_name_the_parameter(spark):
             call()
 
 
+@pytest.mark.smoke
 def test_new_functions_bad_sql_values_name_the_parameter(spark):
     events = session_events(spark)
     for build, words in [
@@ -538,6 +543,7 @@ def run_python_example(spark, code):
     return eval(compile(ast.Expression(last.value.func.value), "README.md", "eval"), scope)
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("heading, expected", [
     ("### Sessions over events", [
         [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)],   # Trill's 'changes', SQL
@@ -574,6 +580,7 @@ def test_scalar_functions_bigint(spark):
         (-3, -7, 0, 8), (7, 3, 10, 18), (12, 8, 15, 23)]
 
 
+@pytest.mark.smoke
 def test_scalar_functions_timestamp(spark):
     # snap_to_boundary floors before 1970: 23:59:59 on 2 s boundaries from the epoch -> 23:59:58.
     # Seed 000: size 5 s, hop 2 s, alignment a = 2012-03-15 12:00:00 (windows start at even
@@ -594,6 +601,7 @@ def test_scalar_functions_timestamp(spark):
 # Bad input
 
 
+@pytest.mark.smoke
 def test_bad_size_names_the_parameter(spark):
     events = seed_events(spark)
     message = analysis_error(lambda: events.groupBy(
@@ -672,6 +680,7 @@ def test_docstring_mirrors_the_sql_documentation(spark, function):
     assert arguments in normalized(doc)
 
 
+@pytest.mark.smoke
 def test_docstring_examples_run(spark):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
@@ -685,6 +694,7 @@ def test_docstring_examples_run(spark):
     assert runner.failures == 0, "".join(report)
 
 
+@pytest.mark.smoke
 def test_exports():
     assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS + POLICIES}
     for f in FUNCTIONS + POLICIES + [ew.dynamic_window]:
@@ -708,6 +718,7 @@ def test_spl_policy_helpers_write_spl():
             bad()
 
 
+@pytest.mark.smoke
 def test_builder_sets_up_the_state_store_of_windows_on_streams(spark):
     # The session of this run comes from ew.builder(): the conf is what the builder set.
     assert spark.conf.get("spark.sql.streaming.stateStore.providerClass") == (

@@ -126,14 +126,16 @@ def _hopping_param_id(p):
     return "size{}-hop{}-align{}".format(*p)
 
 
-def _valid(params_list):
-    """(params, output) pairs; 'changes' needs hop <= size, so gaps go with per-window policies."""
-    return [pytest.param(p, o, id=f"{_hopping_param_id(p)}-{o}")
+def _valid(params_list, smoke=()):
+    """(params, output) pairs; 'changes' needs hop <= size, so gaps go with per-window policies.
+    The pairs in `smoke` are in the smoke set."""
+    return [pytest.param(p, o, id=f"{_hopping_param_id(p)}-{o}",
+                         marks=pytest.mark.smoke if (p, o) in smoke else ())
             for p in params_list for o in ("window", "point", "changes")
             if not (o == "changes" and p[1] > p[0])]
 
 
-@pytest.mark.parametrize("params, output", _valid(HOPPING))
+@pytest.mark.parametrize("params, output", _valid(HOPPING, smoke=[((7, 3, 2), "window")]))
 def test_hopping_random(spark, params, output):
     size, hop, alignment = params
     rng = random.Random(f"hopping-{size}-{hop}-{alignment}-{output}")
@@ -178,7 +180,8 @@ def test_hopping_point_events_random(spark, params, output):
     assert_same(actual, expected, rows, query)
 
 
-@pytest.mark.parametrize("output", ["window", "point", "changes"])
+@pytest.mark.parametrize("output", [pytest.param("window", marks=pytest.mark.smoke), "point",
+                                    "changes"])
 def test_tumbling_point_events_random(spark, output):
     rng = random.Random(f"tumbling-points-{output}")
     rows = random_rows(rng, 10)
@@ -191,6 +194,7 @@ def test_tumbling_point_events_random(spark, output):
 # Snapshot windows
 
 
+@pytest.mark.smoke
 def test_snapshot_random(spark):
     rng = random.Random("snapshot")
     rows = random_rows(rng, 40)
@@ -342,6 +346,50 @@ def test_reference_changes_agree_with_window_sets():
 
 
 # ----------------------------------------------------------------------------------------------
+# The scalar helpers, time by time
+
+
+def boundary(t, period, alignment):
+    """snap_to_boundary(t, alignment, period): the start of the window holding t among the
+    tumbling windows of size `period` (the reference's windows, found by testing)."""
+    starts = [ref.window_bounds(n, period, period, alignment)[0]
+              for n in ref.candidate_windows(t, t + 1, period, period, alignment)]
+    return max(s for s in starts if s <= t)
+
+
+@pytest.mark.smoke
+def test_scalar_helpers_random(spark):
+    """adjust_start_time and adjust_end_time give the reference's snapped start and end (seed
+    000's SnapToWindowIntervals), snap_to_boundary the start of the tumbling window holding the
+    time, for random times and the windows of HOPPING with hop <= size; a NULL time gives NULL,
+    and adjust_end_time of a NULL (an open end) the end of time."""
+    rng = random.Random("scalar-helpers")
+    times = [rng.randint(-40, 40) for _ in range(60)] + [None]
+    params = [p for p in HOPPING if p[1] <= p[0]]
+    calls = []
+    for size, hop, alignment in params:
+        common = f"{sql_ticks(size)}, {sql_ticks(hop)}, {sql_ticks(alignment)}"
+        calls += [f"adjust_start_time(t, {common})", f"adjust_end_time(t, {common})",
+                  f"snap_to_boundary(t, {sql_ticks(alignment)}, {sql_ticks(hop)})"]
+
+    def expected(t):
+        if t is None:
+            return [x for _ in params for x in (None, BIGINT_MAX, None)]
+        return [x for size, hop, alignment in params
+                for x in (ref.snapped_start(t, size, hop, alignment),
+                          ref.snapped_end(t, size, hop, alignment),
+                          boundary(t, hop, alignment))]
+
+    rows = spark.createDataFrame([(t,) for t in times], "t BIGINT").selectExpr(
+        "t", *calls).collect()
+    assert len(rows) == len(times)
+    wrong = [(call, t, got, want) for t, *values in rows
+             for call, got, want in zip(calls, values, expected(t)) if got != want]
+    assert not wrong, "\n".join(f"{call} at t = {t}: {got}, reference {want}"
+                                for call, t, got, want in wrong[:20])
+
+
+# ----------------------------------------------------------------------------------------------
 # Hand-worked cases with exact rows
 
 END = ref.BIGINT_MAX
@@ -351,6 +399,7 @@ def rows_of(spark, sql):
     return [tuple(r) for r in spark.sql(sql).collect()]
 
 
+@pytest.mark.smoke
 def test_seed_000_bigint(spark):
     """Seed 000 in ticks of a second since 2012-06-28 00:00:00 (the alignment 2012-03-15 12:00:00
     is an even number of seconds before): e0 [0, open), e1 [1, 2), e2 [3, 10), e3 [9, 10)."""
@@ -365,6 +414,7 @@ def test_seed_000_bigint(spark):
     assert [r[1:4] for r in ref.hopping_changes(rows, 5, 2, 0)] == query
 
 
+@pytest.mark.smoke
 def test_seed_000_timestamp(spark):
     events = ("VALUES (TIMESTAMP '2012-06-28 00:00:00', CAST(NULL AS TIMESTAMP)), "
               "(TIMESTAMP '2012-06-28 00:00:01', TIMESTAMP '2012-06-28 00:00:02'), "
@@ -386,6 +436,7 @@ def test_seed_000_timestamp(spark):
     ]
 
 
+@pytest.mark.smoke
 def test_documented_examples(spark):
     assert rows_of(spark, "SELECT window.start, window.end, count(*) FROM VALUES (1L), (3L) "
                           "AS t(ts) GROUP BY hopping_window(ts, 4L, 2L) ORDER BY 1") == \

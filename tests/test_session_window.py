@@ -203,6 +203,7 @@ def test_reference_points_are_spark_sessions():
 # Hand-worked cases in Spark
 
 
+@pytest.mark.smoke
 def test_trill_example(spark):
     points = "VALUES " + ", ".join(f"({t}L, {x}L)" for t, x in TRILL) + " AS t(ts, x)"
     for output, expected in (("'window'", TRILL_WINDOW), ("'changes'", TRILL_CHANGES)):
@@ -468,6 +469,7 @@ def test_random_bigint_max_duration(spark):
                  calls_of("bigint", BIGINT_PIECES), "bigint")
 
 
+@pytest.mark.smoke
 def test_random_one_big_key(spark):
     """400 events in one key: long sessions of many events (gap 6), short ones (gap 1), pieces
     over many events; open-ended events without max_duration only."""
@@ -722,7 +724,8 @@ SESSION_QUERIES = {
 }
 
 
-@pytest.mark.parametrize("output", list(SESSION_QUERIES))
+@pytest.mark.parametrize("output", [
+    pytest.param(o, marks=pytest.mark.smoke) if o == "points" else o for o in SESSION_QUERIES])
 def test_sessions_on_a_stream(spark, tmp_path, output):
     """A stream over batches 1 and 2, stopped; batches 3 and 4 written; the stream restarted
     from its checkpoint: together the rows are the batch query's rows whose end the final

@@ -131,6 +131,7 @@ def test_time_instants_without_tuples(spark):
     check_hand(spark, data, "time(2)", [(12, 10, 11, [10, 11])], [(100, 100, 100, [100])])
 
 
+@pytest.mark.smoke
 def test_spl_ages_example(spark):
     """SPL's example: ages 0..7 (attribute a, order o = age), delta(a, 2):
         0, 1, 2: 2 - 0 = 2 is not more than 2: [0, 1, 2];
@@ -362,6 +363,7 @@ def test_random_bigint(spark, kind):
     check_random(spark, random_rows(rng, 30), bigint_sets(POLICIES[kind]))
 
 
+@pytest.mark.smoke
 def test_random_one_big_key(spark):
     """Long windows in one key: 300 tuples, ties, walks of the attributes."""
     rng = random.Random("tumbling-big")
@@ -539,6 +541,7 @@ def test_tumbling_on_a_stream(spark, tmp_path, policy):
     assert "TransformWithState" in restarted._jsq.explainInternal(False)
 
 
+@pytest.mark.smoke
 def test_flush_at_end_on_a_stream_is_an_error(spark, tmp_path):
     source = tmp_path / "source"
     write_batches(source, STREAM_BATCHES[:1])

@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -72,6 +73,7 @@ def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_
     assert expected[-1] == ("b", "2024-01-01 00:00:04", "2024-01-01 00:00:01", 4, 25, [2, 8, 6, 9])
 
 
+@pytest.mark.smoke
 def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, stream, tmp_path):
     counted = (stream.withWatermark("ts", "1 second")
                .groupBy("k", ew.hopping_window("ts", None, "5 seconds", "1 second")).count())
@@ -84,13 +86,32 @@ def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, 
         ("a", "2023-12-31 23:59:57", "2024-01-01 00:00:02", 1)]
 
 
-def test_point_events_in_tumbling_windows_run_as_spark_streaming_aggregation(stream):
+@pytest.mark.smoke
+def test_point_events_in_tumbling_windows_run_as_spark_streaming_aggregation(spark, stream,
+                                                                             tmp_path):
     counted = (stream.withWatermark("ts", "1 second")
                .groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).count())
-    assert counted.isStreaming
     assert counted.columns == ["k", "window", "count"]
+    rows = run_to_end(spark, counted, "ew_stream_tumbling", tmp_path).selectExpr(
+        "k", "string(window.start)", "string(window.end)", "count").collect()
+    # Events at 00:00:00 and 00:00:03; the watermark ends at 00:00:02, which closes [0 s, 2 s)
+    # alone.
+    assert [tuple(r) for r in rows] == [("a", "2024-01-01 00:00:00", "2024-01-01 00:00:02", 1)]
 
 
+@pytest.mark.smoke
+def test_dynamic_windows_on_a_stream_are_an_analysis_error(spark, stream):
+    anchors = spark.createDataFrame([(0, 5)], "s int, e int").selectExpr(
+        "timestamp_seconds(s) AS s", "timestamp_seconds(e) AS e")
+    windows = ew.dynamic_window(anchors, stream, "ts", "s", "e")
+    with pytest.raises(AnalysisException) as e:
+        windows.agg(F.count("*").alias("n")).writeStream.format("memory").queryName(
+            "ew_stream_dynamic").start()
+    assert "dynamic windows (dynamic_window) are not supported on streaming DataFrames" in str(
+        e.value)
+
+
+@pytest.mark.smoke
 def test_relative_time_windows_on_a_stream_of_fixed_width_rows(spark, tmp_path):
     # Every column is fixed-width, so Spark's unsafe rows of them fill their buffers exactly:
     # each event must still be kept on its own in the state store (a shared buffer once made

@@ -3,7 +3,7 @@ package io.eventwindows
 import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, SweepAnchorSlices, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
-import io.eventwindows.shims.SparkShims
+import io.eventwindows.shims.SparkLine
 
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
@@ -53,13 +53,13 @@ object EventWindowsExtensions {
    */
   def checkSparkLine(sparkVersion: String): Unit = {
     val line = sparkVersion.split('.').take(2).mkString(".")
-    if (line != SparkShims.sparkLine) {
+    if (line != SparkLine.line) {
       val use =
         if (SparkLines.contains(line)) s"use the jar of its line, eventwindows-spark-$line.jar"
         else s"eventwindows runs on the Spark lines ${SparkLines.mkString(", ")}"
       throw new IllegalStateException(
-        s"eventwindows-spark-${SparkShims.sparkLine}.jar is built for Spark " +
-          s"${SparkShims.sparkLine}.x, but this is Spark $sparkVersion: $use")
+        s"eventwindows-spark-${SparkLine.line}.jar is built for Spark " +
+          s"${SparkLine.line}.x, but this is Spark $sparkVersion: $use")
     }
   }
 }

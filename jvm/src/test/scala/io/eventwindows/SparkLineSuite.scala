@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.shims.SparkShims
+import io.eventwindows.shims.SparkLine
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.SPARK_VERSION
@@ -8,21 +8,21 @@ import org.apache.spark.SPARK_VERSION
 class SparkLineSuite extends AnyFunSuite {
 
   test("the jar under test is the one of the Spark line it runs on") {
-    assert(SPARK_VERSION.startsWith(SparkShims.sparkLine + "."))
+    assert(SPARK_VERSION.startsWith(SparkLine.line + "."))
     EventWindowsExtensions.checkSparkLine(SPARK_VERSION)
   }
 
   test("any release of the line is accepted") {
-    EventWindowsExtensions.checkSparkLine(s"${SparkShims.sparkLine}.0")
-    EventWindowsExtensions.checkSparkLine(s"${SparkShims.sparkLine}.17")
-    EventWindowsExtensions.checkSparkLine(s"${SparkShims.sparkLine}.1-SNAPSHOT")
+    EventWindowsExtensions.checkSparkLine(s"${SparkLine.line}.0")
+    EventWindowsExtensions.checkSparkLine(s"${SparkLine.line}.17")
+    EventWindowsExtensions.checkSparkLine(s"${SparkLine.line}.1-SNAPSHOT")
   }
 
   test("another line's Spark is an error naming the jar to use") {
-    val other = EventWindowsExtensions.SparkLines.find(_ != SparkShims.sparkLine).get
+    val other = EventWindowsExtensions.SparkLines.find(_ != SparkLine.line).get
     val e = intercept[IllegalStateException](EventWindowsExtensions.checkSparkLine(s"$other.2"))
-    assert(e.getMessage === s"eventwindows-spark-${SparkShims.sparkLine}.jar is built for " +
-      s"Spark ${SparkShims.sparkLine}.x, but this is Spark $other.2: use the jar of its line, " +
+    assert(e.getMessage === s"eventwindows-spark-${SparkLine.line}.jar is built for " +
+      s"Spark ${SparkLine.line}.x, but this is Spark $other.2: use the jar of its line, " +
       s"eventwindows-spark-$other.jar")
   }
 

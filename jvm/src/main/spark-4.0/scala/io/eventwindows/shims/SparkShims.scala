@@ -9,11 +9,9 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, TimeAdd}
  */
 object SparkShims {
 
-  /** The Spark line this jar is built for: `major.minor` of the Spark it runs on. */
-  val sparkLine: String = "4.0"
-
   /**
-   * A timestamp plus a day-time interval, in the session's time zone. Spark 4.0 calls it `TimeAdd`; 4.1 renamed it `TimestampAddInterval`.
+   * A timestamp plus a day-time interval, in the session's time zone.
+   * Spark 4.0 calls it `TimeAdd`; 4.1 renamed it `TimestampAddInterval`.
    */
   def timestampAddInterval(
       timestamp: Expression,

@@ -9,11 +9,9 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, TimestampAddInterv
  */
 object SparkShims {
 
-  /** The Spark line this jar is built for: `major.minor` of the Spark it runs on. */
-  val sparkLine: String = "4.3"
-
   /**
-   * A timestamp plus a day-time interval, in the session's time zone. `TimestampAddInterval` since Spark 4.1 (`TimeAdd` in 4.0).
+   * A timestamp plus a day-time interval, in the session's time zone.
+   * `TimestampAddInterval` since Spark 4.1 (`TimeAdd` in 4.0).
    */
   def timestampAddInterval(
       timestamp: Expression,

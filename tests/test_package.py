@@ -1,0 +1,143 @@
+"""The package on every Spark line (README, "Spark versions"): the wheel carries a jar per line,
+the package picks the installed pyspark's, another line is one clear error, and the README's
+Python example runs as a program wherever the package is installed. In a smoke run (bin/smoke:
+the wheel installed into a fresh virtualenv with one pyspark release), the tests marked `smoke`
+check that this is what they run on."""
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pyspark
+import pytest
+
+import eventwindows as ew
+from conftest import SMOKE_PYSPARK
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def readme_block(after, language=""):
+    """The first fenced block (of `language`) in the README after the text `after`."""
+    fence = f"```{language}\n"
+    start = README.index(fence, README.index(after)) + len(fence)
+    return README[start:README.index("```", start)]
+
+
+def line_of(version):
+    return ".".join(version.split(".")[:2])
+
+
+# ----------------------------------------------------------------------------------------------
+# What runs on this line
+
+@pytest.mark.smoke
+def test_the_package_picks_the_jar_of_the_installed_pyspark(spark):
+    line = line_of(pyspark.__version__)
+    assert Path(ew.jar_path()).name == f"eventwindows-spark-{line}.jar"
+    assert line_of(spark.version) == line
+    assert ew.spark_line() == line
+
+
+@pytest.mark.smoke
+def test_a_smoke_run_runs_the_installed_wheel_on_its_pyspark():
+    if SMOKE_PYSPARK is None:
+        pytest.skip("not a smoke run (bin/smoke)")
+    # pip kept the release bin/smoke installed first: the wheel's range took it as it was.
+    assert pyspark.__version__ == SMOKE_PYSPARK
+    # The package is the wheel's copy in the virtualenv, not the clone's python/ directory.
+    assert Path(ew.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
+    assert not Path(ew.__file__).resolve().is_relative_to(ROOT / "python")
+
+
+@pytest.mark.smoke
+def test_the_readme_python_example_runs_as_a_program(tmp_path):
+    """The README's Python example as a user runs it: a file, `python example.py`, in a fresh
+    process; it prints the table the README shows."""
+    example = tmp_path / "example.py"
+    example.write_text(readme_block("### The Python example", "python"))
+    expected = readme_block("It prints the hopping windows")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    result = subprocess.run([sys.executable, str(example)], cwd=tmp_path, capture_output=True,
+                            text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == expected.strip()
+
+
+# ----------------------------------------------------------------------------------------------
+# Other lines
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("version", ["3.5.1", "4.4.0", "5.0.0"])
+def test_an_unsupported_pyspark_is_one_error_naming_the_lines(version):
+    message = f"eventwindows has no jar for Spark {version}: it supports the Spark lines " \
+              "4.0, 4.1, 4.2, 4.3 (pyspark>=4.0,<4.4)"
+    with pytest.raises(ValueError) as e:
+        ew.jar_path(version)
+    assert str(e.value) == message
+    with pytest.raises(ValueError):
+        ew.spark_line(version)
+
+
+@pytest.mark.parametrize("version", ["4.0.0", "4.1.4", "4.2.1", "4.3.0"])
+def test_every_line_has_its_jar(version):
+    assert Path(ew.jar_path(version)).name == f"eventwindows-spark-{line_of(version)}.jar"
+
+
+def test_a_jar_on_another_line_stops_the_session_naming_the_jar_to_use(tmp_path):
+    """spark-submit --jars with the jar of another line: the session does not start, and the error
+    says which jar to use (a jar compiled against another line's internal API would otherwise
+    fail later, at some call, with a NoSuchMethodError)."""
+    line = line_of(pyspark.__version__)
+    other = next(candidate for candidate in ew.session.SPARK_LINES if candidate != line)
+    app = tmp_path / "app.py"
+    app.write_text("from pyspark.sql import SparkSession\nSparkSession.builder.getOrCreate()\n")
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[1]",
+         "--jars", ew.jar_path(other),
+         "--conf", f"spark.sql.extensions={ew.EXTENSION_CLASS}",
+         "--conf", "spark.ui.enabled=false", str(app)],
+        capture_output=True, text=True, env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+        timeout=300)
+    # PySpark's traceback of the JVM's error reaches stdout under spark-submit.
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert (f"java.lang.IllegalStateException: eventwindows-spark-{other}.jar is built for Spark "
+            f"{other}.x, but this is Spark {pyspark.__version__}: use the jar of its line, "
+            f"eventwindows-spark-{line}.jar" in output), output[-3000:]
+
+
+# ----------------------------------------------------------------------------------------------
+# The wheel, and the lines listed alike everywhere
+
+def test_the_wheel_carries_every_line_and_a_pyspark_range():
+    wheels = sorted((ROOT / "dist").glob("eventwindows-*-py3-none-any.whl"))
+    assert len(wheels) == 1, "bin/package builds dist/eventwindows-<version>-py3-none-any.whl"
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = set(wheel.namelist())
+        metadata = next(wheel.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+    for line in ew.session.SPARK_LINES:
+        assert f"eventwindows/jars/eventwindows-spark-{line}.jar" in names
+    requires = [r for r in metadata.splitlines() if r.startswith("Requires-Dist: pyspark")]
+    assert "Requires-Dist: pyspark<4.4,>=4.0" in requires, requires
+
+
+def test_every_list_of_the_lines_agrees():
+    lines = list(ew.session.SPARK_LINES)
+    build = re.findall(r'SparkLine\("(\d\.\d)"', (ROOT / "project" / "SparkLines.scala").read_text())
+    extension = (ROOT / "jvm/src/main/scala/io/eventwindows/EventWindowsExtensions.scala").read_text()
+    scala = re.findall(r'"(\d\.\d)"', re.search(r"SparkLines: Seq\[String\] = Seq\(([^)]*)\)",
+                                                  extension).group(1))
+    shims = sorted(p.name[len("spark-"):] for p in (ROOT / "jvm/src/main").glob("spark-*"))
+    table = re.findall(r"^\| (\d\.\d)\.x \|", README, re.M)
+    tested = re.search(r"for release in ([\d. ]+); do", (ROOT / "bin" / "test").read_text())
+    smoke = sorted(line_of(v) for v in tested.group(1).split())
+    assert build == scala == shims == table == lines
+    # Every line but the default one (pyspark 4.2.0 in .venv, the whole suite) has its smoke run,
+    # and so has the default line's newest release.
+    assert smoke == lines
+    pyproject = (ROOT / "python" / "pyproject.toml").read_text()
+    assert f'"pyspark>={lines[0]},<4.{int(lines[-1][2:]) + 1}"' in pyproject
