@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.logger import PySparkLogger
 
 # ----------------------------------------------------------------------------------------------
@@ -193,6 +194,49 @@ def assert_same_cases(actual, expected, rows, context, input_columns, output_col
         *(f"  {r}" for r in case(actual, c)),
     ]
     pytest.fail("\n".join(lines))
+
+
+# ----------------------------------------------------------------------------------------------
+# Errors
+
+
+def analysis_error(spark, sql):
+    """The message of the analysis error `sql` raises (before any job runs), which is not an
+    internal error."""
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(sql).schema  # noqa: B018  (analysis is enough)
+    message = str(info.value)
+    assert "XX000" not in message and "INTERNAL_ERROR" not in message, message
+    return message
+
+
+# ----------------------------------------------------------------------------------------------
+# Streams
+
+
+def second(t):
+    """Second `t` of 2024-01-01 00:00, as a stream's JSON gives a timestamp; None stays None."""
+    return None if t is None else f"2024-01-01 00:00:{t:02d}"
+
+
+def write_batches(source, batches, first_mtime=1_700_000_000):
+    """One JSON file per micro-batch (a list of records, dicts), in order of modification time
+    (the order a file stream reads them in)."""
+    source.mkdir(exist_ok=True)
+    for mtime, records in enumerate(batches, start=first_mtime):
+        path = source / f"{mtime}.json"
+        path.write_text("".join(json.dumps(record) + "\n" for record in records))
+        os.utime(path, (mtime, mtime))
+
+
+def run_stream(frame, out, checkpoint):
+    """Runs the streaming `frame` in append mode into Parquet files under `out` over every file
+    its source has (a file sink resumes from its checkpoint; a memory sink in append mode does
+    not); returns the query."""
+    query = (frame.writeStream.format("parquet").option("path", str(out)).outputMode("append")
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query.awaitTermination()
+    return query
 
 
 # ----------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ internal error (SQLSTATE XX000), a bare JVM exception or a silently changed para
 import pytest
 from pyspark.errors import AnalysisException, IllegalArgumentException
 
+from harness import analysis_error
+
 EVENTS = "SELECT * FROM VALUES (1L, 2L, 3L), (4L, 6L, 5L) AS ev(s, e, v)"
 
 
@@ -11,15 +13,6 @@ def events(spark):
     spark.sql(EVENTS).createOrReplaceTempView("bad_ev")
     yield "bad_ev"
     spark.catalog.dropTempView("bad_ev")
-
-
-def analysis_error(spark, sql):
-    """The message of the analysis error `sql` raises (before any job runs)."""
-    with pytest.raises(AnalysisException) as info:
-        spark.sql(sql).schema  # noqa: B018  (analysis is enough)
-    message = str(info.value)
-    assert "XX000" not in message and "INTERNAL_ERROR" not in message, message
-    return message
 
 
 @pytest.mark.parametrize("query, expected", [

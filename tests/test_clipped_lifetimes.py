@@ -29,8 +29,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import (BIGINT_MAX, BIGINT_MIN, LINES, TIMESTAMP_MAX, assert_same_cases, at_an_end,
-                     grouped_calls, micros, plain, sql_int)
+from harness import (BIGINT_MAX, BIGINT_MIN, LINES, TIMESTAMP_MAX, analysis_error,
+                     assert_same_cases, at_an_end, grouped_calls, micros, plain, sql_int)
 from reference import clipped as ref
 from reference import psi as refp
 from reference import streaminsight as refsi
@@ -520,14 +520,6 @@ def error_events(spark):
     spark.sql(EVENTS).createOrReplaceTempView("clip_ev")
     yield "clip_ev"
     spark.catalog.dropTempView("clip_ev")
-
-
-def analysis_error(spark, sql):
-    with pytest.raises(AnalysisException) as info:
-        spark.sql(sql).schema  # noqa: B018  (analysis is enough)
-    message = str(info.value)
-    assert "XX000" not in message and "INTERNAL_ERROR" not in message, message
-    return message
 
 
 ANCHORS = ("(SELECT s AS mt, CAST(NULL AS BIGINT) AS a_s, CAST(NULL AS BIGINT) AS a_e, "

@@ -28,8 +28,6 @@ Random cases run batched: each case has its own id ``c``, grouped by next to the
 replaced by wrong values in test_bad_input_generated.py.
 """
 import datetime
-import json
-import os
 import random
 
 import pytest
@@ -38,8 +36,9 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import (BIGINT_MAX, LINES, assert_same_cases, at_an_end, grouped_calls, micros,
-                     plain, sort_rows, temp_view)
+from harness import (BIGINT_MAX, LINES, analysis_error, assert_same_cases, at_an_end,
+                     grouped_calls, micros, plain, run_stream, second, sort_rows, temp_view,
+                     write_batches)
 from reference import clipped as refc
 from reference import sessions as ref
 
@@ -659,19 +658,11 @@ def test_clipped_lifetimes_not_under_changes(spark, name, agg):
 # Streams
 
 
-def write_batches(source, batches, first_mtime=1_700_000_000):
-    """One JSON file of interval events (k, start second, end second or None: open-ended, v) of
-    2024-01-01 00:00 per micro-batch, in order of modification time (the order a file stream
-    reads them in)."""
-    def ts(t):
-        return None if t is None else f"2024-01-01 00:00:{t:02d}"
-
-    source.mkdir(exist_ok=True)
-    for mtime, events in enumerate(batches, start=first_mtime):
-        path = source / f"{mtime}.json"
-        path.write_text("".join(json.dumps({"k": k, "ts": ts(s), "te": ts(e), "v": v}) + "\n"
-                                for k, s, e, v in events))
-        os.utime(path, (mtime, mtime))
+def records(batches):
+    """The JSON records of micro-batches of interval events (k, start second, end second or
+    None: open-ended, v) of 2024-01-01 00:00."""
+    return [[{"k": k, "ts": second(s), "te": second(e), "v": v} for k, s, e, v in batch]
+            for batch in batches]
 
 
 STREAM_SCHEMA = "k string, ts timestamp, te timestamp, v bigint"
@@ -693,16 +684,6 @@ STREAM_BATCHES = [
     [("a", 40, 41, 2048)],
 ]
 CLOSED_BY = "2024-01-01 00:00:38"
-
-
-def run_stream(frame, out, checkpoint):
-    """Runs the streaming `frame` in append mode into Parquet files under `out` over every file
-    its source has (a file sink resumes from its checkpoint; a memory sink in append mode does
-    not); returns the query."""
-    query = (frame.writeStream.format("parquet").option("path", str(out)).outputMode("append")
-             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
-    query.awaitTermination()
-    return query
 
 
 def session_query(window, finite=False):
@@ -732,12 +713,12 @@ def test_sessions_on_a_stream(spark, tmp_path, output):
     watermark (38 s) has passed, without loss or repetition. The route: transformWithState."""
     query = session_query(*SESSION_QUERIES[output])
     source, out, checkpoint = tmp_path / "source", tmp_path / "out", tmp_path / "checkpoint"
-    write_batches(source, STREAM_BATCHES[:2])
+    write_batches(source, records(STREAM_BATCHES[:2]))
     stream = (spark.readStream.schema(STREAM_SCHEMA).option("maxFilesPerTrigger", 1)
               .json(str(source)).withWatermark("ts", "2 seconds"))
     run_stream(query(stream), out, checkpoint)
     first = [plain(r) for r in spark.read.parquet(str(out)).collect()]
-    write_batches(source, STREAM_BATCHES[2:], first_mtime=1_700_000_100)
+    write_batches(source, records(STREAM_BATCHES[2:]), first_mtime=1_700_000_100)
     restarted = run_stream(query(stream), out, checkpoint)
     streamed = sort_rows(plain(r) for r in spark.read.parquet(str(out)).collect())
 
@@ -751,14 +732,6 @@ def test_sessions_on_a_stream(spark, tmp_path, output):
 
 # ----------------------------------------------------------------------------------------------
 # Bad parameters
-
-
-def analysis_error(spark, sql):
-    with pytest.raises(AnalysisException) as info:
-        spark.sql(sql).schema  # noqa: B018  (analysis is enough)
-    message = str(info.value)
-    assert "XX000" not in message and "INTERNAL_ERROR" not in message, message
-    return message
 
 
 BAD = ("(SELECT s, e, v, timestamp_seconds(s) AS ts, timestamp_seconds(e) AS te FROM "

@@ -25,8 +25,6 @@ order ties, the operator reads them in the order of the input's columns, as slid
 does; every schema here puts v before the policy attributes a, b, p, so v decides, as the
 reference assumes.)
 """
-import json
-import os
 import random
 from decimal import Decimal
 
@@ -36,8 +34,9 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, assert_same_cases,
-                     grouped_calls, micros, plain, sort_rows, temp_view)
+from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, analysis_error,
+                     assert_same_cases, grouped_calls, micros, plain, run_stream, second,
+                     sort_rows, temp_view, write_batches)
 from reference import spl as ref
 
 WINDOW = "window.start, window.first, window.last, collect_list(v)"
@@ -467,16 +466,10 @@ def test_reference_agrees_with_fixed_windows():
 # Streams
 
 
-def write_batches(source, batches, first_mtime=1_700_000_000):
-    """One JSON file of tuples (k, second of 2024-01-01 00:00, v, p) per micro-batch, in order of
-    modification time (the order a file stream reads them in)."""
-    source.mkdir(exist_ok=True)
-    for mtime, events in enumerate(batches, start=first_mtime):
-        path = source / f"{mtime}.json"
-        path.write_text("".join(
-            f'{{"k": {json.dumps(k)}, "ts": "2024-01-01 00:00:{t:02d}", "v": {v}, '
-            f'"p": {json.dumps(p)}}}\n' for k, t, v, p in events))
-        os.utime(path, (mtime, mtime))
+def records(batches):
+    """The JSON records of micro-batches of tuples (k, second of 2024-01-01 00:00, v, p)."""
+    return [[{"k": k, "ts": second(t), "v": v, "p": p} for k, t, v, p in batch]
+            for batch in batches]
 
 
 STREAM_SCHEMA = "k string, ts timestamp, v bigint, p boolean"
@@ -507,16 +500,6 @@ def tumbling_query(policy):
     return query
 
 
-def run_stream(frame, out, checkpoint):
-    """Runs the streaming `frame` in append mode into Parquet files under `out` over every file
-    its source has (a file sink resumes from its checkpoint; a memory sink in append mode does
-    not); returns the query."""
-    query = (frame.writeStream.format("parquet").option("path", str(out)).outputMode("append")
-             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
-    query.awaitTermination()
-    return query
-
-
 @pytest.mark.parametrize("policy", STREAM_POLICIES)
 def test_tumbling_on_a_stream(spark, tmp_path, policy):
     """A stream over batches 1 and 2, stopped; batches 3 and 4 written; the stream restarted
@@ -524,12 +507,12 @@ def test_tumbling_on_a_stream(spark, tmp_path, policy):
     watermark (38 s) has passed, without loss or repetition. The route: transformWithState."""
     query = tumbling_query(policy)
     source, out, checkpoint = tmp_path / "source", tmp_path / "out", tmp_path / "checkpoint"
-    write_batches(source, STREAM_BATCHES[:2])
+    write_batches(source, records(STREAM_BATCHES[:2]))
     stream = (spark.readStream.schema(STREAM_SCHEMA).option("maxFilesPerTrigger", 1)
               .json(str(source)).withWatermark("ts", "2 seconds"))
     run_stream(query(stream), out, checkpoint)
     first = spark.read.parquet(str(out)).count()
-    write_batches(source, STREAM_BATCHES[2:], first_mtime=1_700_000_100)
+    write_batches(source, records(STREAM_BATCHES[2:]), first_mtime=1_700_000_100)
     restarted = run_stream(query(stream), out, checkpoint)
     streamed = sort_rows(plain(r) for r in spark.read.parquet(str(out)).collect())
 
@@ -544,7 +527,7 @@ def test_tumbling_on_a_stream(spark, tmp_path, policy):
 @pytest.mark.smoke
 def test_flush_at_end_on_a_stream_is_an_error(spark, tmp_path):
     source = tmp_path / "source"
-    write_batches(source, STREAM_BATCHES[:1])
+    write_batches(source, records(STREAM_BATCHES[:1]))
     stream = (spark.readStream.schema(STREAM_SCHEMA).json(str(source))
               .withWatermark("ts", "2 seconds"))
     for argument in ("true", "flush_at_end => true"):
@@ -567,14 +550,6 @@ def test_flush_at_end_on_a_stream_is_an_error(spark, tmp_path):
 
 BAD = ("(SELECT o, v, a, amount, p, s, timestamp_seconds(o) AS ts FROM VALUES "
        "(1L, 2L, 3L, 4.5D, true, 'x') AS t(o, v, a, amount, p, s))")
-
-
-def analysis_error(spark, sql):
-    with pytest.raises(AnalysisException) as info:
-        spark.sql(sql).schema  # noqa: B018  (analysis is enough)
-    message = str(info.value)
-    assert "XX000" not in message and "INTERNAL_ERROR" not in message, message
-    return message
 
 
 @pytest.mark.parametrize("call, parameter, text", [

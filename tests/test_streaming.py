@@ -1,14 +1,13 @@
 """Streaming DataFrames from PySpark: hopping and tumbling windows run as Spark's own streaming
 aggregation, the other families (running index windows too) through Spark's transformWithState,
 and give the batch query's rows for the windows the watermark has closed."""
-import json
-import os
 
 import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
+from harness import second, write_batches
 
 
 @pytest.fixture
@@ -19,16 +18,10 @@ def stream(spark, tmp_path):
     return spark.readStream.schema("k string, ts timestamp, v bigint").json(str(tmp_path))
 
 
-def write_batches(source, batches):
-    """One JSON file of events (k, second of 2024-01-01 00:00, v) per micro-batch, in order of
-    modification time (the order a file stream reads them in)."""
-    source.mkdir()
-    for mtime, events in enumerate(batches, start=1_700_000_000):
-        path = source / f"{mtime}.json"
-        path.write_text("".join(
-            f'{{"k": {json.dumps(k)}, "ts": "2024-01-01 00:00:{t:02d}", "v": {v}}}\n'
-            for k, t, v in events))
-        os.utime(path, (mtime, mtime))
+def write_events(source, batches):
+    """Micro-batches of events (k, second of 2024-01-01 00:00, v), a JSON file each."""
+    write_batches(source, [[{"k": k, "ts": second(t), "v": v} for k, t, v in batch]
+                           for batch in batches])
 
 
 def run_to_end(spark, frame, name, tmp_path):
@@ -45,7 +38,7 @@ def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_
     # One file per micro-batch: two keys, ties (a at 2 s, b at 4 s), messages out of order within
     # the delay (a at 1 s, b at 3 s), a late one (b at 0 s, long behind the watermark: dropped).
     source = tmp_path / "source"
-    write_batches(source, [[("a", 0, 1), ("b", 1, 2), ("a", 2, 3), ("a", 2, 4)],
+    write_events(source, [[("a", 0, 1), ("b", 1, 2), ("a", 2, 3), ("a", 2, 4)],
                            [("a", 1, 5), ("b", 4, 6), ("a", 5, 7)],
                            [("b", 3, 8), ("b", 4, 9), ("a", 9, 10)],
                            [("b", 0, 11), ("a", 20, 12)]])
@@ -117,7 +110,7 @@ def test_relative_time_windows_on_a_stream_of_fixed_width_rows(spark, tmp_path):
     # each event must still be kept on its own in the state store (a shared buffer once made
     # every kept event the last one).
     source = tmp_path / "source"
-    write_batches(source, [[(1, 0, 1), (1, 1, 2), (1, 2, 3), (1, 3, 4)], [(1, 10, 100)]])
+    write_events(source, [[(1, 0, 1), (1, 1, 2), (1, 2, 3), (1, 3, 4)], [(1, 10, 100)]])
     windowed = (spark.readStream.schema("k int, ts timestamp, v bigint")
                 .option("maxFilesPerTrigger", 1).json(str(source))
                 .withWatermark("ts", "1 second")

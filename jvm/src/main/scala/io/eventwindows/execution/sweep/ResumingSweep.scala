@@ -1,14 +1,36 @@
 package io.eventwindows.execution.sweep
 
+import io.eventwindows.expressions.TimeArithmetic
+
+import org.apache.spark.sql.catalyst.InternalRow
+
 /**
  * A policy that a stream resumes instead of replaying (see `StreamingReplay`): IBM Streams SPL
  * windows, whose firings depend on every earlier arrival of their partition (a count's phase, a
  * delta's reference, a time policy's instants), so they cannot be replayed from a suffix. A firing
  * puts the window's tuples back as they were, without triggering or evicting, continues the
  * trigger state, and consumes only the new tuples; at its end the group is suspended, not ended.
+ *
+ * What both SPL policies share lives here: tuples are point events (messages) at their order, the
+ * policy columns are read before each tuple ([[SplAttributes]]), and the trigger state
+ * ([[ResumingSweep.TriggerState]]) is these fields.
  */
 private[execution] trait ResumingSweep extends SweepPolicy {
   import ResumingSweep._
+
+  /** The end of the time line of the order column. */
+  protected val lineMax: Long
+  /** The policy columns a tuple is read for (delta attributes, the punctuation column). */
+  protected val attributes: SplAttributes
+
+  /** The trigger state: the group's arrivals and the last one's order, a time policy's next
+   *  instant, a delta policy's reference tuple (its attribute, exact or as a double). */
+  protected var arrivals = 0L
+  protected var lastArrival = 0L
+  protected var nextInstant = 0L
+  protected var hasReference = false
+  protected var referenceExact = 0L
+  protected var referenceDouble = 0.0
 
   /** Tuples still to be put back into the window (not arrivals: no trigger, no eviction). */
   protected var restoring = 0L
@@ -45,11 +67,40 @@ private[execution] trait ResumingSweep extends SweepPolicy {
     resuming = null
   }
 
+  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
+
+  override def messages: Boolean = true
+
+  final override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
+    if (!attributes.isEmpty) attributes.read(row)
+    if (restoring > 0) {
+      // A tuple of the window a suspended group left: put back as it was.
+      restoring -= 1
+      insert(start, row)
+    } else {
+      arrive(row, start, out)
+    }
+  }
+
+  /** A tuple arrives at order `start`: the policy's triggers, eviction and insertion. */
+  protected def arrive(row: InternalRow, start: Long, out: SweepOutput): Unit
+
+  /** Inserts a tuple into the window, as an arrival does and as a resumed group puts it back. */
+  protected def insert(start: Long, row: InternalRow): Unit
+
   /** Continues from a suspended group's trigger state. */
-  protected def restore(state: TriggerState): Unit
+  private def restore(state: TriggerState): Unit = {
+    arrivals = state.arrivals
+    lastArrival = state.lastArrival
+    nextInstant = state.nextInstant
+    hasReference = state.hasReference
+    referenceExact = state.referenceExact
+    referenceDouble = state.referenceDouble
+  }
 
   /** The trigger state to suspend with. */
-  protected def state: TriggerState
+  private def state: TriggerState = TriggerState(arrivals, lastArrival, nextInstant,
+    hasReference, referenceExact, referenceDouble)
 }
 
 private[execution] object ResumingSweep {

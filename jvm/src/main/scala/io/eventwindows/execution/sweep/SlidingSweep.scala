@@ -41,13 +41,12 @@ private[execution] final class SlidingSweep(
     memory: WindowMemory,
     values: Seq[Expression],
     input: Seq[Attribute],
-    lineMax: Long,
+    protected val lineMax: Long,
     maxFirings: Long) extends ResumingSweep {
-  import ResumingSweep.TriggerState
   import TimeArithmetic.{add, subtract}
 
   /** The delta attributes, in the order of `values`: the eviction's first, then the trigger's. */
-  private val attributes = new SplAttributes(family.functionName,
+  protected val attributes = new SplAttributes(family.functionName,
     Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values), input)
 
   private val evictionDelta = family.eviction.isInstanceOf[SplPolicy.Delta]
@@ -55,39 +54,10 @@ private[execution] final class SlidingSweep(
 
   private val contents: Contents = if (evictionDelta) new TreeContents else new FifoContents
 
-  private var arrivals = 0L
-  private var lastArrival = 0L
-  private var nextInstant = 0L
-  private var hasReference = false
-  private var referenceExact = 0L
-  private var referenceDouble = 0.0
-
   /** The tuples inserted in the group so far, resumed ones included: the next one's number. */
   private var insertions = 0L
 
-  override protected def restore(state: TriggerState): Unit = {
-    arrivals = state.arrivals
-    lastArrival = state.lastArrival
-    nextInstant = state.nextInstant
-    hasReference = state.hasReference
-    referenceExact = state.referenceExact
-    referenceDouble = state.referenceDouble
-  }
-
-  override protected def state: TriggerState = TriggerState(arrivals, lastArrival, nextInstant,
-    hasReference, referenceExact, referenceDouble)
-
-  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
-
-  override def messages: Boolean = true
-
-  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
-    if (!attributes.isEmpty) attributes.read(row)
-    if (restoring > 0) {
-      restoring -= 1
-      insert(start, row)
-      return
-    }
+  override protected def arrive(row: InternalRow, start: Long, out: SweepOutput): Unit = {
     family.trigger match {
       case SplPolicy.Time(period, _) =>
         if (arrivals == 0) nextInstant = add(start, period) else fireInstantsBefore(start, period, out)
@@ -132,7 +102,7 @@ private[execution] final class SlidingSweep(
     restoring = 0L
   }
 
-  private def insert(start: Long, row: InternalRow): Unit = {
+  override protected def insert(start: Long, row: InternalRow): Unit = {
     contents.insert(start, row, insertions)
     insertions += 1
   }

@@ -30,11 +30,10 @@ private[sweep] final class SplTumblingSweep(
     buffers: AggregateBuffers,
     values: Seq[Expression],
     input: Seq[Attribute],
-    lineMax: Long) extends ResumingSweep {
-  import ResumingSweep.TriggerState
+    protected val lineMax: Long) extends ResumingSweep {
 
   /** The attribute of a delta policy, or the column of a punctuation policy. */
-  private val attributes =
+  protected val attributes =
     new SplAttributes(family.functionName, Seq(family.eviction).zip(values), input)
 
   private val contents = buffers.newBuffer()
@@ -43,43 +42,16 @@ private[sweep] final class SplTumblingSweep(
   private var firstOrder = 0L
   private var lastOrder = 0L
   private var insertions = 0L
+  // The trigger state (ResumingSweep): time(t)'s next flush instant; delta's reference is the
+  // oldest held tuple's attribute, held while the window holds tuples.
 
-  private var arrivals = 0L
-  private var lastArrival = 0L
-  /** time(t): the next instant at which the window is flushed. */
-  private var nextInstant = 0L
-  /** delta: the oldest held tuple's attribute. */
-  private var referenceExact = 0L
-  private var referenceDouble = 0.0
-
-  override protected def restore(state: TriggerState): Unit = {
-    arrivals = state.arrivals
-    lastArrival = state.lastArrival
-    nextInstant = state.nextInstant
-    referenceExact = state.referenceExact
-    referenceDouble = state.referenceDouble
-  }
-
-  override protected def state: TriggerState = TriggerState(arrivals, lastArrival, nextInstant,
-    hasReference = held > 0, referenceExact, referenceDouble)
-
-  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, lineMax)
-
-  override def messages: Boolean = true
-
-  override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
-    if (!attributes.isEmpty) attributes.read(row)
-    if (restoring > 0) {
-      // A tuple of the window a suspended group left: put back as it was.
-      restoring -= 1
-      insert(start, row)
-      return
-    }
+  override protected def arrive(row: InternalRow, start: Long, out: SweepOutput): Unit = {
     family.eviction match {
       case SplPolicy.Time(period, _) =>
         if (arrivals == 0) nextInstant = TimeArithmetic.add(start, period)
         else passInstantsThrough(start, period, out)
-      case _: SplPolicy.Delta if held > 0 && attributes.exceeds(0, referenceExact, referenceDouble) =>
+      case _: SplPolicy.Delta if hasReference &&
+          attributes.exceeds(0, referenceExact, referenceDouble) =>
         flush(start, out)
       case _ =>
     }
@@ -104,14 +76,16 @@ private[sweep] final class SplTumblingSweep(
     suspendIfResumed(Array.range(0, held.toInt).map(insertions - held + _))
     buffers.reset(contents)
     held = 0L
+    hasReference = false
     insertions = 0L
     arrivals = 0L
     restoring = 0L
   }
 
-  private def insert(start: Long, row: InternalRow): Unit = {
+  override protected def insert(start: Long, row: InternalRow): Unit = {
     if (held == 0) {
       firstOrder = start
+      hasReference = true
       if (family.eviction.isInstanceOf[SplPolicy.Delta]) {
         referenceExact = attributes.exactValue(0)
         referenceDouble = attributes.doubleValue(0)
@@ -141,5 +115,6 @@ private[sweep] final class SplTumblingSweep(
       firstOrder, lastOrder))
     buffers.reset(contents)
     held = 0L
+    hasReference = false
   }
 }
