@@ -240,6 +240,64 @@ def run_stream(frame, out, checkpoint):
 
 
 # ----------------------------------------------------------------------------------------------
+# Random SPL tuples (sliding and tumbling windows)
+
+
+def next_attribute(rng, x, style):
+    """Small non-monotone (or, for 'up', non-decreasing) attribute values, so that differences hit
+    the deltas exactly."""
+    if style == "walk":
+        return x + rng.randint(-2, 3)
+    if style == "up":
+        return x + rng.randint(0, 2)
+    return rng.randint(-4, 4)
+
+
+def spl_random_rows(rng, n_cases, max_len=12, gaps=None, base=0, scale=1, jitter=(),
+                    attribute=lambda x: x, punctuation=False):
+    """Rows (c, k, o, v, a, b), and with `punctuation` (c, k, o, v, a, b, p), of n_cases random
+    cases: per case 1-3 keys (NULL among them), per key up to max_len tuples at strictly
+    increasing orders base + gaps (times scale, plus one of jitter now and then), or in some cases
+    also ties (tied rows get distinct v, so the tie order by v is defined), NULL values of v,
+    small attributes a and b (walks, jumps or non-decreasing, mapped by `attribute`),
+    punctuations p (TRUE now and then), and rows with a NULL order (skipped; their attributes and
+    punctuation may be NULL)."""
+    rows = []
+    for c in range(n_cases):
+        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
+        ties = rng.random() < 0.35
+        case_gaps = gaps or rng.choice([(1,), (1, 2, 3), (1, 1, 2, 5, 9), (1, 4, 13)])
+        punctuated = rng.choice([0.1, 0.3, 0.6]) if punctuation else 0.0
+        for k in keys:
+            o = rng.randint(-20, 20) * scale + base
+            a, b = rng.randint(-3, 3), rng.randint(-3, 3)
+            style_a = rng.choice(["walk", "jump", "up"])
+            style_b = rng.choice(["walk", "jump", "up"])
+            tied_values = set()
+            for i in range(rng.randint(1, max_len)):
+                if i and ties and rng.random() < 0.3:
+                    v = rng.choice([x for x in [None] + list(range(-9, 10))
+                                    if x not in tied_values])
+                else:
+                    if i:
+                        o += rng.choice(case_gaps) * scale
+                        if jitter and rng.random() < 0.3:
+                            o += rng.choice(jitter)
+                    tied_values = set()
+                    v = None if rng.random() < 0.1 else rng.randint(-9, 9)
+                tied_values.add(v)
+                a, b = next_attribute(rng, a, style_a), next_attribute(rng, b, style_b)
+                row = (c, k, o, v, attribute(a), attribute(b))
+                rows.append(row + (rng.random() < punctuated,) if punctuation else row)
+            if rng.random() < 0.2:
+                null_a = None if rng.random() < 0.5 else attribute(a)
+                row = (c, k, None, rng.randint(-9, 9), null_a, attribute(b))
+                rows.append(row + (rng.choice([None, True, False]),) if punctuation else row)
+    rng.shuffle(rows)
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------
 # Many random cases and many calls in one query
 
 _views = itertools.count()

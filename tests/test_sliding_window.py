@@ -30,6 +30,7 @@ from pyspark.sql import functions as F
 
 from harness import (BIGINT_MAX, BIGINT_MIN, assert_same_cases, grouped_calls, micros, plain,
                      temp_view)
+from harness import spl_random_rows as random_rows
 from reference import spl as ref
 
 WINDOW = "window.start, window.first, window.last, collect_list(v)"
@@ -499,55 +500,6 @@ def test_order_at_the_end_of_time(spark):
 
 RANDOM = "c INT, k INT, o BIGINT, v BIGINT, a BIGINT, b BIGINT"
 RANDOM_NAMES = ["c", "k", "o", "v", "a", "b"]
-
-
-def next_attribute(rng, x, style):
-    """Small non-monotone (or, for 'up', non-decreasing) attribute values, so that differences hit
-    the deltas exactly."""
-    if style == "walk":
-        return x + rng.randint(-2, 3)
-    if style == "up":
-        return x + rng.randint(0, 2)
-    return rng.randint(-4, 4)
-
-
-def random_rows(rng, n_cases, max_len=12, gaps=None, base=0, scale=1, jitter=(),
-                attribute=lambda x: x):
-    """Rows (c, k, o, v, a, b) of n_cases random cases: per case 1-3 keys (NULL among them), per
-    key up to max_len tuples at strictly increasing orders base + gaps (times scale, plus one of
-    jitter now and then), or in some cases also ties (tied rows get distinct v, so the tie order
-    by v is defined), NULL values of v, small attributes a and b (walks, jumps or non-decreasing,
-    mapped by `attribute`), and rows with a NULL order (skipped; their attributes may be NULL)."""
-    rows = []
-    for c in range(n_cases):
-        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
-        ties = rng.random() < 0.35
-        case_gaps = gaps or rng.choice([(1,), (1, 2, 3), (1, 1, 2, 5, 9), (1, 4, 13)])
-        for k in keys:
-            o = rng.randint(-20, 20) * scale + base
-            a, b = rng.randint(-3, 3), rng.randint(-3, 3)
-            style_a = rng.choice(["walk", "jump", "up"])
-            style_b = rng.choice(["walk", "jump", "up"])
-            tied_values = set()
-            for i in range(rng.randint(1, max_len)):
-                if i and ties and rng.random() < 0.3:
-                    v = rng.choice([x for x in [None] + list(range(-9, 10))
-                                    if x not in tied_values])
-                else:
-                    if i:
-                        o += rng.choice(case_gaps) * scale
-                        if jitter and rng.random() < 0.3:
-                            o += rng.choice(jitter)
-                    tied_values = set()
-                    v = None if rng.random() < 0.1 else rng.randint(-9, 9)
-                tied_values.add(v)
-                a, b = next_attribute(rng, a, style_a), next_attribute(rng, b, style_b)
-                rows.append((c, k, o, v, attribute(a), attribute(b)))
-            if rng.random() < 0.2:
-                null_a = None if rng.random() < 0.5 else attribute(a)
-                rows.append((c, k, None, rng.randint(-9, 9), null_a, attribute(b)))
-    rng.shuffle(rows)
-    return rows
 
 
 def reference_rows(rows, names=RANDOM_NAMES):

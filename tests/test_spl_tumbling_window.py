@@ -36,7 +36,7 @@ from pyspark.sql import functions as F
 import eventwindows as ew
 from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, analysis_error,
                      assert_same_cases, grouped_calls, micros, plain, run_stream, second,
-                     sort_rows, temp_view, write_batches)
+                     sort_rows, spl_random_rows, temp_view, write_batches)
 from reference import spl as ref
 
 WINDOW = "window.start, window.first, window.last, collect_list(v)"
@@ -254,53 +254,9 @@ RANDOM = "c INT, k INT, o BIGINT, v BIGINT, a BIGINT, b BIGINT, p BOOLEAN"
 RANDOM_NAMES = ["c", "k", "o", "v", "a", "b", "p"]
 
 
-def next_attribute(rng, x, style):
-    """Small non-monotone (or, for 'up', non-decreasing) attribute values, so that differences hit
-    the deltas exactly."""
-    if style == "walk":
-        return x + rng.randint(-2, 3)
-    if style == "up":
-        return x + rng.randint(0, 2)
-    return rng.randint(-4, 4)
-
-
-def random_rows(rng, n_cases, max_len=14, gaps=None, base=0, scale=1, jitter=()):
-    """Rows (c, k, o, v, a, b, p) of n_cases random cases: per case 1-3 keys (NULL among them), per
-    key up to max_len tuples at increasing orders base + gaps (times scale, plus one of jitter now
-    and then), in some cases ties (tied rows get distinct v, so the tie order by v is defined),
-    NULL values of v, small attributes a and b (walks, jumps or non-decreasing), punctuations p
-    (TRUE now and then), and rows with a NULL order (skipped; their a and p may be NULL)."""
-    rows = []
-    for c in range(n_cases):
-        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
-        ties = rng.random() < 0.35
-        case_gaps = gaps or rng.choice([(1,), (1, 2, 3), (1, 1, 2, 5, 9), (1, 4, 13)])
-        punctuation = rng.choice([0.1, 0.3, 0.6])
-        for k in keys:
-            o = rng.randint(-20, 20) * scale + base
-            a, b = rng.randint(-3, 3), rng.randint(-3, 3)
-            style_a = rng.choice(["walk", "jump", "up"])
-            style_b = rng.choice(["walk", "jump", "up"])
-            tied_values = set()
-            for i in range(rng.randint(1, max_len)):
-                if i and ties and rng.random() < 0.3:
-                    v = rng.choice([x for x in [None] + list(range(-9, 10))
-                                    if x not in tied_values])
-                else:
-                    if i:
-                        o += rng.choice(case_gaps) * scale
-                        if jitter and rng.random() < 0.3:
-                            o += rng.choice(jitter)
-                    tied_values = set()
-                    v = None if rng.random() < 0.1 else rng.randint(-9, 9)
-                tied_values.add(v)
-                a, b = next_attribute(rng, a, style_a), next_attribute(rng, b, style_b)
-                rows.append((c, k, o, v, a, b, rng.random() < punctuation))
-            if rng.random() < 0.2:
-                rows.append((c, k, None, rng.randint(-9, 9), rng.choice([None, a]), b,
-                             rng.choice([None, True, False])))
-    rng.shuffle(rows)
-    return rows
+def random_rows(rng, n_cases, max_len=14, **kwargs):
+    """harness.spl_random_rows with punctuations: rows (c, k, o, v, a, b, p)."""
+    return spl_random_rows(rng, n_cases, max_len, punctuation=True, **kwargs)
 
 
 def reference_rows(rows):
