@@ -51,7 +51,7 @@ class SeedExampleSuite extends EventWindowsSuite {
   test("'changes' is planned as snapped lifetimes feeding a snapshot window") {
     val analyzed = sql(query).queryExecution.analyzed
     val node = analyzed.collectFirst { case a: EventWindowAggregate => a }.get
-    assert(node.family === Snapshot)
+    assert(node.window.family === Snapshot)
     val below = node.child.expressions.flatMap(_.collect {
       case a: AdjustStartTime => "start"
       case a: AdjustEndTime => "end"

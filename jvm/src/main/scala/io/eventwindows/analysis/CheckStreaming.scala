@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.WindowParameters
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, SplTumblingWindow}
+import io.eventwindows.plans.EventWindowAggregate
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -25,19 +25,13 @@ object CheckStreaming extends (LogicalPlan => Unit) {
     case _ =>
   }
 
-  /** The error for a streaming [[EventWindowAggregate]] that does not run on streams. */
-  def reject(a: EventWindowAggregate): Nothing = a.family match {
-    case _: AnchorWindow =>
-      WindowParameters.fail(a.function, "dynamic windows (dynamic_window) are not supported on " +
-        "streaming DataFrames: an anchor's interval may reach back to any earlier message, so " +
-        "every message would have to be kept; run them on a batch DataFrame")
-    case SplTumblingWindow(_, true) =>
-      WindowParameters.fail(a.function, "`flush_at_end` => true is not supported on streaming " +
-        "DataFrames: a stream's groups never end, so their last windows would never be " +
-        "flushed; leave it false (the default), or run the query on a batch DataFrame")
-    case _ =>
-      // Every family has StreamingFamily rules today; a new one without them lands here.
-      WindowParameters.fail(a.function, "this window is not supported on streaming DataFrames " +
-        "yet; run it on a batch DataFrame")
+  /**
+   * The error for a streaming [[EventWindowAggregate]] that does not run on streams: the family
+   * says why ([[io.eventwindows.plans.WindowFamily.onStreams]]).
+   */
+  def reject(a: EventWindowAggregate): Nothing = {
+    val why = a.window.family.onStreams.left.getOrElse(s"${a.window.family} runs on streams, " +
+      "but this plan skipped the rule that plans it so")
+    WindowParameters.fail(a.window.function, why)
   }
 }

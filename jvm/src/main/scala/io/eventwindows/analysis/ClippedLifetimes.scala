@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.{ClippedLifetime, EventWindow, TimeWeighted, WindowParameters}
-import io.eventwindows.plans.{CountWindow, Hopping, OutputPolicy, SessionWindow, Snapshot, WindowFamily}
+import io.eventwindows.plans.WindowFamily
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
@@ -69,26 +69,11 @@ object ClippedLifetimes extends Rule[LogicalPlan] {
    */
   def misplaced(e: Expression, where: String): Nothing =
     WindowParameters.fail(culprit(Seq(e)), "allowed only inside the arguments or FILTER of the " +
-      s"aggregates of a GROUP BY over $families, where each event's lifetime is clipped to each " +
+      s"aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}, where each event's lifetime is clipped to each " +
       s"window; got it in $where: ${e.sql}")
 
-  private def checkFamily(function: String, family: WindowFamily): Unit = family match {
-    case h: Hopping if h.output == OutputPolicy.Changes =>
-      WindowParameters.fail(function, s"not with ${h.functionName} output 'changes': one row " +
-        "stands for a run of windows, each clipping the events' lifetimes differently; use " +
-        "output 'window' or 'point'")
-    case s: SessionWindow if s.output == OutputPolicy.Changes =>
-      WindowParameters.fail(function, s"not with ${s.functionName} output 'changes': one row " +
-        "stands for the events started so far, each clipped differently by the session's " +
-        "later rows; use output 'window'")
-    case _: Hopping | Snapshot | _: CountWindow | _: SessionWindow =>
-    case other =>
-      WindowParameters.fail(function, s"allowed only over $families, whose events have " +
-        s"lifetimes clipped to each window; got ${other.functionName}")
-  }
-
-  private val families =
-    "hopping_window, tumbling_window, snapshot_window, count_window or event_session_window"
+  private def checkFamily(function: String, family: WindowFamily): Unit =
+    family.clippedLifetimeRefusal.foreach(WindowParameters.fail(function, _))
 
   /** The function to name: the first time-weighted aggregate using a clipped lifetime, if any. */
   private def culprit(expressions: Seq[Expression]): String = {

@@ -3,8 +3,8 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CheckedEnd, ClippedLifetime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate, Hopping, OutputPolicy, SlidingWindow, Snapshot, SplPolicy, SplTumblingWindow, WindowFamily}
+import io.eventwindows.expressions.{CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
 import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
@@ -80,7 +80,7 @@ object EventWindowing extends Rule[LogicalPlan] {
    * it against the resolved input when this runs, so a column that does not resolve now never will.
    */
   private def checkValuesResolve(window: EventWindow, input: LogicalPlan): Unit =
-    splPolicies(window.family) match {
+    window.family.policyColumns match {
       case policies if policies.nonEmpty =>
         val resolver = SQLConf.get.resolver
         policies.zip(window.values).foreach {
@@ -96,7 +96,7 @@ object EventWindowing extends Rule[LogicalPlan] {
 
   /** Checks what can only be checked once the marker's inputs are resolved. */
   private def checkResolved(window: EventWindow): Unit =
-    splPolicies(window.family).zip(window.values).foreach {
+    window.family.policyColumns.zip(window.values).foreach {
       // The attributes of delta policies: numeric or timestamps, with a delta of their units.
       case ((parameter, policy: SplPolicy.Delta), attribute) =>
         SplPolicies.deltaUnits(window.prettyName, parameter, policy, attribute.dataType)
@@ -104,19 +104,6 @@ object EventWindowing extends Rule[LogicalPlan] {
         SplPolicies.checkPunctuation(window.prettyName, policy, column.dataType)
       case _ =>
     }
-
-  /** The SPL policies that read a column (the marker's `values`, in order) and their parameter. */
-  private def splPolicies(family: WindowFamily): Seq[(String, SplPolicy)] = {
-    val policies = family match {
-      case SlidingWindow(eviction, trigger) => Seq("eviction" -> eviction, "trigger" -> trigger)
-      case SplTumblingWindow(eviction, _) => Seq("eviction" -> eviction)
-      case _ => Nil
-    }
-    policies.filter {
-      case (_, _: SplPolicy.Delta | _: SplPolicy.Punct) => true
-      case _ => false
-    }
-  }
 
   /**
    * The metadata of a start column that carries an event-time watermark
@@ -145,17 +132,20 @@ object EventWindowing extends Rule[LogicalPlan] {
  *      +- Project [input, non-attribute keys, FILTER predicates]
  *         +- events
  * }}}
- * For hopping windows with output 'changes' the rewrite of seed 000 is planned here and shows in
- * `explain()`: the Project computes the snapped lifetimes `adjust_start_time(start)` and
- * `adjust_end_time(end)`, and the window family becomes a snapshot window over them.
+ * A family planned as another over rewritten lifetimes (`WindowFamily.lifetimeRewrite`: hopping
+ * windows with output 'changes', the rewriting of "Taming Hopping Windows") is planned here and
+ * shows in `explain()`: the Project computes the snapped lifetimes
+ * `adjust_start_time(start)` and `adjust_end_time(end)`, and the window family becomes a snapshot
+ * window over them.
  *
- * Point events in windows that cannot overlap (tumbling windows, or hopping windows with gaps)
- * under per-window output are in at most one window each: when every aggregate is insensitive to
- * input order, those stay a Spark Aggregate, grouped by the [[PointEventWindow]] of each event, as
- * Spark plans `window()`; no window operator needed. On a stream, hopping and tumbling windows
- * with per-window output and such aggregates are always a Spark Aggregate, over every window of
- * each event ([[EventWindowsOf]], exploded): Spark's own streaming aggregation (state, watermark,
- * output modes), which is why [[CheckStreaming]] lets it through.
+ * A family whose axis has a row per position gives each event its windows from the event alone
+ * (hopping and tumbling windows under per-window output). When every aggregate is insensitive to
+ * input order, point events in windows that cannot overlap (at most one window per point: tumbling
+ * windows, hopping windows with gaps) stay a Spark Aggregate, grouped by the [[PointEventWindow]]
+ * of each event, as Spark plans `window()`; no window operator needed. On a stream such families
+ * are always a Spark Aggregate, over every window of each event ([[EventWindowsOf]], exploded):
+ * Spark's own streaming aggregation (state, watermark, output modes), which is why
+ * [[CheckStreaming]] lets it through.
  */
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
@@ -163,7 +153,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     case a @ Aggregate(_, _, Project(list, _), _)
         if a.resolved && placedWindow(list).isDefined && unaggregated(a).isDefined =>
       placedWindow(list).get._1 match {
-        case w if w.family.isInstanceOf[AnchorWindow] =>
+        case w if w.family.carriesAnchor =>
           WindowParameters.fail(w.prettyName, "every result over dynamic windows is an aggregate " +
             "over the messages or a grouping column (for dynamic_window: each of `aggregates`, " +
             s"e.g. 'count(*) AS n'), got ${unaggregated(a).get.sql}")
@@ -186,22 +176,35 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         ClippedLifetimes.misplaced(e, "a result outside its aggregates")
       }
       val clipped = aggregateExpressions.exists(ClippedLifetime.isUsedIn)
-      window.family match {
-        case h: Hopping if window.end.isEmpty && PointEventWindow.atMostOneWindow(h) &&
-            aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction)) =>
+      val orderInsensitive =
+        aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction))
+      (window.family, eventAxis(window)) match {
+        case (f: AxisFamily, Some(axis)) if window.end.isEmpty && orderInsensitive &&
+            PointEventWindow.atMostOneWindow(axis) =>
           // A point event lies whole in its one window.
           val pointClipped = clip(a, window.start, pointEnd(window.start))
           sparkAggregate(pointClipped, window,
-            pointEventWindows(list, input, window, h, windowAttribute))
-        case h: Hopping if input.isStreaming && h.output != OutputPolicy.Changes &&
-            aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction)) =>
+            pointEventWindows(list, input, window, f, windowAttribute))
+        case (f: AxisFamily, Some(_)) if input.isStreaming && orderInsensitive =>
           val lifetimes = if (clipped) clippedAttributes(window) else Nil
           sparkAggregate(if (clipped) clip(a, lifetimes.head, lifetimes(1)) else a, window,
-            explodedWindows(list, input, window, h, windowAttribute, lifetimes))
+            explodedWindows(list, input, window, f, windowAttribute, lifetimes))
         case _ =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
             results, if (clipped) clippedAttributes(window) else Nil)
       }
+  }
+
+  /**
+   * The axis of a family planned as it is whose every axis position is a window, known from an
+   * event alone: what Spark's own aggregate can group events by.
+   */
+  private def eventAxis(window: EventWindow): Option[WindowAxis] = window.family match {
+    case f: AxisFamily if f.lifetimeRewrite.isEmpty =>
+      val lineMax = EventTime.lineMax(window.timeType)
+      Some(f.axis(EventTime.lineMin(window.timeType), lineMax, horizon = lineMax))
+        .filter(_.rowPerPosition)
+    case _ => None
   }
 
   /** The columns of each event's clipped lifetime in each window, as an operator fills them. */
@@ -268,7 +271,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       list: Seq[NamedExpression],
       input: LogicalPlan,
       window: EventWindow,
-      family: Hopping,
+      family: AxisFamily,
       windowAttribute: Attribute): LogicalPlan = {
     val computed = Alias(PointEventWindow(window.start, family), EventWindow.ColumnName)(
       exprId = windowAttribute.exprId, explicitMetadata = Some(windowAttribute.metadata))
@@ -281,14 +284,15 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
 
   /**
    * The input of a Spark Aggregate over every window of each event, one row per event and window,
-   * as Spark expands events into their windows for `window()`: how hopping and tumbling windows
-   * with per-window output run on a stream, as Spark's own streaming aggregation.
+   * as Spark expands events into their windows for `window()`: how the families whose windows an
+   * event alone gives (hopping and tumbling windows with per-window output) run on a stream, as
+   * Spark's own streaming aggregation.
    */
   private def explodedWindows(
       list: Seq[NamedExpression],
       input: LogicalPlan,
       window: EventWindow,
-      family: Hopping,
+      family: AxisFamily,
       windowAttribute: Attribute,
       clippedLifetime: Seq[Attribute]): LogicalPlan = {
     val others = list.filterNot(_.exprId == windowAttribute.exprId)
@@ -321,22 +325,22 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     val functions = aggregateExpressions.map { ae =>
       clip(ae.aggregateFunction, clippedLifetime).asInstanceOf[AggregateFunction]
     }
-    val (family, start, end, lifetimeAliases) = window.family match {
-      case h: Hopping if h.output == OutputPolicy.Changes =>
-        // The operator sees only the snapped lifetimes: the user's are checked here.
-        val end = window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
-        val snappedStart = Alias(
-          AdjustStartTime(window.start, h.size, h.hop, h.alignment), "snapped_start")()
-        val snappedEnd = Alias(AdjustEndTime(end, h.size, h.hop, h.alignment), "snapped_end")()
-        (Snapshot, snappedStart.toAttribute, Some(snappedEnd.toAttribute),
-          Seq(snappedStart, snappedEnd))
-      case other => (other, window.start, window.end, Nil)
+    // The operator sees only rewritten lifetimes: the user's are checked here.
+    val (definition, lifetimeAliases) = window.family.lifetimeRewrite match {
+      case Some(rewrite) =>
+        val checkedEnd =
+          window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
+        val start = Alias(rewrite.start(window.start), "snapped_start")()
+        val end = Alias(rewrite.end(checkedEnd), "snapped_end")()
+        (window.definition.copy(family = rewrite.family, start = start.toAttribute,
+          end = Some(end.toAttribute)), Seq(start, end))
+      case None => (window.definition, Nil)
     }
     val child = Project(
       input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
-    val node = EventWindowAggregate(keys.map(_.toAttribute), family, window.prettyName, start, end,
-      window.order, window.values, windowAttribute, functions, filters,
-      aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, clippedLifetime, child)
+    val node = EventWindowAggregate(keys.map(_.toAttribute), definition, windowAttribute,
+      functions, filters, aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil,
+      clippedLifetime, child)
     Project(results, node)
   }
 

@@ -2,7 +2,7 @@ package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.AnchorSortKey
-import io.eventwindows.plans.{AnchorWindow, AnchorWindowAggregate, EventWindowAggregate}
+import io.eventwindows.plans.{AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, IsNotNull, IsNull}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
@@ -35,16 +35,17 @@ import org.apache.spark.sql.catalyst.rules.Rule
 object SliceAnchorWindows extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
-    case a @ EventWindowAggregate(_, family: AnchorWindow, _, start, None, _, Seq(_, _, anchor), _,
-        aggregates, _, _, Nil, Nil, child) if !a.isStreaming && child.deterministic &&
+    case a @ EventWindowAggregate(_, WindowDefinition(_, family: AnchorWindow, start, None, _,
+        Seq(_, _, anchor)), _, aggregates, _, _, Nil, Nil, child)
+        if !a.isStreaming && child.deterministic &&
         aggregates.forall(OrderInsensitive) && EventWindowsConf.sliceDynamicWindows &&
         AnchorSortKey.messageTime(start, anchor).isDefined =>
       separate(a, family)
   }
 
   private def separate(a: EventWindowAggregate, family: AnchorWindow): AnchorWindowAggregate = {
-    val Seq(anchorStart, anchorEnd, anchor) = a.values
-    val time = AnchorSortKey.messageTime(a.start, anchor).get
+    val Seq(anchorStart, anchorEnd, anchor) = a.window.values
+    val time = AnchorSortKey.messageTime(a.window.start, anchor).get
     // The anchors' side has attributes of its own, never the messages' ones. Their names differ
     // too: Spark's RemoveRedundantAliases drops an alias of an attribute to its own name (and
     // maps the parent's references to the attribute), which would give both sides of this node
@@ -53,7 +54,7 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
       Alias(anchorStart, "start")(), Alias(anchorEnd, "end")(), Alias(anchor, "anchor")()),
       Filter(IsNotNull(anchor), a.child))
     val (anchorKeys, Seq(start, end, row)) = anchors.output.splitAt(a.keys.size)
-    AnchorWindowAggregate(a.keys, time, family.bounds, a.function, a.windowAttribute,
+    AnchorWindowAggregate(a.keys, time, family.bounds, a.window.function, a.windowAttribute,
       a.aggregates, a.filters, a.aggregateAttributes, anchorKeys, start, end, row,
       Filter(IsNull(anchor), a.child), anchors)
   }

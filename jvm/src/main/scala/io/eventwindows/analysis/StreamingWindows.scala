@@ -1,9 +1,9 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingFamily, StreamingWindowProcessor, StreamingWindowSpec}
+import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
 import io.eventwindows.expressions.{AdjustStartTime, EventTime, WindowParameters}
-import io.eventwindows.plans.EventWindowAggregate
+import io.eventwindows.plans.{EventWindowAggregate, StreamingRules}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -15,7 +15,8 @@ import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
 import org.apache.spark.sql.types.{StructField, StructType, TimestampNTZType, TimestampType}
 
 /**
- * Runs a streaming [[EventWindowAggregate]] of a family that has [[StreamingFamily]] rules as
+ * Runs a streaming [[EventWindowAggregate]] of a family that runs on streams
+ * ([[io.eventwindows.plans.WindowFamily.onStreams]] gives its [[StreamingRules]]) as
  * Spark's own `TransformWithState` in event-time mode, with a [[StreamingWindowProcessor]] per key:
  * {{{
  *   Project [keys, window, aggregates AS the aggregate's own attributes]
@@ -41,13 +42,13 @@ object StreamingWindows extends Rule[LogicalPlan] {
     "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case a: EventWindowAggregate if a.isStreaming && StreamingFamily(a.family).isDefined =>
-      rewrite(a, StreamingFamily(a.family).get)
+    case a: EventWindowAggregate if a.isStreaming && a.window.family.onStreams.isRight =>
+      rewrite(a, a.window.family.onStreams.toOption.get)
   }
 
-  private def rewrite(a: EventWindowAggregate, rules: StreamingFamily): LogicalPlan = {
+  private def rewrite(a: EventWindowAggregate, rules: StreamingRules): LogicalPlan = {
     val horizon = eventTimeHorizon(a)
-    checkStateStore(a.function)
+    checkStateStore(a.window.function)
 
     // Spark groups by attributes; a window over the whole stream gets one constant key.
     val constantKey =
@@ -60,8 +61,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val keyEncoder = ExpressionEncoder(schemaOf(grouping))
     val outputEncoder = ExpressionEncoder(schemaOf(a.output))
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
-    val spec = StreamingWindowSpec(a.function, a.family, rules, horizon, a.keys, a.start, a.end,
-      a.order, a.values, a.aggregates, a.filters, a.clippedLifetime, input, inputEncoder,
+    val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
+      a.clippedLifetime, input, inputEncoder,
       outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
       EventWindowsConf.maxWindowsPerEvent)
 
@@ -97,27 +98,28 @@ object StreamingWindows extends Rule[LogicalPlan] {
    */
   private def eventTimeHorizon(a: EventWindowAggregate): EventTimeHorizon = {
     // Hopping output 'changes': the start is the snapped start the child computes.
-    val snapped = (a.start, a.child) match {
+    val start = a.window.start
+    val snapped = (start, a.child) match {
       case (start: Attribute, Project(list, _)) => list.collectFirst {
         case alias @ Alias(s: AdjustStartTime, _) if alias.exprId == start.exprId => s
       }
       case _ => None
     }
-    val (time, horizon) = (a.start, snapped) match {
+    val (time, horizon) = (start, snapped) match {
       case (t: Attribute, _) if watermarked(t) => (t, StartIsEventTime)
       case (_, Some(s @ AdjustStartTime(t: Attribute, size, hop, alignment))) if watermarked(t) =>
         (t, SnappedStart(size, hop, alignment, EventTime.lineMin(s.dataType),
           EventTime.lineMax(s.dataType)))
       case _ =>
-        val column = snapped.map(_.time).getOrElse(a.start)
-        WindowParameters.fail(a.function, s"on a streaming DataFrame the window's time column " +
+        val column = snapped.map(_.time).getOrElse(start)
+        WindowParameters.fail(a.window.function, s"on a streaming DataFrame the window's time column " +
           s"${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
           s"${column.sql}\", delay), or WATERMARK in SQL): a window is emitted once the " +
           "watermark has passed it, so that each window is emitted once and complete")
     }
     time.dataType match {
       case TimestampType | TimestampNTZType => horizon
-      case other => WindowParameters.fail(a.function, s"on a streaming DataFrame the window's " +
+      case other => WindowParameters.fail(a.window.function, s"on a streaming DataFrame the window's " +
         s"time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
         s"${other.sql} (${time.sql})")
     }
@@ -144,15 +146,16 @@ object StreamingWindows extends Rule[LogicalPlan] {
    */
   private def definition(
       a: EventWindowAggregate,
-      rules: StreamingFamily,
+      rules: StreamingRules,
       horizon: EventTimeHorizon,
       input: Seq[Attribute]): String = {
     def sql(es: Seq[Expression]) = es.map(_.sql).mkString("[", ", ", "]")
     val aggregates =
       if (rules.foldsPrefix) s" aggregates=${sql(a.aggregates)} filters=${sql(a.filters)}" else ""
-    s"${a.function} ${a.family} $horizon start=${a.start.sql} " +
-      s"end=${a.end.map(_.sql).getOrElse("point")} order=${sql(a.order)} " +
-      s"values=${sql(a.values)} keys=${a.keys.map(_.name).mkString("[", ", ", "]")} " +
+    val w = a.window
+    s"${w.function} ${w.family} $horizon start=${w.start.sql} " +
+      s"end=${w.end.map(_.sql).getOrElse("point")} order=${sql(w.order)} " +
+      s"values=${sql(w.values)} keys=${a.keys.map(_.name).mkString("[", ", ", "]")} " +
       s"input=${schemaOf(input).catalogString}$aggregates"
   }
 

@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.AnchorSortKey
-import io.eventwindows.plans.{AnchorSlices, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate}
+import io.eventwindows.plans.{AnchorSlices, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
@@ -70,8 +70,9 @@ object SweepAnchorSlices extends Rule[LogicalPlan] {
     val (keys, rest) = columns.splitAt(a.keys.size)
     val Seq(unionTime, unionStart, unionEnd, unionAnchor) = rest.head +: rest.takeRight(3)
     val (sortTime, side) = AnchorSortKey(unionTime, unionStart, unionAnchor, a.bounds)
-    EventWindowAggregate(keys, AnchorWindow(a.bounds), a.function, sortTime, None, Seq(side),
-      Seq(unionStart, unionEnd, unionAnchor), a.windowAttribute, a.aggregates,
+    val window = WindowDefinition(a.function, AnchorWindow(a.bounds), sortTime, None, Seq(side),
+      Seq(unionStart, unionEnd, unionAnchor))
+    EventWindowAggregate(keys, window, a.windowAttribute, a.aggregates,
       a.filters.map(_ => Literal.TrueLiteral), a.aggregateAttributes,
       rest.slice(1, 1 + buffers.size), clippedLifetime = Nil, union)
   }

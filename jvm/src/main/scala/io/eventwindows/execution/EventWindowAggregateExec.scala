@@ -4,7 +4,7 @@ import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.EventTime
-import io.eventwindows.plans.{AnchorWindow, WindowFamily}
+import io.eventwindows.plans.WindowDefinition
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -14,21 +14,16 @@ import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistrib
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.types.DataType
 
 /**
  * The physical operator of [[io.eventwindows.plans.EventWindowAggregate]]: Spark clusters its input
  * by the grouping keys; each partition is sorted by a [[KeyTimeSorter]] (each key's rows together,
  * by event start, ties by [[tieBreak]]), then streams once through a [[WindowSweepIterator]]
- * driven by the family's [[SweepPolicy]].
+ * driven by the family's [[SweepPolicy]]. The fields are the logical node's.
  */
 case class EventWindowAggregateExec(
     keys: Seq[Attribute],
-    family: WindowFamily,
-    start: Expression,
-    end: Option[Expression],
-    order: Seq[Expression],
-    values: Seq[Expression],
+    window: WindowDefinition,
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
@@ -53,23 +48,14 @@ case class EventWindowAggregateExec(
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
     "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
 
-  private def timeType = start.dataType
-
-  /** The anchor row's type for anchor windows (the last of the values), as the window carries it. */
-  private def anchorType: Option[DataType] = family match {
-    case _: AnchorWindow => Some(values.last.dataType)
-    case _ => None
-  }
+  private def timeType = window.timeType
 
   /** How rows with equal keys and start are ordered: see [[KeyTimeSorter.tieBreak]]. */
   private def tieBreak: Seq[Expression] =
-    KeyTimeSorter.tieBreak(order, aggregates, filters, values, child.output)
+    KeyTimeSorter.tieBreak(window, aggregates, filters, child.output)
 
   override def simpleString(maxFields: Int): String =
-    s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
-      s" lifetime=[$start, ${end.getOrElse("point")})" +
-      s" aggregates=${aggregates.mkString("[", ", ", "]")}" +
-      (if (partialBuffers.isEmpty) "" else " merging partial buffers")
+    s"EventWindowAggregate ${window.describe(keys, aggregates, partialBuffers.nonEmpty)}"
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
@@ -77,23 +63,22 @@ case class EventWindowAggregateExec(
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
     val (lineMin, lineMax) = (EventTime.lineMin(timeType), EventTime.lineMax(timeType))
     // Only open-ended events use the horizon: without a nullable end no job computes it.
-    lazy val horizon = if (end.exists(_.nullable)) latestFiniteTime() else lineMax
+    lazy val horizon = if (window.end.exists(_.nullable)) latestFiniteTime() else lineMax
     // Policies are built on the driver so that the horizon job runs once, before the tasks.
-    val newPolicy = SweepPolicy.factory(family, values, child.output, timeType, lineMin, lineMax,
-      horizon, EventWindowsConf.maxWindowsPerEvent)
+    val newPolicy = SweepPolicy.factory(window, child.output, lineMin, lineMax, horizon,
+      EventWindowsConf.maxWindowsPerEvent)
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
     val partials = partialBuffers
     val clipped = clippedLifetime
     SparkInternals.mapPartitions(child.execute()) { rows =>
-      val sorted = new KeyTimeSorter(keys, start, sortTieBreak, inputAttributes)
+      val sorted = new KeyTimeSorter(keys, window.start, sortTieBreak, inputAttributes)
         .sort(rows, sortTime, peakMemory, spillSize)
-      val memory = WindowMemory.forTask(s"EventWindowAggregate ${family.functionName}")
+      val memory = WindowMemory.forTask(s"EventWindowAggregate ${window.family.functionName}")
       val windowAggregates =
         new WindowAggregates(aggregates, filters, inputAttributes, partials, clipped, memory)
-      new WindowSweepIterator(sorted, inputAttributes, keys, start, end, timeType,
-        family.extraWindowFields, anchorType, newPolicy(windowAggregates.buffers, memory), memory,
-        windowAggregates, numOutputRows)
+      new WindowSweepIterator(sorted, inputAttributes, keys, window,
+        newPolicy(windowAggregates.buffers, memory), memory, windowAggregates, numOutputRows)
     }
   }
 
@@ -105,7 +90,7 @@ case class EventWindowAggregateExec(
    */
   private def latestFiniteTime(): Long = {
     val inputAttributes = child.output
-    val lifetime = start +: end.toSeq
+    val lifetime = window.start +: window.end.toSeq
     SparkInternals.mapPartitions(child.execute()) { rows =>
       val times = new SpecificInternalRow(Seq(timeType, timeType))
       val project = MutableProjection.create(lifetime, inputAttributes).target(times)

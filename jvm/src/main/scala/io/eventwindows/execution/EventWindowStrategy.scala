@@ -34,9 +34,8 @@ object EventWindowStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case a: EventWindowAggregate if a.isStreaming => CheckStreaming.reject(a)
     case a: EventWindowAggregate =>
-      EventWindowAggregateExec(a.keys, a.family, a.start, a.end, a.order, a.values,
-        a.windowAttribute, a.aggregates, a.filters, a.aggregateAttributes, a.partialBuffers,
-        a.clippedLifetime, planLater(a.child)) :: Nil
+      EventWindowAggregateExec(a.keys, a.window, a.windowAttribute, a.aggregates, a.filters,
+        a.aggregateAttributes, a.partialBuffers, a.clippedLifetime, planLater(a.child)) :: Nil
     case a: AnchorWindowAggregate => broadcastAnchors(a) :: Nil
     case s: AnchorSlices => partialAggregate(s, sliced(s)) :: Nil
     case _ => Nil

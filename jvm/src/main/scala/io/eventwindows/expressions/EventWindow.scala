@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{AnchorWindow, WindowFamily}
+import io.eventwindows.plans.{WindowDefinition, WindowFamily}
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, Unevaluable}
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
@@ -41,11 +41,12 @@ case class EventWindow(
     anchorType.map(t => times.add(EventWindow.AnchorField, t, nullable = false)).getOrElse(times)
   }
 
+  /** The window this marker defines, as the plans carry it, for the function it was called as. */
+  def definition: WindowDefinition =
+    WindowDefinition(prettyName, family, start, end, order, values)
+
   /** The type of the anchor row an anchor window's `window` carries. */
-  def anchorType: Option[DataType] = family match {
-    case _: AnchorWindow => Some(values.last.dataType)
-    case _ => None
-  }
+  def anchorType: Option[DataType] = definition.anchorType
 
   override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
 

@@ -1,7 +1,7 @@
 package io.eventwindows.expressions
 
 import io.eventwindows.EventWindowsInputException
-import io.eventwindows.plans.{Hopping, OutputPolicy, WindowAxis}
+import io.eventwindows.plans.{AxisFamily, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Literal}
@@ -11,15 +11,16 @@ import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType, DataType, StructField, StructType}
 
 /**
- * Every window of one event under hopping or tumbling windows with per-window output ('window' or
- * 'point'), as an array of `window` structs. On a stream,
+ * Every window of one event under a family whose axis has a row per position (each window known
+ * from the event alone: hopping and tumbling windows with per-window output, 'window' or 'point'),
+ * as an array of `window` structs. On a stream,
  * [[io.eventwindows.analysis.EventWindowAggregation]] plans such windows as Spark's own streaming
  * aggregation grouped by this array exploded, one row per event and window, as Spark expands each
  * event into its windows for `window()`: Spark keeps the state, drops late rows, evicts a window
  * once the watermark passes its end and offers every output mode.
  *
- * The windows come from the family's [[WindowAxis]], the one the batch operator sweeps, so both
- * plans give the same windows. No window for a NULL start, an empty lifetime or an event in a gap
+ * The windows come from the family's [[io.eventwindows.plans.WindowAxis]], the one the batch
+ * operator sweeps, so both plans give the same windows. No window for a NULL start, an empty lifetime or an event in a gap
  * between windows. An end before the start fails the query; so does an open-ended event (NULL end)
  * unless the family has a horizon, since a stream has no latest time to stop its windows at.
  *
@@ -29,10 +30,9 @@ import org.apache.spark.sql.types.{ArrayType, DataType, StructField, StructType}
 case class EventWindowsOf(
     start: Expression,
     end: Option[Expression],
-    family: Hopping,
+    family: AxisFamily,
     maxWindows: Long,
     clipped: Boolean = false) extends Expression {
-  require(family.output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
 
   override def children: Seq[Expression] = start +: end.toSeq
   override def dataType: DataType = {
@@ -50,8 +50,11 @@ case class EventWindowsOf(
   private def lineMax: Long = EventTime.lineMax(timeType)
 
   // The horizon only matters to open-ended events, which without the family's own horizon fail.
-  @transient private lazy val axis =
-    WindowAxis(family, EventTime.lineMin(timeType), lineMax, horizon = lineMax)
+  @transient private lazy val axis = {
+    val axis = family.axis(EventTime.lineMin(timeType), lineMax, horizon = lineMax)
+    require(axis.rowPerPosition, s"$family has no window that an event alone gives")
+    axis
+  }
 
   override def eval(input: InternalRow): Any = {
     val s = start.eval(input)
@@ -114,7 +117,7 @@ object EventWindowsOf {
    * The error for an open-ended event (NULL end) under per-window output on a stream, without the
    * family's horizon: there is no latest time to stop its windows at.
    */
-  def openEndedOnStream(family: Hopping, start: Long, timeType: DataType): Nothing =
+  def openEndedOnStream(family: WindowFamily, start: Long, timeType: DataType): Nothing =
     throw new EventWindowsInputException(s"${family.functionName}: the event starting at " +
       s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
       "windows without end. Give the window function a horizon (its last argument), or the " +

@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{Hopping, OutputPolicy, WindowAxis}
+import io.eventwindows.plans.{AxisFamily, WindowAxis}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, UnaryExpression}
@@ -8,9 +8,10 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCo
 import org.apache.spark.sql.types.DataType
 
 /**
- * The window of a point event in hopping windows that cannot overlap (`hop >= size`: tumbling
- * windows, or windows with gaps) under per-window output. Such an event lies in at most one
- * window, so the window is a function of the row, and
+ * The window of a point event under a family whose axis has a row per position and gives a point
+ * at most one of them ([[PointEventWindow.atMostOneWindow]]: hopping windows that cannot overlap,
+ * `hop >= size`, tumbling windows or windows with gaps, under per-window output). The window is
+ * then a function of the row, and
  * [[io.eventwindows.analysis.EventWindowAggregation]] plans the query as Spark's own hash
  * aggregate grouped by this column (with partial aggregation before the shuffle), as Spark plans
  * `window()`, instead of shuffling and sorting every event for the window operator.
@@ -19,8 +20,7 @@ import org.apache.spark.sql.types.DataType
  * the same rows. NULL when the event is in no window: a NULL start, a start at the end of time
  * (an empty lifetime) or a start in a gap between windows.
  */
-case class PointEventWindow(start: Expression, family: Hopping) extends UnaryExpression {
-  require(PointEventWindow.atMostOneWindow(family), s"$family may give a point event several windows")
+case class PointEventWindow(start: Expression, family: AxisFamily) extends UnaryExpression {
 
   override def child: Expression = start
   override def dataType: DataType = EventWindow.windowType(start.dataType)
@@ -31,8 +31,11 @@ case class PointEventWindow(start: Expression, family: Hopping) extends UnaryExp
   private def lineMax: Long = EventTime.lineMax(start.dataType)
 
   // Point events are never open-ended, so no horizon is needed.
-  @transient private lazy val axis =
-    WindowAxis(family, EventTime.lineMin(start.dataType), lineMax, horizon = lineMax)
+  @transient private lazy val axis = {
+    val axis = family.axis(EventTime.lineMin(start.dataType), lineMax, horizon = lineMax)
+    require(PointEventWindow.atMostOneWindow(axis), s"$family may give a point several windows")
+    axis
+  }
 
   override protected def nullSafeEval(t: Any): Any =
     PointEventWindow.windowOf(axis, lineMax, t.asInstanceOf[Long])
@@ -51,9 +54,9 @@ case class PointEventWindow(start: Expression, family: Hopping) extends UnaryExp
 
 object PointEventWindow {
 
-  /** True if a point event is in at most one window of `family`, each window a row. */
-  def atMostOneWindow(family: Hopping): Boolean =
-    family.hop >= family.size && family.output != OutputPolicy.Changes
+  /** True if a point event is in at most one window of `axis`, each window a row. */
+  def atMostOneWindow(axis: WindowAxis): Boolean =
+    axis.rowPerPosition && axis.maxWindowsOfPoint == 1
 
   /** The output lifetime (start, end) of the window of the point event at `start`, or null. */
   def windowOf(axis: WindowAxis, lineMax: Long, start: Long): InternalRow = {

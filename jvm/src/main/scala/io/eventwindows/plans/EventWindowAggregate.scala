@@ -5,20 +5,16 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 
 /**
- * Aggregates events by `keys` and by the windows of one window family.
+ * Aggregates events by `keys` and by the windows of one window definition (`window`: the family,
+ * the function called, the lifetime `[start, end)`, the tie order and the values the family
+ * reads, see [[WindowDefinition]]).
  *
- * Per row of `child`: the grouping keys are attributes, the event lifetime is `[start, end)` (no
- * `end`: point events lasting one tick; a NULL end: open-ended), events with equal starts are
- * ordered by `order` first (then as the operator's tie rule says), the family reads `values` (e.g.
- * SPL delta attributes), and aggregate i sees the row if `filters(i)` holds. Output: the keys, the `window` struct (the output lifetime) and one column
+ * Per row of `child`: the grouping keys are attributes, and aggregate i sees the row if
+ * `filters(i)` holds. Output: the keys, the `window` struct (the output lifetime) and one column
  * per aggregate function.
  *
  * The aggregate functions are kept bare (not as `AggregateExpression`s, which only Spark's own
  * Aggregate may hold); DISTINCT is rejected while this node is built and FILTER is `filters`.
- *
- * `function` is the SQL function the query called, for messages: it differs from
- * `family.functionName` where the call was rewritten (hopping_window with output 'changes' runs
- * as a snapshot window).
  *
  * `partialBuffers`, when not empty, are the columns of rows that hold Spark's partial aggregation
  * buffers (in the aggregates' buffer layout) instead of events: those rows are merged into the
@@ -31,12 +27,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  */
 case class EventWindowAggregate(
     keys: Seq[Attribute],
-    family: WindowFamily,
-    function: String,
-    start: Expression,
-    end: Option[Expression],
-    order: Seq[Expression],
-    values: Seq[Expression],
+    window: WindowDefinition,
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
@@ -52,13 +43,10 @@ case class EventWindowAggregate(
 
   override def references: AttributeSet =
     if (partialBuffers.isEmpty) super.references
-    else AttributeSet(keys ++ (start +: end.toSeq) ++ order ++ values ++ partialBuffers)
+    else AttributeSet((keys :+ window) ++ partialBuffers)
 
   override def simpleString(maxFields: Int): String =
-    s"EventWindowAggregate ${family.functionName} $family keys=${keys.mkString("[", ", ", "]")}" +
-      s" lifetime=[$start, ${end.getOrElse("point")})" +
-      s" aggregates=${aggregates.mkString("[", ", ", "]")}" +
-      (if (partialBuffers.isEmpty) "" else " merging partial buffers")
+    s"EventWindowAggregate ${window.describe(keys, aggregates, partialBuffers.nonEmpty)}"
 
   override protected def withNewChildInternal(newChild: LogicalPlan): EventWindowAggregate =
     copy(child = newChild)

@@ -7,24 +7,12 @@ import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
 
 /**
- * How one window family maps events onto the line the sweep walks, and runs of that line back
- * onto output rows. This is the whole of a family's run-time behaviour: the sweep, the aggregate
- * buffers and the operator are shared.
- *
- * An event `[start, end)` occupies the axis interval `[enter, leave)` (nothing if it belongs to no
- * window). `enter` must not decrease as `start` grows, since the sweep reads events sorted by
- * start. Between two consecutive enter/leave points the contents are constant: a run.
+ * How the positions of a run along an axis become output rows: each position its own row (a
+ * window), or the whole run one row (a snapshot interval), and each row's output lifetime and
+ * extent. Shared by the axes of the families and the pieces of a session, which the sweep walks
+ * the same way.
  */
-sealed trait WindowAxis extends Serializable {
-
-  /** Where the event enters the axis; only meaningful if [[leave]] is greater. */
-  def enter(start: Long, end: Long): Long
-
-  /** Where the event leaves the axis (exclusive). */
-  def leave(start: Long, end: Long): Long
-
-  /** The end given to an open-ended event (a NULL end). */
-  def openEnd(start: Long): Long
+trait AxisRows {
 
   /** True if every axis position of a run is a row (a window), false if a run is one row. */
   def rowPerPosition: Boolean
@@ -45,6 +33,33 @@ sealed trait WindowAxis extends Serializable {
   def extentEnd(position: Long, runEnd: Long): Long
 }
 
+/**
+ * How one window family maps events onto the line the sweep walks, and runs of that line back
+ * onto output rows. This is the whole of a family's run-time behaviour: the sweep, the aggregate
+ * buffers and the operator are shared. An [[AxisFamily]] gives its axis.
+ *
+ * An event `[start, end)` occupies the axis interval `[enter, leave)` (nothing if it belongs to no
+ * window). `enter` must not decrease as `start` grows, since the sweep reads events sorted by
+ * start. Between two consecutive enter/leave points the contents are constant: a run.
+ */
+sealed trait WindowAxis extends AxisRows with Serializable {
+
+  /** Where the event enters the axis; only meaningful if [[leave]] is greater. */
+  def enter(start: Long, end: Long): Long
+
+  /** Where the event leaves the axis (exclusive). */
+  def leave(start: Long, end: Long): Long
+
+  /** The end given to an open-ended event (a NULL end). */
+  def openEnd(start: Long): Long
+
+  /**
+   * The most rows a point event can be in. With a row per position and one at most, a point's
+   * window is a function of the point: Spark's own hash aggregate can group by it.
+   */
+  def maxWindowsOfPoint: Long
+}
+
 object WindowAxis {
 
   /**
@@ -53,7 +68,7 @@ object WindowAxis {
    * [[EventWindowsConf.MaxWindowsPerEvent]]). Positions may lie more than Long apart.
    */
   def checkWindowCount(
-      family: AxisFamily,
+      family: WindowFamily,
       enter: Long,
       leave: Long,
       limit: Long,
@@ -67,21 +82,6 @@ object WindowAxis {
         s"(${EventWindowsConf.MaxWindowsPerEvent}): each window is a row. Use output 'changes', " +
         "whose cost does not grow with the event's length, or raise the limit")
     }
-
-  /**
-   * The axis of a family. `horizon` is the last tick open-ended events cover under per-window
-   * output, when the family has not set one.
-   */
-  def apply(family: AxisFamily, lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis =
-    family match {
-      case h: Hopping =>
-        require(h.output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
-        // The windows depend only on the alignment modulo the hop; the smallest such alignment
-        // keeps every window index within Long.
-        HoppingAxis(h.size, h.hop, Math.floorMod(h.alignment, h.hop), h.output == OutputPolicy.Point,
-          h.horizon.getOrElse(horizon), lineMin, lineMax)
-      case Snapshot => SnapshotAxis(lineMax)
-    }
 }
 
 /** Snapshot windows: the axis is time itself; a run is a snapshot interval. */
@@ -89,6 +89,7 @@ case class SnapshotAxis(lineMax: Long) extends WindowAxis {
   override def enter(start: Long, end: Long): Long = start
   override def leave(start: Long, end: Long): Long = end
   override def openEnd(start: Long): Long = lineMax
+  override def maxWindowsOfPoint: Long = 1L
   override def rowPerPosition: Boolean = false
   override def outputStart(position: Long, runEnd: Long): Long = position
   override def outputEnd(position: Long, runEnd: Long): Long = runEnd
@@ -154,6 +155,8 @@ case class HoppingAxis(
   override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
 
   override def rowPerPosition: Boolean = true
+
+  override def maxWindowsOfPoint: Long = size / hop + (if (size % hop == 0) 0 else 1)
 
   // Both ends from the window's exact index: a window starting before the line keeps its end.
   private def windowStart(p: Long): Long = boundaryPlus(p, shift, alignment, hop, 0L, lineMin, lineMax)

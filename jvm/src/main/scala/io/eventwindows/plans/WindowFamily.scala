@@ -1,11 +1,16 @@
 package io.eventwindows.plans
 
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, TimeArithmetic}
+
+import org.apache.spark.sql.catalyst.expressions.Expression
 
 /**
- * The parameters of one window family, as planned. The run-time behaviour of each family lives in
- * its [[WindowAxis]]; everything here is plain data, so the logical
- * node, the physical operator and `explain()` can all carry and show it.
+ * One window family: its parameters, as planned, and what it can do. The rules of the analyzer
+ * and the streaming room ask the family (where clipped lifetimes apply, how it runs on a stream,
+ * which columns its policies read, what its `window` struct holds) instead of matching on it;
+ * the sweep runs it through its own policy (`SweepPolicy.factory`, the one place that maps a
+ * family to its run-time behaviour). Case classes of plain values, so the logical node, the
+ * physical operator and `explain()` can all carry and show them.
  */
 sealed trait WindowFamily extends Product with Serializable {
   /** The SQL function that builds this family. */
@@ -13,13 +18,76 @@ sealed trait WindowFamily extends Product with Serializable {
 
   /** The fields of the `window` struct after `start` and `end` (the output lifetime). */
   def extraWindowFields: Seq[String] = Nil
+
+  /**
+   * True if the `window` struct also carries the row of the anchor that defines each window (the
+   * last of the family's values): dynamic windows.
+   */
+  def carriesAnchor: Boolean = false
+
+  /**
+   * The family's policies that read a column of each row, with the parameter that gave each: the
+   * family's values, in order (the attributes of SPL delta policies, punctuation columns).
+   */
+  def policyColumns: Seq[(String, SplPolicy)] = Nil
+
+  /**
+   * None if the aggregates over this family may read each event's lifetime clipped to each
+   * window (`clipped_start()`, `clipped_end()`), else why not.
+   */
+  def clippedLifetimeRefusal: Option[String] = Some(s"allowed only over " +
+    s"${WindowFamily.ClippingFamilies}, whose events have lifetimes clipped to each window; got " +
+    functionName)
+
+  /**
+   * The rules by which the family runs on a stream, replayed per key by `transformWithState`
+   * (see [[StreamingRules]]), or why it does not run on streams.
+   */
+  def onStreams: Either[String, StreamingRules] =
+    Left("this window is not supported on streaming DataFrames yet; run it on a batch DataFrame")
+
+  /**
+   * How this family is planned as another over rewritten event lifetimes, if it is (hopping
+   * windows with output 'changes': snapshot windows over snapped lifetimes, the rewriting of
+   * "Taming Hopping Windows"); None if it is planned as it is.
+   */
+  def lifetimeRewrite: Option[LifetimeRewrite] = None
+}
+
+/**
+ * A family planned as `family` over event lifetimes whose start and end (exclusive) are
+ * rewritten by `start` and `end`.
+ */
+case class LifetimeRewrite(
+    family: WindowFamily,
+    start: Expression => Expression,
+    end: Expression => Expression)
+
+object WindowFamily {
+  /** The families whose aggregates may read clipped lifetimes, as messages name them. */
+  val ClippingFamilies: String =
+    "hopping_window, tumbling_window, snapshot_window, count_window or event_session_window"
 }
 
 /**
  * Families whose events occupy intervals of a [[WindowAxis]], known from each event's own
- * lifetime: hopping, tumbling and snapshot windows.
+ * lifetime: hopping, tumbling and snapshot windows. Where the axis has a row per position, an
+ * event's windows are a function of the event alone, so Spark's own aggregate can group events
+ * by them (`point_event_window`, `event_windows_of`).
  */
-sealed trait AxisFamily extends WindowFamily
+sealed trait AxisFamily extends WindowFamily {
+  /**
+   * The family's axis over the time line `[lineMin, lineMax]`. `horizon` is the last tick
+   * open-ended events cover under per-window output, when the family has not set one.
+   */
+  def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis
+
+  /**
+   * The last tick open-ended events cover, if the family sets one; otherwise a batch query takes
+   * the latest finite time of its input, and a stream has none.
+   */
+  def horizon: Option[Long] = None
+}
 
 /** What a hopping or tumbling window emits for each of its windows. */
 sealed abstract class OutputPolicy(val sqlName: String) extends Serializable {
@@ -34,8 +102,8 @@ object OutputPolicy {
   case object Point extends OutputPolicy("point")
 
   /**
-   * Seed 000's HoppingWindow2: one row per run of consecutive windows with the same events,
-   * planned as snapped lifetimes feeding a snapshot window.
+   * HoppingWindow2 of the "Taming Hopping Windows" post: one row per run of consecutive windows
+   * with the same events, planned as snapped lifetimes feeding a snapshot window.
    */
   case object Changes extends OutputPolicy("changes")
 
@@ -70,13 +138,41 @@ case class Hopping(
     hop: Long,
     alignment: Long,
     output: OutputPolicy,
-    horizon: Option[Long]) extends AxisFamily {
+    override val horizon: Option[Long]) extends AxisFamily {
   override def functionName: String = if (hop == size) "tumbling_window" else "hopping_window"
+
+  override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis = {
+    require(output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
+    // The windows depend only on the alignment modulo the hop; the smallest such alignment keeps
+    // every window index within Long.
+    HoppingAxis(size, hop, Math.floorMod(alignment, hop), output == OutputPolicy.Point,
+      this.horizon.getOrElse(horizon), lineMin, lineMax)
+  }
+
+  override def clippedLifetimeRefusal: Option[String] =
+    if (output != OutputPolicy.Changes) None
+    else Some(s"not with $functionName output 'changes': one row stands for a run of windows, " +
+      "each clipping the events' lifetimes differently; use output 'window' or 'point'")
+
+  override def onStreams: Either[String, StreamingRules] =
+    Right(StreamingRules.HoppingWindows(this))
+
+  override def lifetimeRewrite: Option[LifetimeRewrite] =
+    if (output != OutputPolicy.Changes) None
+    else Some(LifetimeRewrite(Snapshot, AdjustStartTime(_, size, hop, alignment),
+      AdjustEndTime(_, size, hop, alignment)))
 }
 
 /** Windows between consecutive distinct event endpoints, holding the events active there. */
 case object Snapshot extends AxisFamily {
   override def functionName: String = "snapshot_window"
+
+  override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis =
+    SnapshotAxis(lineMax)
+
+  override def clippedLifetimeRefusal: Option[String] = None
+
+  override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.SnapshotWindows)
 }
 
 /**
@@ -88,6 +184,8 @@ case object Snapshot extends AxisFamily {
 case class CountWindow(n: Long, output: OutputPolicy) extends WindowFamily {
   override def functionName: String = "count_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def clippedLifetimeRefusal: Option[String] = None
+  override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.CountWindows(n))
 }
 
 /**
@@ -104,6 +202,8 @@ sealed trait MessageFamily extends WindowFamily
 case class IndexWindow(lo: Option[Long], hi: Long) extends MessageFamily {
   override def functionName: String = "index_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def onStreams: Either[String, StreamingRules] =
+    Right(StreamingRules.IndexWindows(lo, hi))
 }
 
 /**
@@ -111,7 +211,17 @@ case class IndexWindow(lo: Option[Long], hi: Long) extends MessageFamily {
  * at t, the ends open or closed as `bounds` says; a row for every anchor, also an empty window.
  */
 case class RelativeTimeWindow(lo: Long, hi: Long, bounds: Bounds) extends MessageFamily {
+  import TimeArithmetic.addStep
+
   override def functionName: String = "time_window"
+  override def onStreams: Either[String, StreamingRules] =
+    Right(StreamingRules.RelativeTimeWindows(this))
+
+  /** The inclusive lower time bound of the window of an anchor at `t`. */
+  def lowerTime(t: Long): Long = addStep(t, lo, if (bounds.lowerInclusive) 0L else 1L)
+
+  /** The inclusive upper time bound of the window of an anchor at `t`. */
+  def upperTime(t: Long): Long = addStep(t, hi, if (bounds.upperInclusive) 0L else -1L)
 }
 
 /** An IBM Streams SPL window policy, as an eviction or a trigger policy of a [[SlidingWindow]]. */
@@ -122,6 +232,13 @@ sealed trait SplPolicy extends Product with Serializable {
 }
 
 object SplPolicy {
+  /** The policies of `policies` (each with its parameter) that read a column of each row. */
+  def readingColumns(policies: Seq[(String, SplPolicy)]): Seq[(String, SplPolicy)] =
+    policies.filter {
+      case (_, _: Delta | _: Punct) => true
+      case _ => false
+    }
+
   /** `count(n)`: as eviction, the window holds the last n tuples; as trigger, every n-th tuple. */
   case class Count(n: Long) extends SplPolicy {
     override def sql: String = s"count($n)"
@@ -164,6 +281,9 @@ object SplPolicy {
 case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends WindowFamily {
   override def functionName: String = "sliding_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def policyColumns: Seq[(String, SplPolicy)] =
+    SplPolicy.readingColumns(Seq("eviction" -> eviction, "trigger" -> trigger))
+  override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.SplWindows)
 }
 
 /**
@@ -176,6 +296,14 @@ case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends Window
 case class SplTumblingWindow(eviction: SplPolicy, flushAtEnd: Boolean) extends WindowFamily {
   override def functionName: String = "spl_tumbling_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def policyColumns: Seq[(String, SplPolicy)] =
+    SplPolicy.readingColumns(Seq("eviction" -> eviction))
+
+  override def onStreams: Either[String, StreamingRules] =
+    if (!flushAtEnd) Right(StreamingRules.SplWindows)
+    else Left("`flush_at_end` => true is not supported on streaming DataFrames: a stream's " +
+      "groups never end, so their last windows would never be flushed; leave it false (the " +
+      "default), or run the query on a batch DataFrame")
 }
 
 /**
@@ -192,6 +320,14 @@ case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPol
   extends WindowFamily {
   override def functionName: String = "event_session_window"
 
+  override def clippedLifetimeRefusal: Option[String] =
+    if (output != OutputPolicy.Changes) None
+    else Some(s"not with $functionName output 'changes': one row stands for the events started " +
+      "so far, each clipped differently by the session's later rows; use output 'window'")
+
+  override def onStreams: Either[String, StreamingRules] =
+    Right(StreamingRules.Sessions(this))
+
   /** The end of a session that an event ending at `end` (exclusive) keeps open. */
   def sessionEnd(end: Long, lineMax: Long): Long =
     Math.min(lineMax, TimeArithmetic.add(end - 1, gap))
@@ -206,4 +342,9 @@ case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPol
  */
 case class AnchorWindow(bounds: Bounds) extends WindowFamily {
   override def functionName: String = "anchor_window"
+  override def carriesAnchor: Boolean = true
+  override def onStreams: Either[String, StreamingRules] =
+    Left("dynamic windows (dynamic_window) are not supported on streaming DataFrames: an " +
+      "anchor's interval may reach back to any earlier message, so every message would have to " +
+      "be kept; run them on a batch DataFrame")
 }

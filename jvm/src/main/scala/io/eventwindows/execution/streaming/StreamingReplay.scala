@@ -3,9 +3,8 @@ package io.eventwindows.execution.streaming
 import scala.collection.mutable.ArrayBuffer
 
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
-import io.eventwindows.execution.sweep.{KeyTimeSorter, MessageSweep, ResumingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
+import io.eventwindows.execution.sweep.{KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.{SlidingWindow, SplPolicy, SplTumblingWindow}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -18,7 +17,8 @@ import org.apache.spark.sql.execution.metric.SQLMetric
  * order: by start, ties by the same columns) and replayed through the shared
  * [[WindowSweepIterator]] and the family's own [[SweepPolicy]], as one key group. Of the rows it
  * gives, those that close after what earlier firings emitted and at or before the horizon are
- * emitted; the family's [[StreamingFamily]] rules say which events later firings still need.
+ * emitted; the family's [[io.eventwindows.plans.StreamingRules]] say which events later firings
+ * still need.
  *
  * Events are kept as the bytes of their `UnsafeRow` (the aggregate's input columns). Cost per
  * firing: sorting and replaying the events kept, which are the window contents still open plus
@@ -33,7 +33,8 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   import StreamingReplay._
 
-  private val timeType = spec.start.dataType
+  private val window = spec.window
+  private val timeType = window.timeType
   private val lineMin = EventTime.lineMin(timeType)
   private val lineMax = EventTime.lineMax(timeType)
   private val numFields = spec.input.size
@@ -43,21 +44,27 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
 
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
   private val lifetime =
-    MutableProjection.create(spec.start +: spec.end.toSeq, spec.input).target(times)
+    MutableProjection.create(window.start +: window.end.toSeq, spec.input).target(times)
 
   private val ordering = RowOrdering.create(
-    (spec.start +: KeyTimeSorter.tieBreak(spec.order, spec.aggregates, spec.filters, spec.values,
-      spec.input)).map(SortOrder(_, Ascending)), spec.input)
+    (window.start +: KeyTimeSorter.tieBreak(window, spec.aggregates, spec.filters, spec.input))
+      .map(SortOrder(_, Ascending)), spec.input)
 
-  private val memory = WindowMemory.forTask(s"TransformWithState ${spec.family.functionName}")
+  private val memory = WindowMemory.forTask(s"TransformWithState ${window.family.functionName}")
   private val aggregates = new WindowAggregates(spec.aggregates, spec.filters, spec.input,
     partials = Nil, spec.clippedLifetime, memory)
   private val buffers = aggregates.buffers
   // The horizon argument serves only per-window hopping output over open-ended events, which on
   // a stream need the family's own horizon (checked as they arrive).
-  private val policy = SweepPolicy.factory(spec.family, spec.values, spec.input, timeType,
-    lineMin, lineMax, lineMax, spec.maxWindows)(buffers, memory)
-  private val windowFields = 2 + spec.family.extraWindowFields.size
+  private val policy = SweepPolicy.factory(window, spec.input, lineMin, lineMax, lineMax,
+    spec.maxWindows)(buffers, memory)
+  /** The policy as one that resumes a suspended group: SPL windows. */
+  private val resuming = Some(policy).collect { case r: ResumingSweep => r }
+  /** The policy as one whose group continues after a folded prefix: running windows. */
+  private val seeding = Some(policy).collect { case s: SeedingSweep => s }
+  require(spec.rules.resumes == resuming.isDefined && (!spec.rules.foldsPrefix || seeding.isDefined),
+    s"${spec.rules} do not fit the policy of ${window.family}")
+  private val windowFields = 2 + window.family.extraWindowFields.size
   private val unusedMetric = new SQLMetric("sum")
   /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */
   private lazy val folding = new FifoAggregator(buffers, memory)
@@ -70,7 +77,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     lifetime(internal)
     if (times.isNullAt(0)) None
     else {
-      if (spec.end.isDefined && times.isNullAt(1)) {
+      if (window.end.isDefined && times.isNullAt(1)) {
         spec.rules.checkOpenEnded(times.getLong(0), timeType)
       }
       Some(internal.copy().getBytes)
@@ -107,12 +114,12 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     val sorted = replayed.toArray
     java.util.Arrays.sort(sorted, (a: Stored, b: Stored) => ordering.compare(a.row, b.row))
 
-    if (spec.rules.resumes) {
-      return resume(sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
+    resuming.foreach { sweep =>
+      return resume(sweep, sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
     }
     if (prefix.count > 0 && sorted.nonEmpty) {
-      policy.asInstanceOf[MessageSweep].seedGroup(prefix.count, prefix.firstTime,
-        buffers.deserialize(prefix.buffer))
+      seeding.foreach(_.seedGroup(prefix.count, prefix.firstTime,
+        buffers.deserialize(prefix.buffer)))
     }
 
     val output = ArrayBuffer.empty[Row]
@@ -167,13 +174,13 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * to the last arrival, as at the end of a batch.
    */
   private def resume(
+      resumed: ResumingSweep,
       sorted: Array[Stored],
       emittedThrough: Long,
       horizon: Long,
       trigger: ResumingSweep.TriggerState,
       pending: Seq[Array[Byte]],
       firstPending: Long): Firing = {
-    val resumed = policy.asInstanceOf[ResumingSweep]
     val restored = sorted.count(_.start <= emittedThrough)
     resumed.resumeGroup(ResumingSweep.Resume(restored, trigger,
       if (pending.nonEmpty) Some(TimeArithmetic.add(horizon, 1L)) else None))
@@ -183,25 +190,21 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     val state = suspended.map(_.state).getOrElse(trigger)
     val kept = suspended.map(_.window.map(i => sorted(i.toInt).bytes)).getOrElse(Array.empty) ++
       pending
-    val nextClose = spec.family match {
-      // Instants before a pending arrival fire once the watermark passes them.
-      case SlidingWindow(_, _: SplPolicy.Time) | SplTumblingWindow(_: SplPolicy.Time, _)
-          if pending.nonEmpty =>
-        Math.min(firstPending, state.nextInstant)
-      case _ => firstPending
-    }
+    // Instants before a pending arrival fire once the watermark passes them.
+    val nextClose =
+      if (resumed.firesBetweenArrivals && pending.nonEmpty) Math.min(firstPending, state.nextInstant)
+      else firstPending
     Firing(output, kept, nextClose, state, RunningPrefix.Empty)
   }
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
   private def sweep(sorted: Array[Stored]): Iterator[InternalRow] =
-    new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys, spec.start,
-      spec.end, timeType, spec.family.extraWindowFields, None, policy, memory, aggregates,
-      unusedMetric)
+    new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys, window, policy,
+      memory, aggregates, unusedMetric)
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */
   private def endOf(start: Long): Long =
-    if (spec.end.isEmpty) TimeArithmetic.pointEventEnd(start, lineMax)
+    if (window.end.isEmpty) TimeArithmetic.pointEventEnd(start, lineMax)
     else if (times.isNullAt(1)) lineMax // Open-ended: it never stops being needed.
     else times.getLong(1)
 }

@@ -87,7 +87,7 @@ final class StreamingWindowProcessor(spec: StreamingWindowSpec)
     if (progress.exists()) {
       val stored = progress.get()
       if (stored.definition != spec.definition) {
-        throw new EventWindowsInputException(s"${spec.function}: the checkpoint holds the state " +
+        throw new EventWindowsInputException(s"${spec.window.function}: the checkpoint holds the state " +
           s"of another window definition [${stored.definition}], not of this query's " +
           s"[${spec.definition}]; a changed window definition needs a new checkpoint location")
       }

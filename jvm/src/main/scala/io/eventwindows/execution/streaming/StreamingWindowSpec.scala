@@ -1,6 +1,6 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.plans.WindowFamily
+import io.eventwindows.plans.{StreamingRules, WindowDefinition}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -9,11 +9,11 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 
 /**
  * One streaming event-window aggregation as the [[StreamingWindowProcessor]] runs it, built at
- * analysis from the [[io.eventwindows.plans.EventWindowAggregate]] it replaces: the same family,
- * lifetime, tie order and aggregates, over the rows of `input` (the aggregate's child, plus a
- * constant key for a window without GROUP BY keys).
+ * analysis from the [[io.eventwindows.plans.EventWindowAggregate]] it replaces: the same window
+ * definition and aggregates, over the rows of `input` (the aggregate's child, plus a constant key
+ * for a window without GROUP BY keys).
  *
- * @param function   the SQL function the query called, for messages
+ * @param window     the window definition: family, function, lifetime, tie order, family values
  * @param rules      the family's streaming rules: close times and retention
  * @param horizon    how far the operator's starts are known at a watermark
  * @param keys       the grouping keys (possibly none), attributes of `input`
@@ -27,15 +27,10 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
  * @param maxWindows the most windows one event may lie in under per-window hopping output
  */
 final case class StreamingWindowSpec(
-    function: String,
-    family: WindowFamily,
-    rules: StreamingFamily,
+    window: WindowDefinition,
+    rules: StreamingRules,
     horizon: EventTimeHorizon,
     keys: Seq[Attribute],
-    start: Expression,
-    end: Option[Expression],
-    order: Seq[Expression],
-    values: Seq[Expression],
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
     clippedLifetime: Seq[Attribute],

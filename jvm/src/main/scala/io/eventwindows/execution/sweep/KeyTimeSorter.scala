@@ -3,6 +3,7 @@ package io.eventwindows.execution.sweep
 import java.util.concurrent.TimeUnit.NANOSECONDS
 
 import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.WindowDefinition
 
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -113,19 +114,18 @@ private[execution] final class KeyTimeSorter(
 private[execution] object KeyTimeSorter {
   /**
    * How rows with equal keys and start are ordered, so that every result is deterministic: by the
-   * family's `order` columns, then by the input columns the aggregates, their filters and the
+   * window's `order` columns, then by the input columns the aggregates, their filters and the
    * family's values (e.g. SPL delta attributes) read, in input order. Rows equal in all of these
    * are interchangeable for this query. The batch operator and the streaming replay both sort by
    * it, so a stream sees ties in the batch order.
    */
   def tieBreak(
-      order: Seq[Expression],
+      window: WindowDefinition,
       aggregates: Seq[AggregateFunction],
       filters: Seq[Expression],
-      values: Seq[Expression],
       input: Seq[Attribute]): Seq[Expression] = {
-    val read = AttributeSet((aggregates ++ filters ++ values).flatMap(_.references))
-    order ++ input.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
+    val read = AttributeSet((aggregates ++ filters ++ window.values).flatMap(_.references))
+    window.order ++ input.filter(a => read.contains(a) && RowOrdering.isOrderable(a.dataType))
   }
 
   /** Bits of the prefix for the start: 2^47 ticks, 4.4 years of microseconds. */

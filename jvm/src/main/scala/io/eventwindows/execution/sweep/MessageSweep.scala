@@ -27,7 +27,7 @@ private[execution] final class MessageSweep(
     family: MessageFamily,
     buffers: AggregateBuffers,
     memory: WindowMemory,
-    lineMax: Long) extends SweepPolicy {
+    lineMax: Long) extends SeedingSweep {
   import TimeArithmetic.add
 
   private val window = new FifoAggregator(buffers, memory)
@@ -53,7 +53,7 @@ private[execution] final class MessageSweep(
    * [[FifoAggregator.seed]]): indexes continue after them and every window includes them. Anchors
    * whose window ends among them were computed before they were forgotten, and are not again.
    */
-  def seedGroup(count: Long, firstTime: Long, merged: InternalRow): Unit = {
+  override def seedGroup(count: Long, firstTime: Long, merged: InternalRow): Unit = {
     require(running, "only a running window's group continues after forgotten messages")
     window.seed(count, merged)
     anchorIndex = count
@@ -70,8 +70,7 @@ private[execution] final class MessageSweep(
       (lo.map(l => (p: Long, _: Long) => add(p, l)).getOrElse((_: Long, _: Long) => Long.MinValue),
         (p: Long, _: Long) => add(p, hi))
     case w: RelativeTimeWindow =>
-      ((_: Long, t: Long) => MessageSweep.lowerTime(w, t),
-        (_: Long, t: Long) => MessageSweep.upperTime(w, t))
+      ((_: Long, t: Long) => w.lowerTime(t), (_: Long, t: Long) => w.upperTime(t))
   }
 
   /**
@@ -142,16 +141,4 @@ private[execution] final class MessageSweep(
   private def keyOf(index: Long, time: Long): Long = if (byIndex) index else time
 
   private def pointEnd(t: Long): Long = TimeArithmetic.pointEventEnd(t, lineMax)
-}
-
-private[execution] object MessageSweep {
-  import TimeArithmetic.addStep
-
-  /** The inclusive lower time bound of the window of an anchor at `t`. */
-  def lowerTime(w: RelativeTimeWindow, t: Long): Long =
-    addStep(t, w.lo, if (w.bounds.lowerInclusive) 0L else 1L)
-
-  /** The inclusive upper time bound of the window of an anchor at `t`. */
-  def upperTime(w: RelativeTimeWindow, t: Long): Long =
-    addStep(t, w.hi, if (w.bounds.upperInclusive) 0L else -1L)
 }

@@ -20,6 +20,12 @@ private[execution] trait ResumingSweep extends SweepPolicy {
 
   /** The end of the time line of the order column. */
   protected val lineMax: Long
+
+  /**
+   * True if the window fires at time instants between arrivals (a time trigger, a time
+   * eviction of a tumbling window): on a stream those fire once the watermark passes them.
+   */
+  def firesBetweenArrivals: Boolean
   /** The policy columns a tuple is read for (delta attributes, the punctuation column). */
   protected val attributes: SplAttributes
 

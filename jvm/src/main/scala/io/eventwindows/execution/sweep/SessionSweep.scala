@@ -2,10 +2,10 @@ package io.eventwindows.execution.sweep
 
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{OutputPolicy, SessionWindow}
+import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow}
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Literal, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
 
 /**
@@ -17,10 +17,10 @@ import org.apache.spark.sql.types.DataType
  * unsigned offsets from S shifted by `Long.MinValue`, so that signed comparisons order them and
  * a session across the whole time line fits. Each event occupies the pieces its lifetime
  * intersects, `[enter, leave)`, and sits in [[LeavingPanes]] keyed by `leave`: without cuts every
- * event of a session shares one pane, updated in place (O(1) per event). The sweep walks the
- * pieces as [[IntervalSweep]] walks its axis: between two events' enter points the contents
- * change only at leave points, so a run of pieces with the same events is one evaluation and
- * emits a row per piece. Under output 'changes' a row also ends at every later distinct start
+ * event of a session shares one pane, updated in place (O(1) per event). The pieces are an axis
+ * with a row per position, walked by the same [[AxisWalk]] as [[IntervalSweep]] walks a family's:
+ * between two events' enter points the contents change only at leave points, so a run of pieces
+ * with the same events is one evaluation and emits a row per piece. Under output 'changes' a row also ends at every later distinct start
  * inside a piece: the events started so far, each lifetime extended to the piece's end (Trill's
  * progressive sessions). Cost: O(1) merges per event for whole sessions, O(log n) with cuts or
  * 'changes'; memory: the events of the open session.
@@ -36,12 +36,22 @@ private[sweep] final class SessionSweep(
   private val panes = new LeavingPanes(buffers, memory)
   private val changes = family.output == OutputPolicy.Changes
 
+  /** The rows of the open session's pieces: each piece a row, its extent its lifetime. */
+  private object Pieces extends AxisRows {
+    override def rowPerPosition: Boolean = true
+    override def outputStart(position: Long, runEnd: Long): Long = pieceStart(position)
+    override def outputEnd(position: Long, runEnd: Long): Long = pieceEnd(position)
+    override def extentStart(position: Long, runEnd: Long): Long = pieceStart(position)
+    override def extentEnd(position: Long, runEnd: Long): Long = pieceEnd(position)
+  }
+
+  /** The walk along the pieces; its position is the piece the sweep is in. */
+  private val walk = new AxisWalk(panes, Pieces)
+
   private var open = false
   private var sessionStart = 0L
   private var sessionEnd = 0L
-  /** The piece the sweep is in. */
-  private var position = 0L
-  /** Where the next row starts: the start of piece `position`, or its last change. */
+  /** Where the next row starts: the start of the walk's piece, or its last change. */
   private var from = 0L
 
   /** An open-ended event keeps its session open to the end of time. */
@@ -58,7 +68,7 @@ private[sweep] final class SessionSweep(
       open = true
       sessionStart = start
       sessionEnd = family.sessionEnd(end, lineMax)
-      position = Long.MinValue
+      walk.startAt(Long.MinValue)
       from = start
     } else {
       sessionEnd = Math.max(sessionEnd, family.sessionEnd(end, lineMax))
@@ -105,22 +115,17 @@ private[sweep] final class SessionSweep(
    * is left before it.
    */
   private def advance(targetPiece: Long, targetTime: Long, out: SweepOutput): Boolean = {
-    while (position < targetPiece) {
+    while (walk.position < targetPiece) {
       panes.seal()
-      if (panes.isEmpty) {
-        moveTo(targetPiece)
-      } else if (from != pieceStart(position)) {
+      if (!panes.isEmpty && from != pieceStart(walk.position)) {
         // 'changes': the rest of a piece after its last change.
-        emitRow(from, pieceEnd(position), out)
-        moveTo(position + 1)
-        return true
-      } else {
-        val runEnd = Math.min(panes.nextLeave, targetPiece)
-        out.emit(new PieceRun(out.groupKey, out.copyResults(panes.results()), position, runEnd,
-          lastPiece, sessionEnd))
-        moveTo(runEnd)
+        emitRow(from, pieceEnd(walk.position), out)
+        moveTo(walk.position + 1)
         return true
       }
+      val emitted = walk.step(targetPiece, out)
+      from = pieceStart(walk.position)
+      if (emitted) return true
     }
     if (changes && targetTime > from) {
       panes.seal()
@@ -135,8 +140,7 @@ private[sweep] final class SessionSweep(
   }
 
   private def moveTo(p: Long): Unit = {
-    position = p
-    panes.removeUpTo(p)
+    walk.moveTo(p)
     from = pieceStart(p)
   }
 
@@ -153,20 +157,4 @@ private[sweep] final class SessionSweep(
         s"(${EventWindowsConf.MaxWindowsPerEvent}): each piece is a row. Use a longer " +
         "max_duration, or raise the limit")
     }
-
-  /** The rows of pieces `[from, to)`, all with the same results. */
-  private final class PieceRun(
-      key: UnsafeRow, results: UnsafeRow, from: Long, to: Long, last: Long, end: Long)
-    extends SweepRun(key, results) {
-    private var next = from
-
-    override def nextWindow(window: InternalRow): Boolean = next < to && {
-      extentStart = pieceStart(next)
-      extentEnd = if (next == last) end else pieceStart(next + 1)
-      window.setLong(0, extentStart)
-      window.setLong(1, extentEnd)
-      next += 1
-      true
-    }
-  }
 }

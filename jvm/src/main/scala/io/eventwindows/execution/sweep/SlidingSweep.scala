@@ -50,6 +50,8 @@ private[execution] final class SlidingSweep(
     Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values), input)
 
   private val evictionDelta = family.eviction.isInstanceOf[SplPolicy.Delta]
+
+  override def firesBetweenArrivals: Boolean = family.trigger.isInstanceOf[SplPolicy.Time]
   private val triggerSlot = if (evictionDelta) 1 else 0
 
   private val contents: Contents = if (evictionDelta) new TreeContents else new FifoContents

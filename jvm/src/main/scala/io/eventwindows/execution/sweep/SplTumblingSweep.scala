@@ -32,6 +32,8 @@ private[sweep] final class SplTumblingSweep(
     input: Seq[Attribute],
     protected val lineMax: Long) extends ResumingSweep {
 
+  override def firesBetweenArrivals: Boolean = family.eviction.isInstanceOf[SplPolicy.Time]
+
   /** The attribute of a delta policy, or the column of a punctuation policy. */
   protected val attributes =
     new SplAttributes(family.functionName, Seq(family.eviction).zip(values), input)

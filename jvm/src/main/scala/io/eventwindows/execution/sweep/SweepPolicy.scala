@@ -1,11 +1,10 @@
 package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SessionWindow, SlidingWindow, SplTumblingWindow, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SessionWindow, SlidingWindow, SplTumblingWindow, WindowDefinition}
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.catalyst.expressions.Attribute
 
 /**
  * A window family's work on the events of one key group, which the shared
@@ -47,30 +46,31 @@ private[execution] trait SweepPolicy {
 private[execution] object SweepPolicy {
 
   /**
-   * Makes the policies of a family, one per partition, from that partition's aggregate buffers.
-   * `values` are the per-row values the family reads, over `input`. `horizon` is the last tick
-   * open-ended events cover under per-window hopping output, when the family has not set one;
-   * only hopping windows ask for it, here, once. `maxWindows` is the most windows one event may
-   * lie in under per-window hopping output (and pieces of a session), and the most rows an SPL time
-   * trigger may fire between two arrivals.
+   * Makes the policies of a window, one per partition, from that partition's aggregate buffers:
+   * the one place that maps a family to its run-time behaviour. The window's values are read over
+   * `input`. `horizon` is the last tick open-ended events cover under per-window hopping output,
+   * when the family has not set one; only axis families ask for it, here, once. `maxWindows` is
+   * the most windows one event may lie in under per-window output (and pieces of a session), and
+   * the most rows an SPL time trigger may fire between two arrivals.
    */
   def factory(
-      family: WindowFamily,
-      values: Seq[Expression],
+      window: WindowDefinition,
       input: Seq[Attribute],
-      timeType: DataType,
       lineMin: Long,
       lineMax: Long,
       horizon: => Long,
-      maxWindows: Long): (AggregateBuffers, WindowMemory) => SweepPolicy = family match {
-    case f: AxisFamily =>
-      val axis = WindowAxis(f, lineMin, lineMax, horizon)
-      new IntervalSweep(f, axis, _, _, maxWindows, timeType)
-    case f: CountWindow => new CountSweep(f, _, _, lineMax)
-    case f: MessageFamily => new MessageSweep(f, _, _, lineMax)
-    case f: SlidingWindow => new SlidingSweep(f, _, _, values, input, lineMax, maxWindows)
-    case f: SplTumblingWindow => (b, _) => new SplTumblingSweep(f, b, values, input, lineMax)
-    case f: SessionWindow => new SessionSweep(f, _, _, lineMax, maxWindows, timeType)
-    case f: AnchorWindow => new AnchorSweep(f, _, _, values, input, timeType)
+      maxWindows: Long): (AggregateBuffers, WindowMemory) => SweepPolicy = {
+    val (values, timeType) = (window.values, window.timeType)
+    window.family match {
+      case f: AxisFamily =>
+        val axis = f.axis(lineMin, lineMax, horizon)
+        new IntervalSweep(f, axis, _, _, maxWindows, timeType)
+      case f: CountWindow => new CountSweep(f, _, _, lineMax)
+      case f: MessageFamily => new MessageSweep(f, _, _, lineMax)
+      case f: SlidingWindow => new SlidingSweep(f, _, _, values, input, lineMax, maxWindows)
+      case f: SplTumblingWindow => (b, _) => new SplTumblingSweep(f, b, values, input, lineMax)
+      case f: SessionWindow => new SessionSweep(f, _, _, lineMax, maxWindows, timeType)
+      case f: AnchorWindow => new AnchorSweep(f, _, _, values, input, timeType)
+    }
   }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayDeque
 import io.eventwindows.EventWindowsInputException
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
+import io.eventwindows.plans.WindowDefinition
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
@@ -30,22 +31,22 @@ private[execution] final class WindowSweepIterator(
     input: Iterator[InternalRow],
     inputAttributes: Seq[Attribute],
     keys: Seq[Attribute],
-    start: Expression,
-    end: Option[Expression],
-    timeType: DataType,
-    extraWindowFields: Seq[String],
-    anchorType: Option[DataType],
+    window: WindowDefinition,
     policy: SweepPolicy,
     memory: WindowMemory,
     aggregates: WindowAggregates,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] with SweepOutput {
 
+  private val timeType = window.timeType
+  private val end = window.end
+  private val extraWindowFields = window.family.extraWindowFields
+  private val anchorType = window.anchorType
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   memory.holder = () =>
     if (keys.isEmpty || key == null) "the window contents of its one group"
     else s"the window contents of the key ${WindowSweepIterator.describe(key, keys)}"
   private val lineMax = EventTime.lineMax(timeType)
-  private val lifetime = MutableProjection.create(start +: end.toSeq, inputAttributes)
+  private val lifetime = MutableProjection.create(window.start +: end.toSeq, inputAttributes)
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
   lifetime.target(times)
 
@@ -62,13 +63,13 @@ private[execution] final class WindowSweepIterator(
     val resultTypes = aggregates.resultTypes
     val anchorRef = anchorType.map(t => BoundReference(
       keys.size + fields.size + resultTypes.size, t, nullable = false))
-    val window = CreateNamedStruct(fields.zipWithIndex.flatMap { case (name, i) =>
+    val windowStruct = CreateNamedStruct(fields.zipWithIndex.flatMap { case (name, i) =>
       Seq(Literal(name), BoundReference(keys.size + i, timeType, nullable = false))
     } ++ anchorRef.toSeq.flatMap(Seq(Literal(EventWindow.AnchorField), _)))
     val results = resultTypes.zip(aggregates.resultOrdinals).map { case (t, i) =>
       BoundReference(keys.size + fields.size + i, t, nullable = true)
     }
-    UnsafeProjection.create(keyRefs ++ (window +: results))
+    UnsafeProjection.create(keyRefs ++ (windowStruct +: results))
   }
   private val windowRow = new SpecificInternalRow(Seq.fill(2 + extraWindowFields.size)(timeType))
   private val outputRow = new JoinedRow

@@ -1,22 +1,21 @@
-package io.eventwindows.execution.streaming
+package io.eventwindows.plans
 
-import io.eventwindows.execution.sweep.MessageSweep
 import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
-import io.eventwindows.plans.{CountWindow, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplTumblingWindow, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.DataType
 
 /**
- * What a window family needs to run on a stream by replay (see [[StreamingWindowProcessor]]): when
- * each of its output rows is final, and which events later firings still need. Everything else
- * (which windows there are, what they hold, the aggregates) is the family's own [[SweepPolicy]],
- * replayed over the events kept in state.
+ * What a window family needs to run on a stream by replay (the streaming room's
+ * `StreamingWindowProcessor`): when each of its output rows is final, and which events later
+ * firings still need. Everything else (which windows there are, what they hold, the aggregates)
+ * is the family's own sweep policy, replayed over the events kept in state. A family gives its
+ * rules through [[WindowFamily.onStreams]].
  *
  * Times are the operator's start times (the snapped starts for hopping output 'changes'): a
  * firing at horizon h knows every event starting at or before h, and no more of them will come.
  */
-sealed trait StreamingFamily extends Serializable {
+sealed trait StreamingRules extends Serializable {
 
   /**
    * The close time of an output row, from its `window` fields (`start`, `end`, then the family's
@@ -35,7 +34,7 @@ sealed trait StreamingFamily extends Serializable {
   /**
    * True if every later row includes all the earlier events (a running window): the events a
    * firing does not keep are folded into the key's prefix, one aggregation buffer kept in state
-   * (see [[StreamingReplay]]).
+   * (see the streaming room's `StreamingReplay`).
    */
   def foldsPrefix: Boolean = false
 
@@ -65,27 +64,15 @@ sealed trait StreamingFamily extends Serializable {
  * The replayed events a firing keeps: those from index `fromIndex` of the sorted replay on, and
  * those ending at or after `endingFrom` (events later than the horizon are always kept).
  */
-private[streaming] final case class Retention(fromIndex: Int, endingFrom: Long)
+final case class Retention(fromIndex: Int, endingFrom: Long)
 
-object StreamingFamily {
-
-  /** The streaming rules of a family, or None if it does not run on streams by replay. */
-  def apply(family: WindowFamily): Option[StreamingFamily] = family match {
-    case Snapshot => Some(SnapshotStreaming)
-    case h: Hopping => Some(HoppingStreaming(h))
-    case CountWindow(n, _) => Some(CountStreaming(n))
-    case IndexWindow(lo, hi) => Some(IndexStreaming(lo, hi))
-    case w: RelativeTimeWindow => Some(RelativeTimeStreaming(w))
-    case _: SlidingWindow => Some(SlidingStreaming)
-    case SplTumblingWindow(_, flushAtEnd) if !flushAtEnd => Some(SlidingStreaming)
-    case s: SessionWindow => Some(SessionStreaming(s))
-    case _ => None
-  }
+/** The rules of each family that runs on streams, given by the family's own `onStreams`. */
+object StreamingRules {
 
   private val KeepNoEnded = Long.MaxValue
 
   /** The index of the first of the sorted `starts` at or after `time` (their number if none). */
-  private[execution] def firstAtOrAfter(starts: Array[Long], time: Long): Int = {
+  private def firstAtOrAfter(starts: Array[Long], time: Long): Int = {
     var lo = 0
     var hi = starts.length
     while (lo < hi) {
@@ -104,7 +91,7 @@ object StreamingFamily {
    * the events still active there, and those ending exactly there, whose end is the run's
    * boundary.
    */
-  case object SnapshotStreaming extends StreamingFamily {
+  case object SnapshotWindows extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
 
     override def retention(
@@ -123,7 +110,7 @@ object StreamingFamily {
    * one tick); they need the events ending after its start. An open-ended event needs the family's
    * horizon, or its windows would never end.
    */
-  final case class HoppingStreaming(family: Hopping) extends StreamingFamily {
+  final case class HoppingWindows(family: Hopping) extends StreamingRules {
     private def windowEnd(window: InternalRow): Long =
       window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
 
@@ -144,7 +131,7 @@ object StreamingFamily {
    * (`window.last`). The next window (its last start after the horizon) begins at the (n-1)-th
    * latest distinct start known; it needs the events from there on and those still active there.
    */
-  final case class CountStreaming(n: Long) extends StreamingFamily {
+  final case class CountWindows(n: Long) extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(3)
 
     override def retention(
@@ -177,7 +164,7 @@ object StreamingFamily {
    * earliest open anchor and before its window's last message (`window.last` of its row) are in
    * every open window, so they are folded into the key's prefix; the others are kept.
    */
-  final case class IndexStreaming(lo: Option[Long], hi: Long) extends StreamingFamily {
+  final case class IndexWindows(lo: Option[Long], hi: Long) extends StreamingRules {
     override def closeTime(window: InternalRow): Long =
       Math.max(window.getLong(0), window.getLong(3))
 
@@ -199,16 +186,16 @@ object StreamingFamily {
    * open one (or after the horizon); they need the messages from the earliest of it and its
    * window's lower bound on.
    */
-  final case class RelativeTimeStreaming(window: RelativeTimeWindow) extends StreamingFamily {
+  final case class RelativeTimeWindows(window: RelativeTimeWindow) extends StreamingRules {
     override def closeTime(fields: InternalRow): Long = {
       val t = fields.getLong(0)
-      Math.max(t, MessageSweep.upperTime(window, t))
+      Math.max(t, window.upperTime(t))
     }
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val anchor = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
-      val from = Math.min(anchor, MessageSweep.lowerTime(window, anchor))
+      val from = Math.min(anchor, window.lowerTime(anchor))
       Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
   }
@@ -220,7 +207,7 @@ object StreamingFamily {
    * before the next began, at or before the horizon); if a row is open, it needs all of that
    * session's events, which decide its start, its pieces and its changes.
    */
-  final case class SessionStreaming(family: SessionWindow) extends StreamingFamily {
+  final case class Sessions(family: SessionWindow) extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
 
     override def retention(
@@ -247,11 +234,11 @@ object StreamingFamily {
    * phase, a delta's reference, a time policy's instants), so they resume instead of replaying.
    * A firing at t (an arrival, or a time instant that a later arrival confirms) sees the tuples
    * up to t: final once they are known (close time t). What later firings need is the window's
-   * tuples and the trigger state, which the [[io.eventwindows.execution.sweep.ResumingSweep]]
+   * tuples and the trigger state, which the sweep's `ResumingSweep`
    * hands over when it suspends. A tumbling window's flush at the end of a partition has no
    * place on a stream, whose partitions never end.
    */
-  case object SlidingStreaming extends StreamingFamily {
+  case object SplWindows extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(0)
 
     override def resumes: Boolean = true
