@@ -19,6 +19,9 @@ import org.apache.spark.sql.types.NullType
 object FunctionArguments {
 
   /**
+   * The registration of the function `name`: its `ExpressionInfo`, which Spark's own functions
+   * take from their `@ExpressionDescription` (here built by hand, since one expression class,
+   * [[EventWindow]], serves many functions), and its builder.
    * `expression`: the class the builder returns, shown as `Class:` by DESCRIBE FUNCTION.
    * `named`: the trailing optional parameters SQL may name (`flush_at_end => true`), which the
    * builder reads through [[namedArguments]]; a function without them takes no named argument.

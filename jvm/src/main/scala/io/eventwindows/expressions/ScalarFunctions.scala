@@ -81,19 +81,19 @@ object ScalarFunctions {
   val adjustStartTime: Registration = adjustRegistration(
     "adjust_start_time",
     classOf[AdjustStartTime],
-    """AdjustStartTime of the blog post "Taming Hopping Windows" (StreamInsight):
-      the end of the earliest hopping window that contains t. With adjust_end_time it snaps an
-      event's lifetime so that a snapshot window over it gives one row per change of the hopping
-      windows' contents.""",
+    """AdjustStartTime of the blog post "Taming
+      Hopping Windows" (StreamInsight): the end of the earliest hopping window that contains t.
+      With adjust_end_time it snaps an event's lifetime so that a snapshot window over it gives
+      one row per change of the hopping windows' contents.""",
     """> SELECT _FUNC_(3L, 5L, 2L), _FUNC_(4L, 5L, 2L);
         5	5""")(AdjustStartTime(_, _, _, _))
 
   val adjustEndTime: Registration = adjustRegistration(
     "adjust_end_time",
     classOf[AdjustEndTime],
-    """AdjustEndTime of the blog post "Taming Hopping Windows" (StreamInsight): one
-      hop past the end of the latest hopping window that starts before t (t is an exclusive end).
-      NULL (an open end) gives the end of time.""",
+    """AdjustEndTime of the blog post "Taming Hopping
+      Windows" (StreamInsight): one hop past the end of the latest hopping window that starts
+      before t (t is an exclusive end). NULL (an open end) gives the end of time.""",
     """> SELECT _FUNC_(10L, 5L, 2L), _FUNC_(11L, 5L, 2L);
         15	17""")(AdjustEndTime(_, _, _, _))
 
