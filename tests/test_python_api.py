@@ -6,7 +6,9 @@ session time zone (UTC, see conftest.py), so no answer depends on the machine's 
 import ast
 import datetime
 import doctest
+import importlib
 import pathlib
+import pkgutil
 import re
 
 import pytest
@@ -686,9 +688,12 @@ def test_docstring_examples_run(spark):
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     globs = {"spark": spark, "F": F, "dynamic_window": ew.dynamic_window,
              **{f.__name__: f for f in FUNCTIONS + POLICIES}}
+    # The functions are defined in the modules of eventwindows.functions, one per source.
+    sources = pkgutil.iter_modules(ewf.__path__, prefix="eventwindows.functions.")
+    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn]
     report = []
-    for module, name in ((ewf, "eventwindows.functions"), (ewdyn, "eventwindows.dynamic")):
-        for test in finder.find(module, name, globs=globs):
+    for module in modules:
+        for test in finder.find(module, module.__name__, globs=globs):
             runner.run(test, out=report.append)
     assert runner.tries >= 2 * len(FUNCTIONS)
     assert runner.failures == 0, "".join(report)

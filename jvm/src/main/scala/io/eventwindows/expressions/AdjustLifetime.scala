@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType}
 
 /**
- * The snapped lifetimes of seed 000 ("Taming Hopping Windows"): for hopping windows
+ * The snapped lifetimes of the blog post "Taming Hopping Windows": for hopping windows
  * `[a + n*hop, a + n*hop + size)` with `0 < hop <= size`, an event `[start, end)` is moved to
  * `[adjust_start_time(start), adjust_end_time(end))`, which covers one hop-long interval per window
  * it intersects. A snapshot window over the moved events then gives one row per change of the

@@ -115,11 +115,11 @@ object TimeArithmetic {
   }
 
   /**
-   * Seed 000's `AdjustStartTime`: the end of the earliest window `[a + n*hop, a + n*hop + size)`
-   * that contains t. Window ends are aligned at `a + size`, and the earliest window containing t
-   * is the first whose end lies after t: `t + (hop - offset)`, where offset is t's distance past
-   * the last end at or before it, so nothing saturates before the result (that end may lie
-   * before the line).
+   * `AdjustStartTime` of "Taming Hopping Windows": the end of the earliest window
+   * `[a + n*hop, a + n*hop + size)` that contains t. Window ends are aligned at `a + size`, and the
+   * earliest window containing t is the first whose end lies after t: `t + (hop - offset)`, where
+   * offset is t's distance past the last end at or before it, so nothing saturates before the
+   * result (that end may lie before the line).
    */
   def adjustStartTime(
       t: Long, size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long): Long = {
@@ -128,9 +128,9 @@ object TimeArithmetic {
   }
 
   /**
-   * Seed 000's `AdjustEndTime`: one hop past the end of the latest window that starts before t (an
-   * exclusive end): `(t - 1 - offset) + hop + size`, summed so that nothing saturates before the
-   * result. The end of time stays the end of time.
+   * `AdjustEndTime` of "Taming Hopping Windows": one hop past the end of the latest window that
+   * starts before t (an exclusive end): `(t - 1 - offset) + hop + size`, summed so that nothing
+   * saturates before the result. The end of time stays the end of time.
    */
   def adjustEndTime(
       t: Long, size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long): Long = {

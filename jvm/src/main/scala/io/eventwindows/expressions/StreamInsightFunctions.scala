@@ -1,0 +1,156 @@
+package io.eventwindows.expressions
+
+import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.expressions.FunctionArguments.{arity, lifetime, lifetimeArguments, register}
+import io.eventwindows.plans.{CountWindow, Hopping, OutputPolicy, Snapshot}
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+
+/**
+ * StreamInsight's windows. Hopping and tumbling windows follow StreamInsight's "Hopping Windows"
+ * documentation (windows `[a + n * hop, a + n * hop + size)`, the output policies), with the
+ * output 'changes' of the blog post "Taming Hopping Windows" (events snapped to the windows'
+ * intervals under a snapshot window); snapshot windows are StreamInsight's, and count windows
+ * follow its "Count Windows" documentation.
+ */
+object StreamInsightFunctions {
+
+  private val hoppingParameters =
+    """
+      * alignment - optional, a time of the type of `start` (or a timestamp string) on which
+          some window starts; for timestamps also an offset from the epoch, as window() takes
+          its start time: an interval string such as '15 minutes', a day-time interval or an
+          integer number of microseconds. NULL or absent: the Unix epoch.
+      * output - optional, 'window' (default: a row per non-empty window, its lifetime the
+          window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
+          run of consecutive windows holding the same events, its lifetime the time over which
+          that result holds; needs hop <= size).
+      * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
+          the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
+          the input.
+    """
+
+  val hoppingWindow: Registration = register(
+    "hopping_window",
+    classOf[EventWindow],
+    """
+    _FUNC_(start[, end], size, hop[, alignment[, output[, horizon]]]) - Groups events into
+      hopping windows [alignment + n * hop, alignment + n * hop + size) for every integer n. An
+      event belongs to every window its lifetime intersects, and aggregates see it in each. Use it
+      in GROUP BY; it yields the column `window` (struct of `start` and `end`: the lifetime of the
+      output row). Empty windows give no row.
+    """,
+    s"""
+    Arguments:$lifetimeArguments
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
+      * hop - the distance between window starts, like `size`; positive.$hoppingParameters""",
+    """
+    Examples:
+      > SELECT window.start, window.end, count(*) FROM VALUES (TIMESTAMP '2024-01-01 00:00:01'), (TIMESTAMP '2024-01-01 00:00:03') AS t(ts) GROUP BY _FUNC_(ts, '4 seconds', '2 seconds') ORDER BY 1;
+        2023-12-31 23:59:58	2024-01-01 00:00:02	1
+        2024-01-01 00:00:00	2024-01-01 00:00:04	2
+        2024-01-01 00:00:02	2024-01-01 00:00:06	1
+    """)(hoppingBuilder("hopping_window", tumbling = false))
+
+  val tumblingWindow: Registration = register(
+    "tumbling_window",
+    classOf[EventWindow],
+    """
+    _FUNC_(start[, end], size[, alignment[, output[, horizon]]]) - Groups events into adjacent,
+      non-overlapping windows of length `size`: hopping_window with hop = size.
+    """,
+    s"""
+    Arguments:$lifetimeArguments
+      * size - the window length: a day-time interval, a string such as '5 seconds' or an
+          integer number of microseconds (for BIGINT time an integer number of ticks); positive.$hoppingParameters""",
+    """
+    Examples:
+      > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
+        0	1
+        2	1
+        4	2
+    """)(hoppingBuilder("tumbling_window", tumbling = true))
+
+  val snapshotWindow: Registration = register(
+    "snapshot_window",
+    classOf[EventWindow],
+    """
+    _FUNC_(start[, end]) - Groups events into snapshot windows: the intervals between consecutive
+      distinct event endpoints (starts and ends), one row for each such interval where at least
+      one event is active, aggregating the events active there. Use it in GROUP BY; it yields the
+      column `window` (struct of `start` and `end`).
+    """,
+    s"""
+    Arguments:$lifetimeArguments""",
+    """
+    Examples:
+      > SELECT window.start, window.end, count(*) FROM VALUES (0L, 4L), (2L, 6L) AS t(s, e) GROUP BY _FUNC_(s, e) ORDER BY 1;
+        0	2	1
+        2	4	2
+        4	6	1
+    """)(snapshotBuilder)
+
+  val countWindow: Registration = register(
+    "count_window",
+    classOf[EventWindow],
+    """
+    _FUNC_(start[, end], n[, output]) - Groups events into StreamInsight's count windows: for
+      every n consecutive distinct start times s_i, ..., s_k of the events (k = i + n - 1), the
+      window [s_i, s_k + 1 tick) holding every event whose lifetime intersects it (several
+      events with one start time all count, so a window may hold more than n events). No window
+      until n distinct start times exist. Use it in GROUP BY; it yields the column `window`
+      (struct of `start`, `end`: the lifetime of the output row, and `first`, `last`: s_i and
+      s_k).
+    """,
+    s"""
+    Arguments:$lifetimeArguments
+      * n - the number of distinct start times in a window: a constant integer, at least 1.
+      * output - optional, 'point' (default, as StreamInsight: a point event at s_k) or 'window'
+          (the row's lifetime is the window [s_i, s_k + 1 tick)).
+    """,
+    """
+    Examples:
+      > SELECT window.start, window.first, count(*), sum(v) FROM VALUES (1L, 10), (2L, 20), (2L, 5), (4L, 40) AS t(ts, v) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
+        2	1	3	35
+        4	2	3	65
+    """)(countBuilder)
+
+  private def hoppingBuilder(name: String, tumbling: Boolean)(args: Seq[Expression]): Expression = {
+    val required = if (tumbling) 1 else 2
+    val (start, end, params) = lifetime(name, args, required)
+    if (params.size > required + 3) arity(name, s"at most ${required + 3} parameters after " +
+      "the lifetime columns (size" + (if (tumbling) "" else ", hop") +
+      ", alignment, output, horizon)", args)
+    val time = start.dataType
+    val size = WindowParameters.durationTicks(name, "size", params.head, time)
+    val hop = if (tumbling) size else WindowParameters.durationTicks(name, "hop", params(1), time)
+    val alignment = WindowParameters.alignmentTicks(name, params.lift(required), time)
+    val output = OutputPolicy(WindowParameters.policy(name, "output", params.lift(required + 1),
+      OutputPolicy.all.map(_.sqlName), OutputPolicy.Window.sqlName))
+    if (output == OutputPolicy.Changes && hop > size) {
+      WindowParameters.fail(name, s"`output` 'changes' needs hop <= size (windows without gaps), " +
+        s"got hop $hop > size $size")
+    }
+    val horizon = WindowParameters.optionalTime(name, "horizon", params.lift(required + 2), time)
+    EventWindow(start, end, Hopping(size, hop, alignment, output, horizon))
+  }
+
+  private def snapshotBuilder(args: Seq[Expression]): Expression = {
+    val (start, end, params) = lifetime("snapshot_window", args, 0)
+    if (params.nonEmpty) arity("snapshot_window", "1 or 2 arguments (start[, end])", args)
+    EventWindow(start, end, Snapshot)
+  }
+
+  private def countBuilder(args: Seq[Expression]): Expression = {
+    val name = "count_window"
+    val (start, end, params) = lifetime(name, args, 1)
+    if (params.size > 2) arity(name, "at most 2 parameters after the lifetime columns (n, output)",
+      args)
+    val n = WindowParameters.integer(name, "n", params.head)
+    if (n < 1) WindowParameters.fail(name, s"`n` must be at least 1, got $n")
+    val output = OutputPolicy(WindowParameters.policy(name, "output", params.lift(1),
+      Seq(OutputPolicy.Point, OutputPolicy.Window).map(_.sqlName), OutputPolicy.Point.sqlName))
+    EventWindow(start, end, CountWindow(n, output))
+  }
+}

@@ -1,0 +1,109 @@
+"""How the Python values of the functions' parameters become the arguments of the SQL calls
+(see the documentation of :mod:`eventwindows.functions`); every window family shares them."""
+from __future__ import annotations
+
+import datetime
+import numbers
+from typing import List, Optional, Union
+
+from pyspark.sql import functions as F
+from pyspark.sql.column import Column
+
+#: A column or the name of a column.
+ColumnOrName = Union[Column, str]
+#: A window length or hop: interval string, timedelta, int ticks (µs for timestamps) or a Column.
+DurationLike = Union[str, datetime.timedelta, int, Column]
+#: A count or a message index: an int or a constant Column.
+IntegerLike = Union[int, Column]
+#: A time offset of any sign: interval string, timedelta, int ticks (BIGINT time) or a Column.
+OffsetLike = Union[str, datetime.timedelta, int, Column]
+#: An instant: timestamp string, datetime, date, int (BIGINT time) or a constant Column; an
+#: alignment also an offset from the epoch (interval string, timedelta, int microseconds).
+TimeLike = Union[str, datetime.datetime, datetime.date, datetime.timedelta, int, Column]
+
+
+def _column(value: ColumnOrName, parameter: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return F.col(value)
+    raise TypeError(
+        f"`{parameter}` must be a Column or a column name, got {type(value).__name__}: {value!r}")
+
+
+def _interval(value, parameter: str, kind: str, forms: str) -> Column:
+    """An interval-like parameter: a Column, or an interval string, timedelta or int literal."""
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"`{parameter}` must be {kind}, got bool: {value!r}")
+    if isinstance(value, (str, datetime.timedelta, int)):
+        return F.lit(value)
+    raise TypeError(
+        f"`{parameter}` must be {forms} or a Column, got {type(value).__name__}: {value!r}")
+
+
+def _duration(value: DurationLike, parameter: str) -> Column:
+    return _interval(value, parameter, "a duration",
+                     "an interval string such as '5 seconds', a datetime.timedelta, an int "
+                     "(ticks: microseconds for timestamps)")
+
+
+def _time(value: Optional[TimeLike], parameter: str) -> Column:
+    if value is None:
+        return F.lit(None)
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"`{parameter}` must be a time, got bool: {value!r}")
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            return F.lit(value)
+        return F.lit(value.isoformat(sep=" "))
+    if isinstance(value, (datetime.date, str)):
+        return F.lit(str(value))
+    if isinstance(value, (int, datetime.timedelta)):
+        return F.lit(value)
+    raise TypeError(
+        f"`{parameter}` must be a timestamp string, a datetime, a date, a timedelta, an int, "
+        f"None or a Column, got {type(value).__name__}: {value!r}")
+
+
+def _integer(value: IntegerLike, parameter: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return F.lit(int(value))  # INT, or BIGINT when it does not fit: Spark sees an integer
+    raise TypeError(
+        f"`{parameter}` must be an int or a Column, got {type(value).__name__}: {value!r}")
+
+
+def _offset(value: OffsetLike, parameter: str) -> Column:
+    return _interval(value, parameter, "a time offset",
+                     "an interval string such as '-10 seconds', a datetime.timedelta (negative "
+                     "allowed), an int (BIGINT ticks)")
+
+
+def _choice(value: Union[str, Column], parameter: str, allowed: str) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return F.lit(value)
+    raise TypeError(
+        f"`{parameter}` must be {allowed}, None or a Column, got {type(value).__name__}: "
+        f"{value!r}")
+
+
+def _optional(*args: Optional[Column]) -> List[Column]:
+    """Drops trailing absent arguments; an absent one before a given one becomes NULL."""
+    given = list(args)
+    while given and given[-1] is None:
+        given.pop()
+    return [F.lit(None) if a is None else a for a in given]
+
+
+def _lifetime(start: ColumnOrName, end: Optional[ColumnOrName]) -> List[Column]:
+    cols = [_column(start, "start")]
+    if end is not None:
+        cols.append(_column(end, "end"))
+    return cols
