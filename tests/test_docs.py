@@ -2,7 +2,7 @@
 docs/*.md (but docs/DESIGN.md, which has no examples to run), each page's blocks in order in one
 scope, so a block may use what an earlier block of its page made (a DataFrame, a temp view).
 
-- SQL: `spark.sql(block)`; a query's result is printed as `.show(1000, truncate=False)` prints it.
+- SQL: `spark.sql(block)`; a query's result is printed as `.show(truncate=False)` prints it.
 - Python: the block, exec'd with `spark` (the test session), `ew` (eventwindows) and `F`
   (pyspark.sql.functions) in scope; what it prints is its output. A block ending in an expression
   whose value is a DataFrame is run to the end (collected).
@@ -82,7 +82,7 @@ def run_sql(spark, code):
     if not frame.columns:  # a command (CREATE TEMP VIEW ...): already run, prints nothing
         return ""
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        frame.show(1000, truncate=False)
+        frame.show(truncate=False)
     return out.getvalue()
 
 
@@ -126,6 +126,28 @@ def test_every_block_is_run_or_marked():
         for block in blocks(page):
             assert block.language in LANGUAGES, f"{block}: a block of an unknown kind"
             assert block.language != "text", f"{block}: a text block not right after an example"
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def slug(heading):
+    """GitHub's anchor of a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_relative_links_lead_to_files_and_headings():
+    for page in PAGES:
+        text = FENCE.sub("", page.read_text())
+        for target in LINK.findall(text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            assert linked.exists(), f"{page.name}: a link to {target}, which is not there"
+            if anchor and linked.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", FENCE.sub("", linked.read_text()), re.M)
+                assert anchor in {slug(h) for h in headings}, f"{page.name}: no heading #{anchor}"
 
 
 @pytest.mark.parametrize("page", [
