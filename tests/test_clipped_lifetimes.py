@@ -351,44 +351,6 @@ def test_time_weighted_average_of_point_samples(spark):
                       ("b", 0, 1, 2400.0, 1.0), ("b", 1, 2, 6000.0, 6000 / 3600)])
 
 
-README_READINGS = [("a", "2024-01-01 10:00:00", 20.0), ("a", "2024-01-01 10:30:00", 40.0),
-                   ("a", "2024-01-01 11:15:00", 10.0), ("b", "2024-01-01 10:45:00", None),
-                   ("b", "2024-01-01 11:30:00", 8.0)]
-
-
-@pytest.mark.smoke
-def test_readme_point_samples_example(spark):
-    """The README's "Point samples" example, in SQL and in Python, gives the README's table."""
-    from pyspark.sql import Window
-    readings = (spark.createDataFrame(README_READINGS, "k string, ts string, v double")
-                .withColumn("ts", F.to_timestamp("ts")))
-    readings.createOrReplaceTempView("readme_readings")
-    sql = rows_of(spark, """
-        WITH samples AS (
-          SELECT k, ts, lead(ts) OVER (PARTITION BY k ORDER BY ts) AS next_ts, v
-          FROM readme_readings)
-        SELECT k, hour(window.start), hour(window.end), count(*) AS n,
-               time_weighted_avg(v) AS avg_v, time_weighted_sum(v) AS v_seconds
-        FROM samples
-        GROUP BY k, tumbling_window(ts, next_ts, INTERVAL 1 HOUR, NULL, 'window',
-                                    TIMESTAMP '2024-01-01 11:59:59.999999')
-        ORDER BY 1, 2""")
-    samples = readings.withColumn("next_ts",
-                                  F.lead("ts").over(Window.partitionBy("k").orderBy("ts")))
-    python = sorted(tuple(r) for r in samples.groupBy(
-        "k", ew.tumbling_window("ts", "next_ts", "1 hour", horizon="2024-01-01 11:59:59.999999"))
-        .agg(F.hour("window.start"), F.hour("window.end"), F.count("*").alias("n"),
-             ew.time_weighted_avg("v").alias("avg_v"), ew.time_weighted_sum("v").alias("v_seconds"))
-        .drop("window").collect())
-    # The README's table: 20 x 1800 + 40 x 1800; 40 x 900 + 10 x 2700; the NULL reading alone;
-    # 8 x 1800 (the NULL reading's time does not count).
-    expected = [("a", 10, 11, 2, 30.0, 108000.0), ("a", 11, 12, 2, 17.5, 63000.0),
-                ("b", 10, 11, 1, None, None), ("b", 11, 12, 2, 8.0, 14400.0)]
-    assert_rows(sql, expected)
-    assert_rows(python, expected)
-    spark.catalog.dropTempView("readme_readings")
-
-
 def test_nan_and_infinity_affect_only_their_windows(spark):
     """A NaN or infinite value gives the plain sum of v * length of the windows it is in (NaN,
     +-Infinity); the other windows keep their finite results."""

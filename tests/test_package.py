@@ -1,6 +1,6 @@
 """The package on every Spark line (README, "Spark versions"): the wheel carries a jar per line,
-the package picks the installed pyspark's, another line is one clear error, and the README's
-Python example runs as a program wherever the package is installed. In a smoke run (bin/smoke:
+the package picks the installed pyspark's, another line is one clear error (the README's example
+runs as a program wherever the package is installed: test_docs). In a smoke run (bin/smoke:
 the wheel installed into a fresh virtualenv with one pyspark release), the tests marked `smoke`
 check that this is what they run on."""
 import os
@@ -18,13 +18,6 @@ from conftest import SMOKE_PYSPARK
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-
-
-def readme_block(after, language=""):
-    """The first fenced block (of `language`) in the README after the text `after`."""
-    fence = f"```{language}\n"
-    start = README.index(fence, README.index(after)) + len(fence)
-    return README[start:README.index("```", start)]
 
 
 def line_of(version):
@@ -51,20 +44,6 @@ def test_a_smoke_run_runs_the_installed_wheel_on_its_pyspark():
     # The package is the wheel's copy in the virtualenv, not the clone's python/ directory.
     assert Path(ew.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
     assert not Path(ew.__file__).resolve().is_relative_to(ROOT / "python")
-
-
-@pytest.mark.smoke
-def test_the_readme_python_example_runs_as_a_program(tmp_path):
-    """The README's Python example as a user runs it: a file, `python example.py`, in a fresh
-    process; it prints the table the README shows."""
-    example = tmp_path / "example.py"
-    example.write_text(readme_block("### The Python example", "python"))
-    expected = readme_block("It prints the hopping windows")
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    result = subprocess.run([sys.executable, str(example)], cwd=tmp_path, capture_output=True,
-                            text=True, env=env, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip() == expected.strip()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -3,11 +3,9 @@
 Timestamps are built from strings and read back as strings (``CAST(... AS STRING)``), both in the
 session time zone (UTC, see conftest.py), so no answer depends on the machine's time zone.
 """
-import ast
 import datetime
 import doctest
 import importlib
-import pathlib
 import pkgutil
 import re
 
@@ -525,42 +523,6 @@ def test_new_functions_bad_sql_values_name_the_parameter(spark):
         message = analysis_error(lambda: events.groupBy(build()).count())
         for word in words:
             assert word in message, message
-
-
-def readme_examples(heading):
-    """The SQL and Python code blocks of the README section under `heading`, in order."""
-    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split(heading, 1)[1].split("\n### ", 1)[0]
-    return re.findall(r"```(sql|python)\n(.*?)```", section, re.S)
-
-
-def run_python_example(spark, code):
-    """Runs a README Python block; its last statement, an expression ending in .show(), gives
-    the DataFrame it shows instead."""
-    body = ast.parse(code)
-    last = body.body.pop()
-    assert isinstance(last, ast.Expr) and last.value.func.attr == "show"
-    scope = {"spark": spark, "ew": ew, "F": F}
-    exec(compile(body, "README.md", "exec"), scope)
-    return eval(compile(ast.Expression(last.value.func.value), "README.md", "eval"), scope)
-
-
-@pytest.mark.smoke
-@pytest.mark.parametrize("heading, expected", [
-    ("### Sessions over events", [
-        [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)],   # Trill's 'changes', SQL
-        [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)],   # the same, Python
-        [(1, 10, 2, 3), (12, 22, 2, 9), (22, 32, 1, 8)]]),      # max_duration, clipped
-    ("### SPL tumbling windows", [
-        [(3, 0, 2, [0, 1, 2]), (6, 3, 5, [3, 4, 5]), (7, 6, 7, [6, 7])],
-        [(3, 0, 2, [0, 1, 2]), (6, 3, 5, [3, 4, 5]), (7, 6, 7, [6, 7])]]),
-], ids=["sessions", "spl-tumbling"])
-def test_readme_examples_give_the_readme_tables(spark, heading, expected):
-    blocks = readme_examples(heading)
-    assert len(blocks) == len(expected)
-    for (language, code), rows in zip(blocks, expected):
-        df = spark.sql(code) if language == "sql" else run_python_example(spark, code)
-        assert [tuple(r) for r in df.collect()] == rows, code
 
 
 # ----------------------------------------------------------------------------------------------
