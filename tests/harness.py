@@ -240,6 +240,89 @@ def run_stream(frame, out, checkpoint):
 
 
 # ----------------------------------------------------------------------------------------------
+# Random interval events (hopping, snapshot and count windows, sessions, clipped lifetimes)
+
+ONE_TICK, EMPTY, OPEN = "one tick", "empty", "open-ended"
+"""Lifetimes of random_interval_rows besides (lo, hi) lengths: a point event (end = start + 1),
+an empty lifetime (end = start: in no window) and an open-ended one (a NULL end)."""
+
+
+def random_interval_rows(rng, n_cases, lifetimes, times=((-30, 30),), values=((-20, 20),),
+                         scale=1, jitter=(), max_events=25, small_cases=0.6, null_values=0.1,
+                         null_starts=0.05):
+    """Rows (c, k, s, e, v) of n_cases random cases of interval events.
+
+    Each case has 1-3 keys (NULL among them), a range of times and a range of values, drawn from
+    `times` and `values` (lists of (lo, hi): narrow ones make dense cases, with ties), and 0-2
+    events (a share `small_cases` of the cases) or 3 to max_events. Starts are integers of the
+    time range times `scale`, plus one of `jitter` (ticks) now and then, and often ties of earlier
+    starts. Lengths are drawn from `lifetimes`, pairs (share, length) whose shares add up to 1:
+    ONE_TICK, EMPTY, OPEN or (lo, hi), that many times `scale`, the end then moved by one of
+    `jitter` now and then (never to its start). A share `null_values` of the values are NULL, and
+    `null_starts` of the rows have a NULL start, their end NULL or below every start (so that they
+    cannot move a default horizon).
+    """
+    first = min(lo for lo, _ in times)
+    rows = []
+    for c in range(n_cases):
+        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
+        lo, hi = rng.choice(times)
+        low_value, high_value = rng.choice(values)
+        size = rng.randint(0, 2) if rng.random() < small_cases else rng.randint(3, max_events)
+        starts = []
+        for _ in range(size):
+            k = rng.choice(keys)
+            v = None if rng.random() < null_values else rng.randint(low_value, high_value)
+            if rng.random() < null_starts:
+                end = None if rng.random() < 0.5 else (first - rng.randint(5, 15)) * scale
+                rows.append((c, k, None, end, v))
+                continue
+            if starts and rng.random() < 0.3:
+                s = rng.choice(starts)  # a tie
+            else:
+                s = rng.randint(lo, hi) * scale
+                if jitter and rng.random() < 0.3:
+                    s += rng.choice(jitter)
+                starts.append(s)
+            rows.append((c, k, s, random_end(rng, s, lifetimes, scale, jitter), v))
+    rng.shuffle(rows)
+    return rows
+
+
+def random_end(rng, s, lifetimes, scale=1, jitter=()):
+    """An end for the start s, its lifetime drawn from `lifetimes` (see random_interval_rows)."""
+    r = rng.random()
+    for share, length in lifetimes:
+        if r < share:
+            break
+        r -= share
+    if length == OPEN:
+        return None
+    if length == ONE_TICK:
+        return s + 1
+    if length == EMPTY:
+        return s
+    e = s + rng.randint(*length) * scale
+    if jitter and rng.random() < 0.3:
+        e = max(e + rng.choice(jitter), s + 1)
+    return e
+
+
+def one_big_key_rows(rng, span, open_ended, one_tick, max_length, n=400):
+    """Rows (c, k, s, e, v) of n events in one case and key: starts in [-span, span], a share
+    `open_ended` of them open-ended, `one_tick` of them one tick long, the others 1 to max_length
+    ticks; values in [-1000, 1000]."""
+    rows = []
+    for _ in range(n):
+        s = rng.randint(-span, span)
+        r = rng.random()
+        e = None if r < open_ended else s + (1 if r < open_ended + one_tick
+                                             else rng.randint(1, max_length))
+        rows.append((0, 1, s, e, rng.randint(-1000, 1000)))
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------
 # Random SPL tuples (sliding and tumbling windows)
 
 
@@ -312,6 +395,22 @@ def temp_view(spark, rows, schema):
         yield view
     finally:
         spark.catalog.dropTempView(view)
+
+
+def ticks(expression, time):
+    """An expression of the time type `time` ("bigint", "timestamp" or "timestamp_ntz") as BIGINT
+    ticks (microseconds for timestamps)."""
+    return expression if time == "bigint" else f"unix_micros(CAST({expression} AS TIMESTAMP))"
+
+
+def source_of(time, values="v"):
+    """A grouped_calls `source` over rows (c, k, s, e, values...) whose BIGINT s and e become the
+    time type `time` (microseconds for timestamps)."""
+    if time == "bigint":
+        return "{view}"
+    cast = "TIMESTAMP" if time == "timestamp" else "TIMESTAMP_NTZ"
+    return (f"(SELECT c, k, CAST(timestamp_micros(s) AS {cast}) AS s, "
+            f"CAST(timestamp_micros(e) AS {cast}) AS e, {values} FROM {{view}})")
 
 
 def grouped_calls(spark, rows, schema, calls, select, source="{view}", sequence=tuple):

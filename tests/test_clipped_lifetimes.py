@@ -29,8 +29,9 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import (BIGINT_MAX, BIGINT_MIN, LINES, TIMESTAMP_MAX, analysis_error,
-                     assert_same_cases, at_an_end, grouped_calls, micros, plain, sql_int)
+from harness import (BIGINT_MAX, BIGINT_MIN, LINES, ONE_TICK, OPEN, TIMESTAMP_MAX,
+                     analysis_error, assert_same_cases, at_an_end, grouped_calls, micros, plain,
+                     random_interval_rows, source_of, sql_int, ticks)
 from reference import clipped as ref
 from reference import psi as refp
 from reference import streaminsight as refsi
@@ -273,8 +274,8 @@ def test_snapshot_bigint_hand_worked(spark):
     ])
 
 
-#: Seed 003's interval events and an open-ended one, n = 2: e1 [0, 2) v=1, e2 [2, 8) v=10,
-#: e3 [5, 6) v=100, e4 [6, open) v=1; distinct starts 0, 2, 5, 6.
+#: The interval events of StreamInsight's count windows and an open-ended one, n = 2: e1 [0, 2)
+#: v=1, e2 [2, 8) v=10, e3 [5, 6) v=100, e4 [6, open) v=1; distinct starts 0, 2, 5, 6.
 H_COUNT = ("VALUES ('e1', 0L, 2L, 1L), ('e2', 2L, 8L, 10L), ('e3', 5L, 6L, 100L), "
            "('e4', 6L, CAST(NULL AS BIGINT), 1L) AS t(id, s, e, v)")
 H_COUNT_EXPECTED = [
@@ -561,67 +562,31 @@ def test_python_api_outside_a_windowed_group_by(spark):
 # Random comparisons with the reference
 
 
+#: Lifetimes: point-like (one tick), short, long (over many windows) and open-ended.
+LIFETIMES = [(0.25, ONE_TICK), (0.3, (1, 6)), (0.25, (6, 40)), (0.2, OPEN)]
+
+
 def random_events(rng, n_cases, scale=1, jitter=(), max_events=25, specials=False):
-    """Rows (c, k, s, e, v, w): ties of starts, point-like (one tick), short, long (over many
-    windows) and open-ended lifetimes, NULL values, NULL keys, rows with a NULL start (their end
-    NULL or below every start, so they cannot move a default horizon). v BIGINT, w DOUBLE
-    (eighths: exact in binary); with `specials`, w is now and then NaN or an infinity."""
-    rows = []
-    for c in range(n_cases):
-        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
-        starts = []
-        size = rng.choice([0, 1, 2, rng.randint(3, max_events), rng.randint(3, max_events)])
-        for _ in range(size):
-            k = rng.choice(keys)
-            v = None if rng.random() < 0.12 else rng.randint(-20, 20)
-            if rng.random() < 0.12:
-                w = None
-            elif specials and rng.random() < 0.12:
-                w = rng.choice([math.nan, math.inf, -math.inf])
-            else:
-                w = rng.randint(-400, 400) / 8
-            if rng.random() < 0.05:
-                rows.append((c, k, None, rng.choice([None, -50 * scale]), v, w))
-                continue
-            if starts and rng.random() < 0.3:
-                s = rng.choice(starts)  # a tie
-            else:
-                s = rng.randint(-30, 30) * scale
-                if jitter and rng.random() < 0.3:
-                    s += rng.choice(jitter)
-                starts.append(s)
-            r = rng.random()
-            if r < 0.25:
-                e = s + 1
-            elif r < 0.55:
-                e = s + rng.randint(1, 6) * scale
-            elif r < 0.8:
-                e = s + rng.randint(6, 40) * scale
-            else:
-                e = None
-            if e is not None and jitter and rng.random() < 0.3:
-                e = max(e + rng.choice(jitter), s + 1)
-            rows.append((c, k, s, e, v, w))
-    rng.shuffle(rows)
-    return rows
+    """Rows (c, k, s, e, v, w): harness.random_interval_rows' (c, k, s, e, v) with LIFETIMES, v
+    BIGINT, and w DOUBLE (eighths: exact in binary); with `specials`, w is now and then NaN or an
+    infinity."""
+    rows = random_interval_rows(rng, n_cases, LIFETIMES, scale=scale, jitter=jitter,
+                                max_events=max_events, null_values=0.12)
+    return [row + (random_weight(rng, specials),) for row in rows]
+
+
+def random_weight(rng, specials):
+    """A random w: NULL now and then, NaN or an infinity with `specials`, else eighths."""
+    if rng.random() < 0.12:
+        return None
+    if specials and rng.random() < 0.12:
+        return rng.choice([math.nan, math.inf, -math.inf])
+    return rng.randint(-400, 400) / 8
 
 
 def ref_rows(rows):
     """The rows as the reference takes them: key = (case, key), values v and w."""
     return [((c, k), s, e, v, w) for c, k, s, e, v, w in rows]
-
-
-def ticks(expression, time):
-    """An expression of the time type as BIGINT ticks (microseconds for timestamps)."""
-    return expression if time == "bigint" else f"unix_micros(CAST({expression} AS TIMESTAMP))"
-
-
-def source_of(time):
-    if time == "bigint":
-        return "{view}"
-    cast = "TIMESTAMP" if time == "timestamp" else "TIMESTAMP_NTZ"
-    return (f"(SELECT c, k, CAST(timestamp_micros(s) AS {cast}) AS s, "
-            f"CAST(timestamp_micros(e) AS {cast}) AS e, v, w FROM {{view}})")
 
 
 def summary_select(time, min_length):
@@ -668,7 +633,7 @@ class Call:
 def compare_summaries(spark, rows, calls, time, min_length, unit):
     """Runs every call over the rows in one query and compares each with the reference."""
     results = grouped_calls(spark, rows, SCHEMA, [c.sql for c in calls],
-                            summary_select(time, min_length), source_of(time))
+                            summary_select(time, min_length), source_of(time, "v, w"))
     horizon = ref.default_horizon(ref_rows(rows))
     for call, actual in zip(calls, results):
         expected = expected_summaries(call.windows(ref_rows(rows)), unit, min_length)
@@ -858,7 +823,7 @@ def test_random_clipped_lifetimes_of_the_members(spark, time, side):
     if side is None:
         calls.append(hopping(time, 6, 4, 1, "window", horizon=25, ticks_only=True))
     results = grouped_calls(spark, rows, SCHEMA, [c.sql for c in calls], select,
-                            source_of(time))
+                            source_of(time, "v, w"))
     for call, actual in zip(calls, results):
         actual = [r[:3] + (tuple(tuple(x) for x in r[3]),) for r in actual]
         expected = sorted(((w.key, w.start, w.end, ref.clipped_lifetimes(w))

@@ -1,8 +1,9 @@
-"""Count windows, ``count_window(start[, end], n[, output])`` (SPEC 3.3, seed 003).
+"""Count windows, ``count_window(start[, end], n[, output])`` (SPEC 3.3, StreamInsight's
+count windows).
 
-Hand-worked cases (seed 003's two figures, open-ended events, empty lifetimes, n = 1, TIMESTAMP
-time), a randomized comparison with the brute-force reference (tests/reference/psi.py), and bad
-input through the Python API.
+Hand-worked cases (the two figures of StreamInsight's count windows, open-ended events, empty
+lifetimes, n = 1, TIMESTAMP time), a randomized comparison with the brute-force reference
+(tests/reference/psi.py), and bad input through the Python API.
 
 Random cases run batched: each case has its own id ``c``, grouped by next to the case's key ``k``
 (which may be NULL), so one query covers many cases; the queries of several parameter sets are
@@ -18,7 +19,8 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 from reference import psi as refp
-from harness import (LINES, TIMESTAMP_MAX, assert_same_cases, at_an_end, grouped_calls, micros, plain,
+from harness import (EMPTY, LINES, ONE_TICK, OPEN, TIMESTAMP_MAX, assert_same_cases, at_an_end,
+                     grouped_calls, micros, one_big_key_rows, plain, random_interval_rows,
                      sort_key)
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
@@ -60,50 +62,25 @@ def assert_same(actual, expected, rows, call):
                       "(key, start, end, first, last, count, sum, min, max, values)")
 
 
-def random_events(rng, n_cases, scale=1, jitter=(), max_events=30):
-    """Rows (c, k, s, e, v): ties of starts, point-like, short, long (spanning many count
-    windows), open-ended (NULL end) and empty (end == start) lifetimes, NULL values, NULL keys,
-    rows with a NULL start; some cases empty or with one or two events."""
-    rows = []
-    for c in range(n_cases):
-        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
-        values = rng.choice([(-3, 3), (-50, 50)])  # small ranges: ties in start and value
-        starts = []
-        size = rng.choice([0, 1, 2, rng.randint(3, max_events), rng.randint(3, max_events)])
-        for _ in range(size):
-            k = rng.choice(keys)
-            v = None if rng.random() < 0.1 else rng.randint(*values)
-            if rng.random() < 0.06:
-                rows.append((c, k, None, rng.choice([None, rng.randint(-30, 30) * scale]), v))
-                continue
-            if starts and rng.random() < 0.3:
-                s = rng.choice(starts)  # a tie
-            else:
-                s = rng.randint(-25, 25) * scale
-                if jitter and rng.random() < 0.3:
-                    s += rng.choice(jitter)
-                starts.append(s)
-            r = rng.random()
-            if r < 0.3:
-                e = s + 1
-            elif r < 0.55:
-                e = s + rng.randint(1, 5) * scale
-            elif r < 0.75:
-                e = s + rng.randint(5, 50) * scale  # over many count windows
-            elif r < 0.87:
-                e = None  # open-ended
-            else:
-                e = s  # empty lifetime: in no window, no start time
-            rows.append((c, k, s, e, v))
-    rng.shuffle(rows)
-    return rows
+#: Lifetimes: point-like, short, long (spanning many count windows), open-ended and empty (in no
+#: window, no start time).
+LIFETIMES = [(0.3, ONE_TICK), (0.25, (1, 5)), (0.2, (5, 50)), (0.12, OPEN), (0.13, EMPTY)]
+
+
+def random_events(rng, n_cases, scale=1, jitter=()):
+    """Rows (c, k, s, e, v) (harness.random_interval_rows): ties of starts, LIFETIMES, NULL
+    values, NULL keys, rows with a NULL start; some cases empty or with one or two events; values
+    in a small range in some cases (ties)."""
+    return random_interval_rows(rng, n_cases, LIFETIMES, times=[(-25, 25)],
+                                values=[(-3, 3), (-50, 50)], scale=scale, jitter=jitter,
+                                max_events=30, null_starts=0.06)
 
 
 # ----------------------------------------------------------------------------------------------
 # The reference itself, on hand-worked cases (no Spark)
 
 
-def test_reference_seed_003_interval_events():
+def test_reference_streaminsight_interval_events():
     # e1 [0, 2) v=1, e2 [2, 8) v=10, e3 [5, 6) v=100, n = 2. Distinct starts 0, 2, 5:
     # W = [0, 3): e1 (0 <= 2, 2 > 0), e2 (2 <= 2, 8 > 0); e3 starts after 2.
     # W = [2, 6): e1 ends at 2, not > 2: out; e2 (2 <= 5, 8 > 2); e3 (5 <= 5, 6 > 2).
@@ -142,7 +119,7 @@ def rows_of(spark, sql):
     return [plain(r) for r in spark.sql(sql).collect()]
 
 
-SEED_003_INTERVALS = "VALUES (0L, 2L, 1L), (2L, 8L, 10L), (5L, 6L, 100L) AS t(s, e, v)"
+STREAMINSIGHT_INTERVALS = "VALUES (0L, 2L, 1L), (2L, 8L, 10L), (5L, 6L, 100L) AS t(s, e, v)"
 
 
 @pytest.mark.smoke
@@ -151,19 +128,19 @@ SEED_003_INTERVALS = "VALUES (0L, 2L, 1L), (2L, 8L, 10L), (5L, 6L, 100L) AS t(s,
     ("'point'", [(2, 3), (5, 6)]),
     ("'window'", [(0, 3), (2, 6)]),     # [first, last + 1)
 ])
-def test_seed_003_interval_events(spark, output, lifetimes):
+def test_streaminsight_interval_events(spark, output, lifetimes):
     # e1 [0, 2) v=1, e2 [2, 8) v=10, e3 [5, 6) v=100, n = 2 (worked in
-    # test_reference_seed_003_interval_events): windows [0, 3) {e1, e2} and [2, 6) {e2, e3}.
+    # test_reference_streaminsight_interval_events): windows [0, 3) {e1, e2} and [2, 6) {e2, e3}.
     call = "count_window(s, e, 2)" if output is None else f"count_window(s, e, 2, {output})"
     got = rows_of(spark, f"SELECT window.start, window.end, window.first, window.last, count(*), "
-                         f"sum(v), collect_list(v) FROM {SEED_003_INTERVALS} GROUP BY {call} "
+                         f"sum(v), collect_list(v) FROM {STREAMINSIGHT_INTERVALS} GROUP BY {call} "
                          f"ORDER BY 1")
     assert got == [lifetimes[0] + (0, 2, 2, 11, (1, 10)),
                    lifetimes[1] + (2, 5, 2, 110, (10, 100))]
 
 
 @pytest.mark.smoke
-def test_seed_003_point_events_two_collocated(spark):
+def test_streaminsight_point_events_two_collocated(spark):
     # Points at 1, 3, 3, 4, 6 with v = 1, 2, 4, 8, 16: the two at 3 count as one start time.
     # n = 2, distinct starts 1, 3, 4, 6:
     #   [1, 4): 1, 3, 3 -> 3 events, sum 7;  [3, 5): 3, 3, 4 -> 3, 14;  [4, 7): 4, 6 -> 2, 24.
@@ -218,9 +195,9 @@ def test_null_starts_are_skipped_and_keys_partition(spark):
 
 
 def test_timestamp_point_events_python_api(spark):
-    # Seed 003's point events in seconds after 2024-01-01 00:00:00: 1, 3, 3, 4, 6; n = 2 with
+    # StreamInsight's point events in seconds after 2024-01-01 00:00:00: 1, 3, 3, 4, 6; n = 2 with
     # 'window' output: [1 s, 3 s + 1 us), [3 s, 4 s + 1 us), [4 s, 6 s + 1 us) (as worked in
-    # test_seed_003_point_events_two_collocated).
+    # test_streaminsight_point_events_two_collocated).
     df = spark.createDataFrame(
         [(f"2024-01-01 00:00:0{s}", v) for s, v in [(1, 1), (3, 4), (4, 8), (3, 2), (6, 16)]],
         "ts string, v bigint").select(F.col("ts").cast("timestamp").alias("ts"), "v")
@@ -239,7 +216,7 @@ def test_timestamp_point_events_python_api(spark):
 
 
 def test_bigint_interval_events_python_api_with_column_n(spark):
-    # As test_seed_003_interval_events, through the Python API, n given as a Column (a BIGINT).
+    # As test_streaminsight_interval_events, through the Python API, n given as a Column (a BIGINT).
     df = spark.createDataFrame([(0, 2, 1), (2, 8, 10), (5, 6, 100)], "s bigint, e bigint, v bigint")
     for n in (2, F.lit(2).cast("bigint")):
         result = df.groupBy(ew.count_window("s", "e", n)).agg(F.sum("v").alias("total"))
@@ -330,12 +307,7 @@ def test_count_window_random_timestamps(spark, time):
 def test_count_window_one_big_key(spark):
     """400 events in one key: long windows over many events, ties, open ends."""
     rng = random.Random("count-big")
-    rows = []
-    for _ in range(400):
-        s = rng.randint(-300, 300)
-        r = rng.random()
-        e = None if r < 0.03 else s + (1 if r < 0.3 else rng.randint(1, 60))
-        rows.append((0, 1, s, e, rng.randint(-1000, 1000)))
+    rows = one_big_key_rows(rng, span=300, open_ended=0.03, one_tick=0.27, max_length=60)
     calls = [("count_window(s, e, 1)", 1), ("count_window(s, e, 7)", 7),
              ("count_window(s, e, 60)", 60)]
     results = run_calls(spark, rows, [c for c, _ in calls])

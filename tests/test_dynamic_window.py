@@ -1,7 +1,8 @@
-"""psi's dynamic windows (SPEC.md 3.4, seed 002 section 3): ``dynamic_window(anchors, messages,
-time, start, end, on, bounds).agg(...)`` and the SQL window function ``anchor_window``.
+"""psi's dynamic windows (SPEC.md 3.4; psi's Windowing Operators, section 3):
+``dynamic_window(anchors, messages, time, start, end, on, bounds).agg(...)`` and the SQL window
+function ``anchor_window``.
 
-Hand-worked cases (the seed's 0.5 s clock, the four bounds), a randomized comparison with the
+Hand-worked cases (\\psi's 0.5 s clock, the four bounds), a randomized comparison with the
 brute-force reference (tests/reference/dynamic.py), the plan (a sweep, no join), bad input, and the
 hand-worked rows written in the golden SQL input ``anchor_window.sql`` (checked here, so the
 comments of that file are known to be right before its ``.out`` is generated).
@@ -67,13 +68,13 @@ def test_reference_bounds_and_ties():
 
 
 # ----------------------------------------------------------------------------------------------
-# The seed's example: a 0.5 s clock (Generators.Repeat(p, 0, 0.5 s)) anchoring [t - 0.5, t + 0.5]
+# \psi's example: a 0.5 s clock (Generators.Repeat(p, 0, 0.5 s)) anchoring [t - 0.5, t + 0.5]
 
 BASE = "2024-01-01 00:00:00"
 
 
 @pytest.mark.smoke
-def test_seed_clock_example(spark):
+def test_psi_clock_example(spark):
     """Messages at irregular times (offsets in seconds from BASE, value a power of two so a sum
     names its set); anchors tick every 0.5 s from 0 to 3.5; windows [t - 0.5 s, t + 0.5 s], both
     ends included (psi's TimeInterval).

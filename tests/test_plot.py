@@ -219,8 +219,8 @@ def messages(spark):
 
 
 @pytest.fixture(scope="module")
-def seed_000(spark):
-    """Seed 000's events (TIMESTAMP), e0 open-ended."""
+def taming_events(spark):
+    """The events of the "Taming Hopping Windows" post (TIMESTAMP), e0 open-ended."""
     day = datetime.datetime(2012, 6, 28)
 
     def at(seconds):
@@ -263,12 +263,12 @@ def test_hopping_window_bigint(intervals, output):
 
 
 @pytest.mark.parametrize("output", ["window", "changes", "point"])
-def test_hopping_window_timestamp_seed_000(seed_000, output):
-    windows = cached(seed_000.groupBy(ew.hopping_window(
+def test_hopping_window_timestamp_taming_hopping_windows(taming_events, output):
+    windows = cached(taming_events.groupBy(ew.hopping_window(
         "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
         output=output)).agg(F.count("*").alias("count")))
-    fig = ew.plot(seed_000, "s", "e", value="id", windows=windows, labels=["count"])
-    expect = Expect(seed_000, "s", "e", value="id", dates=True).windows(windows, ["count"])
+    fig = ew.plot(taming_events, "s", "e", value="id", windows=windows, labels=["count"])
+    expect = Expect(taming_events, "s", "e", value="id", dates=True).windows(windows, ["count"])
     check(fig, expect)
     got = drawn(fig)[""]
     day = datetime.datetime(2012, 6, 28)
@@ -281,7 +281,7 @@ def test_hopping_window_timestamp_seed_000(seed_000, output):
     assert same(got["event-open"], [(x(0), edge)], DATE_TOLERANCE)
     assert same(got["event-bar"], [(x(1), x(2)), (x(3), x(10)), (x(9), x(10))], DATE_TOLERANCE)
     if output == "changes":
-        # seed 000's "Query" table
+        # the post's "Query" table
         assert same(got["window-bar"], [(x(1), x(3)), (x(3), x(5)), (x(5), x(7)), (x(7), x(11)),
                                         (x(11), x(15))], DATE_TOLERANCE)
         assert same(got["window-open"], [(x(15), edge)], DATE_TOLERANCE)
@@ -295,13 +295,13 @@ def test_hopping_window_timestamp_seed_000(seed_000, output):
     assert fig.axes[-1].xaxis.get_offset_text().get_text() == "2012-Jun-28 00:00"
 
 
-def test_windows_by_name_in_groups_of_their_own(seed_000):
+def test_windows_by_name_in_groups_of_their_own(taming_events):
     def hopping(output):
-        return seed_000.groupBy(ew.hopping_window(
+        return taming_events.groupBy(ew.hopping_window(
             "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
             output=output)).agg(F.count("*").alias("count"))
 
-    fig = ew.plot(seed_000, "s", "e", value="id", labels=["count"],
+    fig = ew.plot(taming_events, "s", "e", value="id", labels=["count"],
                   windows={"'window'": hopping("window"), "'changes'": hopping("changes")})
     ax = fig.axes[0]
     gids = {a.get_gid() for a in ax.get_children() if a.get_gid()}
@@ -450,16 +450,16 @@ def test_timestamp_ntz_and_multiple_keys(spark):
     assert is_dates(fig) and fig.axes[-1].get_xlabel() == "s (TIMESTAMP_NTZ)"
 
 
-def test_timestamps_drawn_in_the_session_time_zone(spark, seed_000):
+def test_timestamps_drawn_in_the_session_time_zone(spark, taming_events):
     """The wall clock of the session time zone, as show() prints it; east of UTC the end of time
     is past 9999 on the wall clock, still drawn as an arrow to the edge."""
-    windows = seed_000.groupBy(ew.hopping_window(
+    windows = taming_events.groupBy(ew.hopping_window(
         "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
         output="changes")).count()
     zone = spark.conf.get("spark.sql.session.timeZone")
     spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
     try:
-        fig = ew.plot(seed_000, "s", "e", windows=windows)
+        fig = ew.plot(taming_events, "s", "e", windows=windows)
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
     got = drawn(fig)[""]

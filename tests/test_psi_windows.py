@@ -1,7 +1,8 @@
-"""\\psi's windows by message index and by relative time (SPEC 3.4, seed 002):
+"""\\psi's windows by message index and by relative time (SPEC 3.4, \\psi's Windowing
+Operators):
 ``index_window(time, lo, hi[, order])`` and ``time_window(time, lo, hi[, bounds])``.
 
-Hand-worked cases (the seed's index windows over 5 messages, \\psi's window statistics as
+Hand-worked cases (\\psi's index windows over 5 messages, \\psi's window statistics as
 one-liners, the four bounds, empty windows, ties, TIMESTAMP time), a randomized comparison with
 the brute-force reference (tests/reference/psi.py), and bad input through the Python API.
 
@@ -142,7 +143,7 @@ def test_reference_bounds_agree_on_integer_ticks():
 
 
 # ----------------------------------------------------------------------------------------------
-# Hand-worked cases in Spark: the seed's index windows over 5 messages
+# Hand-worked cases in Spark: \psi's index windows over 5 messages
 
 FIVE_SQL = "VALUES (30L, 3L), (10L, 1L), (50L, 5L), (20L, 2L), (40L, 4L) AS m(t, v)"
 

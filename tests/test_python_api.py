@@ -205,9 +205,9 @@ def test_snapshot_windows_over_point_events(spark):
 
 
 # ----------------------------------------------------------------------------------------------
-# Seed 000 through the Python API
+# The "Taming Hopping Windows" post's example through the Python API
 
-SEED_EVENTS = [
+TAMING_EVENTS = [
     ("e0", "2012-06-28 00:00:00", None),
     ("e1", "2012-06-28 00:00:01", "2012-06-28 00:00:02"),
     ("e2", "2012-06-28 00:00:03", "2012-06-28 00:00:10"),
@@ -215,23 +215,23 @@ SEED_EVENTS = [
 ]
 
 
-def seed_events(spark):
-    return timestamp_events(spark, SEED_EVENTS, "id string, s string, e string")
+def taming_events(spark):
+    return timestamp_events(spark, TAMING_EVENTS, "id string, s string, e string")
 
 
-def seed_query(spark, output, horizon=None):
-    return seed_events(spark).groupBy(ew.hopping_window(
+def taming_query(spark, output, horizon=None):
+    return taming_events(spark).groupBy(ew.hopping_window(
         "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00", output=output,
         horizon=horizon)).agg(F.count("*").alias("n"))
 
 
 @pytest.mark.smoke
-def test_seed_000_changes_golden(spark):
+def test_taming_hopping_windows_changes_query_table(spark):
     # Windows [a + 2j, a + 2j + 5) with a = 2012-03-15 12:00:00, which is 9028800 s (even) before
     # 2012-06-28 00:00:00: the windows start at even seconds after midnight, end at odd ones.
-    # The seed's "Query" table: one row per run of windows holding the same events, its
+    # The post's "Query" table: one row per run of windows holding the same events, its
     # lifetime the run of window ends (e0 is open-ended, so the last row lasts forever).
-    assert windowed(seed_query(spark, "changes"), "n") == [
+    assert windowed(taming_query(spark, "changes"), "n") == [
         ("2012-06-28 00:00:01", "2012-06-28 00:00:03", 1),  # end 1: [-4, 1) e0
         ("2012-06-28 00:00:03", "2012-06-28 00:00:05", 2),  # end 3: [-2, 3) e0 e1
         ("2012-06-28 00:00:05", "2012-06-28 00:00:07", 3),  # end 5: [0, 5) e0 e1 e2
@@ -242,7 +242,7 @@ def test_seed_000_changes_golden(spark):
 
 
 @pytest.mark.smoke
-def test_seed_000_point_output_with_horizon(spark):
+def test_taming_hopping_windows_point_output_with_horizon(spark):
     # output 'point': a one-tick event at each non-empty window's end. With the horizon at
     # 00:00:12, open-ended e0 covers through 00:00:12, so the windows starting at 10 and 12 hold
     # e0 alone (window ends 15 and 17); the window starting at 14 is empty.
@@ -250,17 +250,17 @@ def test_seed_000_point_output_with_horizon(spark):
     def point(second, n):
         return (f"2012-06-28 00:00:{second:02d}", f"2012-06-28 00:00:{second:02d}.000001", n)
 
-    result = seed_query(spark, "point", horizon="2012-06-28 00:00:12")
+    result = taming_query(spark, "point", horizon="2012-06-28 00:00:12")
     assert windowed(result, "n") == [
         point(1, 1), point(3, 2), point(5, 3), point(7, 2), point(9, 2), point(11, 3),
         point(13, 3), point(15, 1), point(17, 1)]
 
 
 @pytest.mark.smoke
-def test_seed_000_window_output_default_horizon(spark):
+def test_taming_hopping_windows_window_output_default_horizon(spark):
     # Default horizon: the latest finite time of the input, 00:00:10 minus one tick, so e0 stops
     # before 00:00:10 and the last window is [8, 13).
-    assert windowed(seed_query(spark, None), "n") == [
+    assert windowed(taming_query(spark, None), "n") == [
         ("2012-06-27 23:59:56", "2012-06-28 00:00:01", 1),
         ("2012-06-27 23:59:58", "2012-06-28 00:00:03", 2),
         ("2012-06-28 00:00:00", "2012-06-28 00:00:05", 3),
@@ -492,7 +492,7 @@ def test_spl_tumbling_window_timestamp_order(spark):
     ]
 
 
-def test_new_functions_bad_python_values_name_the_parameter(spark):
+def test_session_and_spl_windows_bad_python_values_name_the_parameter(spark):
     for call, parameter in [
             (lambda: ew.event_session_window("s", None, 1.5), "`gap`"),
             (lambda: ew.event_session_window("s", None, True), "`gap`"),
@@ -509,7 +509,7 @@ def test_new_functions_bad_python_values_name_the_parameter(spark):
 
 
 @pytest.mark.smoke
-def test_new_functions_bad_sql_values_name_the_parameter(spark):
+def test_session_and_spl_windows_bad_sql_values_name_the_parameter(spark):
     events = session_events(spark)
     for build, words in [
             (lambda: ew.event_session_window("s", "e", 4, output="point"),
@@ -547,8 +547,9 @@ def test_scalar_functions_bigint(spark):
 @pytest.mark.smoke
 def test_scalar_functions_timestamp(spark):
     # snap_to_boundary floors before 1970: 23:59:59 on 2 s boundaries from the epoch -> 23:59:58.
-    # Seed 000: size 5 s, hop 2 s, alignment a = 2012-03-15 12:00:00 (windows start at even
-    # seconds after 2012-06-28 00:00:00): e2 [3, 10) becomes [5, 15) ("Adjusted Events").
+    # The "Taming Hopping Windows" post: size 5 s, hop 2 s, alignment a = 2012-03-15 12:00:00
+    # (windows start at even seconds after 2012-06-28 00:00:00): e2 [3, 10) becomes [5, 15)
+    # (its "Adjusted Events").
     df = spark.createDataFrame(
         [("1969-12-31 23:59:59", "2012-06-28 00:00:03", "2012-06-28 00:00:10")],
         "t string, s string, e string").select(*[F.col(c).cast("timestamp") for c in "tse"])
@@ -567,21 +568,21 @@ def test_scalar_functions_timestamp(spark):
 
 @pytest.mark.smoke
 def test_bad_size_names_the_parameter(spark):
-    events = seed_events(spark)
+    events = taming_events(spark)
     message = analysis_error(lambda: events.groupBy(
         ew.hopping_window("s", "e", "0 seconds", "2 seconds")).count())
     assert "`size`" in message and "positive" in message
 
 
 def test_bad_output_names_the_parameter(spark):
-    events = seed_events(spark)
+    events = taming_events(spark)
     message = analysis_error(lambda: events.groupBy(
         ew.hopping_window("s", "e", "5 seconds", "2 seconds", output="bogus")).count())
     assert "`output`" in message and "'changes'" in message
 
 
 def test_end_of_wrong_type_names_the_parameter(spark):
-    events = seed_events(spark)
+    events = taming_events(spark)
     message = analysis_error(lambda: events.groupBy(
         ew.hopping_window("s", "id", "5 seconds", "2 seconds")).count())
     assert "`end`" in message and "TIMESTAMP" in message
@@ -595,7 +596,7 @@ def test_end_of_wrong_type_names_the_parameter(spark):
     (lambda e: ew.tumbling_window("id", None, "5 seconds"), "`start`"),
 ], ids=["changes-hop-over-size", "int-horizon", "month-size", "bad-interval", "string-start"])
 def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
-    events = seed_events(spark)
+    events = taming_events(spark)
     assert parameter in analysis_error(lambda: events.groupBy(build(events)).count())
 
 

@@ -15,8 +15,9 @@ import random
 import pytest
 from pyspark.errors import IllegalArgumentException
 
-from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, assert_same_cases,
-                     grouped_calls, micros)
+from harness import (BIGINT_MAX, BIGINT_MIN, ONE_TICK, OPEN, TIMESTAMP_MAX, TIMESTAMP_MIN,
+                     assert_same_cases, grouped_calls, micros, one_big_key_rows,
+                     random_interval_rows)
 from reference import streaminsight as ref
 
 SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
@@ -26,49 +27,22 @@ SCHEMA = "c INT, k INT, s BIGINT, e BIGINT, v BIGINT"
 # Helpers
 
 
-def random_rows(rng, n_cases, t_lo=-40, t_hi=40, open_ended=True, max_events=40, scale=1,
-                jitter=()):
-    """Rows (c, k, s, e, v) of n_cases random cases.
+#: Lifetimes: one tick, short, long and open-ended.
+LIFETIMES = [(0.25, ONE_TICK), (0.35, (1, 8)), (0.2, (8, 40)), (0.2, OPEN)]
 
-    Times are integers in [t_lo, t_hi] multiplied by `scale`, plus one of `jitter` (ticks) now and
-    then. Rows with a NULL start get a NULL end or an end below every start of the input: whether a
+
+def random_rows(rng, n_cases, t_lo=-40, t_hi=40, max_events=40, scale=1, jitter=()):
+    """Rows (c, k, s, e, v) of n_cases random cases (harness.random_interval_rows), times in
+    [t_lo, t_hi] times `scale`, with LIFETIMES; case sizes about uniform in [0, max_events].
+
+    Rows with a NULL start get a NULL end or an end below every start of the input: whether a
     skipped row may move the default horizon is a question of its own
     (test_null_start_row_does_not_move_the_horizon), kept out of the random tests.
     """
-    rows = []
-    for c in range(n_cases):
-        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
-        starts = []
-        for _ in range(rng.randint(0, max_events)):
-            k = rng.choice(keys)
-            v = None if rng.random() < 0.1 else rng.randint(-50, 50)
-            if rng.random() < 0.06:
-                end = None if rng.random() < 0.5 else (t_lo - rng.randint(5, 15)) * scale
-                rows.append((c, k, None, end, v))
-                continue
-            if starts and rng.random() < 0.3:
-                s = rng.choice(starts)  # a tie
-            else:
-                s = rng.randint(t_lo, t_hi) * scale
-                if jitter and rng.random() < 0.3:
-                    s += rng.choice(jitter)
-                starts.append(s)
-            r = rng.random()
-            if r < 0.25:
-                e = s + 1
-            elif r < 0.6:
-                e = s + rng.randint(1, 8) * scale
-            elif r < 0.8:
-                e = s + rng.randint(8, 40) * scale
-            elif open_ended:
-                e = None
-            else:
-                e = s + rng.randint(1, 3) * scale
-            if jitter and rng.random() < 0.3 and e is not None and e - 1 > s:
-                e += rng.choice([j for j in jitter if e + j > s] or [0])
-            rows.append((c, k, s, e, v))
-    rng.shuffle(rows)
-    return rows
+    return random_interval_rows(rng, n_cases, LIFETIMES, times=[(t_lo, t_hi)],
+                                values=[(-50, 50)], scale=scale, jitter=jitter,
+                                max_events=max_events, small_cases=3 / (max_events + 1),
+                                null_starts=0.06)
 
 
 def ref_rows(rows):
@@ -237,12 +211,7 @@ def test_hopping_explicit_horizon_random(spark, horizon, output):
 ], ids=["window", "changes", "snapshot"])
 def test_one_big_key(spark, call, expected):
     rng = random.Random("big-" + call)
-    rows = []
-    for _ in range(400):
-        s = rng.randint(-300, 300)
-        r = rng.random()
-        e = None if r < 0.03 else s + (1 if r < 0.3 else rng.randint(1, 60))
-        rows.append((0, 1, s, e, rng.randint(-1000, 1000)))
+    rows = one_big_key_rows(rng, span=300, open_ended=0.03, one_tick=0.27, max_length=60)
     actual, query = run(spark, rows, call)
     assert_same(actual, expected(ref_rows(rows)), rows, query)
 
@@ -359,10 +328,11 @@ def boundary(t, period, alignment):
 
 @pytest.mark.smoke
 def test_scalar_helpers_random(spark):
-    """adjust_start_time and adjust_end_time give the reference's snapped start and end (seed
-    000's SnapToWindowIntervals), snap_to_boundary the start of the tumbling window holding the
-    time, for random times and the windows of HOPPING with hop <= size; a NULL time gives NULL,
-    and adjust_end_time of a NULL (an open end) the end of time."""
+    """adjust_start_time and adjust_end_time give the reference's snapped start and end (the
+    "Taming Hopping Windows" post's SnapToWindowIntervals), snap_to_boundary the start of the
+    tumbling window holding the time, for random times and the windows of HOPPING with
+    hop <= size; a NULL time gives NULL, and adjust_end_time of a NULL (an open end) the end of
+    time."""
     rng = random.Random("scalar-helpers")
     times = [rng.randint(-40, 40) for _ in range(60)] + [None]
     params = [p for p in HOPPING if p[1] <= p[0]]
@@ -400,9 +370,10 @@ def rows_of(spark, sql):
 
 
 @pytest.mark.smoke
-def test_seed_000_bigint(spark):
-    """Seed 000 in ticks of a second since 2012-06-28 00:00:00 (the alignment 2012-03-15 12:00:00
-    is an even number of seconds before): e0 [0, open), e1 [1, 2), e2 [3, 10), e3 [9, 10)."""
+def test_taming_hopping_windows_bigint(spark):
+    """The "Taming Hopping Windows" post's example in ticks of a second since 2012-06-28 00:00:00
+    (the alignment 2012-03-15 12:00:00 is an even number of seconds before): e0 [0, open),
+    e1 [1, 2), e2 [3, 10), e3 [9, 10)."""
     events = "VALUES (0L, CAST(NULL AS BIGINT)), (1L, 2L), (3L, 10L), (9L, 10L) AS t(s, e)"
     adjusted = rows_of(spark, f"SELECT adjust_start_time(s, 5L, 2L, 0L), "
                               f"adjust_end_time(e, 5L, 2L, 0L) FROM {events} ORDER BY s")
@@ -415,7 +386,7 @@ def test_seed_000_bigint(spark):
 
 
 @pytest.mark.smoke
-def test_seed_000_timestamp(spark):
+def test_taming_hopping_windows_timestamp(spark):
     events = ("VALUES (TIMESTAMP '2012-06-28 00:00:00', CAST(NULL AS TIMESTAMP)), "
               "(TIMESTAMP '2012-06-28 00:00:01', TIMESTAMP '2012-06-28 00:00:02'), "
               "(TIMESTAMP '2012-06-28 00:00:03', TIMESTAMP '2012-06-28 00:00:10'), "

@@ -36,9 +36,10 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import (BIGINT_MAX, LINES, analysis_error, assert_same_cases, at_an_end,
-                     grouped_calls, micros, plain, run_stream, second, sort_rows, temp_view,
-                     write_batches)
+from harness import (BIGINT_MAX, EMPTY, LINES, ONE_TICK, OPEN, analysis_error, assert_same_cases,
+                     at_an_end, grouped_calls, micros, one_big_key_rows, plain,
+                     random_interval_rows, run_stream, second, sort_rows, source_of, temp_view,
+                     ticks, write_batches)
 from reference import clipped as refc
 from reference import sessions as ref
 
@@ -332,64 +333,25 @@ def test_an_open_ended_event_in_too_many_pieces_fails_at_once(spark):
 # Randomized comparison with the reference
 
 
-def random_events(rng, n_cases, scale=1, jitter=(), max_events=25, open_ended=True):
-    """Rows (c, k, s, e, v): ties of starts, one-tick, short, long and (with `open_ended`)
-    open-ended lifetimes, empty ones (end == start), NULL values, NULL keys, rows with a NULL
+#: Lifetimes: one-tick, short, long, open-ended, empty (in no session) and short again.
+LIFETIMES = [(0.3, ONE_TICK), (0.3, (1, 4)), (0.15, (5, 20)), (0.1, OPEN), (0.07, EMPTY),
+             (0.08, (1, 3))]
+
+
+def random_events(rng, n_cases, scale=1, jitter=(), open_ended=True):
+    """Rows (c, k, s, e, v) (harness.random_interval_rows): ties of starts, LIFETIMES (without
+    `open_ended`, empty ones instead of open-ended ones), NULL values, NULL keys, rows with a NULL
     start; dense and sparse cases (sessions that merge and that break)."""
-    rows = []
-    for c in range(n_cases):
-        keys = rng.sample([None, 0, 1, 2], rng.randint(1, 3))
-        spread = rng.choice([15, 30, 100])
-        starts = []
-        for _ in range(rng.choice([0, 1, 2, rng.randint(3, max_events),
-                                   rng.randint(3, max_events)])):
-            k = rng.choice(keys)
-            v = None if rng.random() < 0.1 else rng.randint(-20, 20)
-            if rng.random() < 0.05:
-                rows.append((c, k, None, rng.choice([None, -200 * scale]), v))
-                continue
-            if starts and rng.random() < 0.25:
-                s = rng.choice(starts)  # a tie
-            else:
-                s = rng.randint(-spread, spread) * scale
-                if jitter and rng.random() < 0.3:
-                    s += rng.choice(jitter)
-                starts.append(s)
-            r = rng.random()
-            if r < 0.3:
-                e = s + 1
-            elif r < 0.6:
-                e = s + rng.randint(1, 4) * scale
-            elif r < 0.75:
-                e = s + rng.randint(5, 20) * scale
-            elif r < 0.85 and open_ended:
-                e = None
-            elif r < 0.92:
-                e = s  # empty: in no session
-            else:
-                e = s + rng.randint(1, 3) * scale
-            if e is not None and e > s + 1 and jitter and rng.random() < 0.3:
-                e += rng.choice(jitter)
-            rows.append((c, k, s, e, v))
-    rng.shuffle(rows)
-    return rows
+    lifetimes = LIFETIMES if open_ended else [
+        (share, EMPTY if length == OPEN else length) for share, length in LIFETIMES]
+    return random_interval_rows(rng, n_cases, lifetimes,
+                                times=[(-15, 15), (-30, 30), (-100, 100)], scale=scale,
+                                jitter=jitter)
 
 
 def ref_rows(rows):
     """The rows as the reference takes them: key = (case, key)."""
     return [((c, k), s, e, v) for c, k, s, e, v in rows]
-
-
-def ticks(expression, time):
-    return expression if time == "bigint" else f"unix_micros(CAST({expression} AS TIMESTAMP))"
-
-
-def source_of(time):
-    if time == "bigint":
-        return "{view}"
-    cast = "TIMESTAMP" if time == "timestamp" else "TIMESTAMP_NTZ"
-    return (f"(SELECT c, k, CAST(timestamp_micros(s) AS {cast}) AS s, "
-            f"CAST(timestamp_micros(e) AS {cast}) AS e, v FROM {{view}})")
 
 
 def duration(t, time, ticks_only=False):
@@ -473,12 +435,7 @@ def test_random_one_big_key(spark):
     """400 events in one key: long sessions of many events (gap 6), short ones (gap 1), pieces
     over many events; open-ended events without max_duration only."""
     rng = random.Random("sessions-big")
-    rows = []
-    for _ in range(400):
-        s = rng.randint(-600, 600)
-        r = rng.random()
-        e = None if r < 0.01 else s + (1 if r < 0.5 else rng.randint(1, 12))
-        rows.append((0, 1, s, e, rng.randint(-1000, 1000)))
+    rows = one_big_key_rows(rng, span=600, open_ended=0.01, one_tick=0.49, max_length=12)
     finite = [r for r in rows if r[3] is not None]
     check_random(spark, rows, [Call("bigint", 1, None, "window"), Call("bigint", 6),
                                Call("bigint", 6, None, "changes"),

@@ -1,7 +1,8 @@
-"""IBM Streams SPL sliding windows (SPEC.md 3.5, seed 004): the SQL window function
+"""IBM Streams SPL sliding windows (SPEC.md 3.5, the SPL documentation): the SQL window function
 ``sliding_window(order, eviction[, trigger])``, eviction x trigger in count / time / delta.
 
-* the seed's examples (count(4), time(5) seen at t + 4 and t + 7, delta(temperature, 1.5));
+* the SPL documentation's examples (count(4), time(5) seen at t + 4 and t + 7,
+  delta(temperature, 1.5));
 * one hand-worked case per combination (nine), with the working in comments;
 * the order of work on one arrival (time-trigger instants first, a delta trigger on the window
   before the tuple, eviction, insertion, a count trigger), strict delta comparisons, time-trigger
@@ -80,11 +81,11 @@ def check_hand(spark, data, eviction, trigger, expected):
 
 
 # ----------------------------------------------------------------------------------------------
-# The seed's examples
+# The SPL documentation's examples
 
 
 @pytest.mark.smoke
-def test_seed_count_eviction(spark):
+def test_spl_example_count_eviction(spark):
     """count(4): the window fills to four tuples, then each new one evicts the oldest. Called
     through the DataFrame API: groupBy(F.expr("sliding_window(...)"))."""
     data = [(o, 10 * o, 0, 0) for o in range(1, 7)]
@@ -105,7 +106,7 @@ def test_seed_count_eviction(spark):
 
 
 @pytest.mark.smoke
-def test_seed_time_eviction(spark):
+def test_spl_example_time_eviction(spark):
     """time(5 seconds): A at t, B at t + 1, C at t + 3.5, D at t + 6; at t + 4 the window holds A,
     B, C; at t + 7 only C and D. Seen with a time trigger every second (instants t + 1, ...) and
     a later arrival E at t + 7.5, so that the instant t + 7 fires before E is inserted.
@@ -123,10 +124,10 @@ def test_seed_time_eviction(spark):
         (1.0, ["A", "B"]),
         (2.0, ["A", "B"]),
         (3.0, ["A", "B"]),
-        (4.0, ["A", "B", "C"]),          # the seed's t + 4
+        (4.0, ["A", "B", "C"]),          # the example's t + 4
         (5.0, ["A", "B", "C"]),
         (6.0, ["B", "C", "D"]),
-        (7.0, ["C", "D"]),               # the seed's t + 7
+        (7.0, ["C", "D"]),               # the example's t + 7
     ]
     tuples = [{"order": us, "v": ident} for us, ident in data]
     assert [((at - base) / 1e6, [w["v"] for w in window]) for at, window in ref.firings(
@@ -140,7 +141,7 @@ def test_seed_time_eviction(spark):
 
 @pytest.mark.smoke
 @pytest.mark.parametrize("kind", ["DECIMAL(4, 1)", "DOUBLE"])
-def test_seed_delta_eviction(spark, kind):
+def test_spl_example_delta_eviction(spark, kind):
     """delta(temperature, 1.5): [17.1, 16.4, 16.0] + 17.6 evicts 16.0 only (17.6 - 16.0 > 1.5;
     17.6 - 16.4 and 17.6 - 17.1 are not more than 1.5): [17.1, 16.4, 17.6]. Then 14.0 evicts
     nothing (14.0 - w is negative for all): [17.1, 16.4, 17.6, 14.0], the window did not slide.

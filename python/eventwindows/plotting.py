@@ -19,13 +19,14 @@ from __future__ import annotations
 import datetime
 import decimal
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional,
+                    Sequence, Tuple, Union)
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
-from pyspark.sql.types import (ByteType, DataType, IntegerType, LongType, ShortType, StructType,
-                               TimestampNTZType, TimestampType)
+from pyspark.sql.types import (ByteType, DataType, IntegerType, LongType, Row, ShortType,
+                               StructType, TimestampNTZType, TimestampType)
 
 if TYPE_CHECKING:  # only for the annotations: importing eventwindows never imports matplotlib
     from matplotlib.figure import Figure
@@ -197,7 +198,6 @@ class _Window:
 class _Group:
     name: str
     colours: Tuple[str, str, str]
-    label_columns: List[str]
     windows: Dict[tuple, List[_Window]] = field(default_factory=dict)
 
 
@@ -357,112 +357,27 @@ def plot(
     # -- the parameters, checked before any Spark job
     if not isinstance(events, DataFrame):
         raise TypeError(f"ew.plot: `events` must be a DataFrame, got {type(events).__name__}")
-    for name, limit in (("max_events", max_events), ("max_windows", max_windows),
-                        ("max_keys", max_keys)):
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"ew.plot: `{name}` must be a positive int, got {limit!r}")
+    _check_limits(max_events=max_events, max_windows=max_windows, max_keys=max_keys)
     start = _column_name(events, start, "start", "events")
     end = None if end is None else _column_name(events, end, "end", "events")
-    if key is None:
-        keys: List[str] = []
-    elif isinstance(key, str):
-        keys = [key]
-    elif isinstance(key, (list, tuple)):
-        keys = list(key)
-    else:
-        raise TypeError(f"ew.plot: `key` must be a column name or a list of column names, got "
-                        f"{key!r}")
-    keys = [_column_name(events, k, "key", "events") for k in keys]
+    keys = [_column_name(events, k, "key", "events") for k in _key_list(key)]
     value = None if value is None else _column_name(events, value, "value", "events")
-    if isinstance(labels, str):
-        labels = [labels]
-    labels = list(labels or [])
-
-    kind = _time_kind(events.schema[start].dataType, f"`start` ({start!r})")
-    if end is not None:
-        end_kind = _time_kind(events.schema[end].dataType, f"`end` ({end!r})")
-        if (end_kind == "bigint") != (kind == "bigint"):
-            raise ValueError(f"ew.plot: `end` ({end!r}) must be of the type of `start` "
-                             f"({start!r})")
-
-    if windows is None:
-        frames: List[Tuple[str, DataFrame]] = []
-    elif isinstance(windows, DataFrame):
-        frames = [(WINDOWS, windows)]
-    elif isinstance(windows, Mapping):
-        frames = list(windows.items())
-    else:
-        raise TypeError(f"ew.plot: `windows` must be a DataFrame or a dict of names to "
-                        f"DataFrames, got {type(windows).__name__}")
-    plans = []
-    for group, frame in frames:
-        if not isinstance(group, str) or not isinstance(frame, DataFrame):
-            raise TypeError("ew.plot: `windows` as a dict maps names (str) to DataFrames")
-        what = "windows" if group == WINDOWS and len(frames) == 1 else f"windows[{group!r}]"
-        plans.append((group, frame, what, *_window_columns(frame, what, keys, labels, kind)))
+    labels = [labels] if isinstance(labels, str) else list(labels or [])
+    kind = _events_time_kind(events, start, end)
+    sources = [_window_source(group, frame, what, keys, labels, kind)
+               for group, frame, what in _window_frames(windows)]
 
     # -- collect: only the columns drawn, at most the limits (+ 1, to tell when there are more)
     axis = _Axis(kind, mdates)
-    s_value, s_edge = _time(_quoted(start), kind)
-    columns = [_quoted(k) for k in keys] + [s_value, s_edge]
-    if end is not None:
-        e_value, e_edge = _time(_quoted(end), kind)
-        columns += [e_value, e_edge, _quoted(end).isNull()]
-    if value is not None:
-        columns.append(_quoted(value))
-    rows = _collect(events, columns, max_events, "max_events", "events", "events")
-
-    lanes: Dict[tuple, List[_Event]] = {}
-    n = len(keys)
-    for r in rows:
-        lane = tuple(r[:n])
-        lanes.setdefault(lane, [])
-        if r[n] is None:
-            continue
-        point = end is None
-        label = None if value is None else _text(r[-1])
-        if point:
-            lanes[lane].append(_Event(axis.x(r[n], r[n + 1]), None, True, False, label))
-            continue
-        e, e_edge_, e_null = r[n + 2], r[n + 3], r[n + 4]
-        if not e_null and e < r[n]:
-            raise ValueError(f"ew.plot: an event ends before it starts: {start}={r[n]}, "
-                             f"{end}={e}")
-        is_open = e_null or e_edge_ == 1
-        lanes[lane].append(_Event(axis.x(r[n], r[n + 1]), None if is_open else axis.x(e, e_edge_),
-                                  False, is_open, label))
-    groups = []
-    for index, (group, frame, what, has_extent, label_columns, wcolumns) in enumerate(plans):
-        g = _Group(group, _GROUP_COLOURS[index % len(_GROUP_COLOURS)], label_columns)
-        for r in _collect(frame, wcolumns, max_windows, "max_windows", "windows", "windows"):
-            lane = tuple(r[:n])
-            lanes.setdefault(lane, [])
-            ws, ws_edge, we, we_edge = r[n:n + 4]
-            if ws is None:
-                continue
-            extent = None
-            if has_extent:
-                first, first_edge, last, last_edge = r[n + 4:n + 8]
-                if first is not None and last is not None:
-                    extent = (axis.x(first, first_edge), axis.after(last, last_edge))
-            label_values = r[n + 4 + (4 if has_extent else 0):]
-            label = ", ".join(f"{c}={_text(v)}" for c, v in zip(label_columns, label_values))
-            g.windows.setdefault(lane, []).append(_Window(
-                axis.x(ws, ws_edge), axis.x(we, we_edge),
-                we_edge == 0 and ws_edge == 0 and _is_point(ws, we),
-                we is None or we_edge == 1, extent, label or None))
-        groups.append(g)
-    if len(lanes) > max_keys:
-        raise ValueError(
-            f"ew.plot draws at most {max_keys} keys (max_keys); the events and windows have "
-            f"{len(lanes)}: filter them first, e.g. events.where(F.col({keys[0]!r}).isin(...)), "
-            f"or pass a larger max_keys")
-    if not lanes:
-        lanes[()] = []
+    lanes = _collect_events(events, axis, keys, start, end, value, max_events)
+    groups = [_collect_windows(source, _GROUP_COLOURS[index % len(_GROUP_COLOURS)], axis,
+                               len(keys), max_windows, lanes)
+              for index, source in enumerate(sources)]
+    _check_lanes(lanes, keys, max_keys)
 
     # -- draw
     session_zone = None
-    if axis.dates and kind == "timestamp":
+    if kind == "timestamp":
         session_zone = events.sparkSession.conf.get("spark.sql.session.timeZone")
     drawing = _Drawing(axis, mdates, Figure, Line2D, FancyArrow, Patch, Rectangle, MaxNLocator)
     return drawing.draw(
@@ -471,10 +386,73 @@ def plot(
         legend=legend)
 
 
-def _window_columns(frame: DataFrame, what: str, keys: List[str], labels: List[str],
-                    kind: str) -> Tuple[bool, List[str], List[Column]]:
-    """Checks a ``windows`` DataFrame; what to collect from it: keys, window.start, its edge,
-    window.end, its edge[, first, its edge, last, its edge], the label columns."""
+# ----------------------------------------------------------------------------------------------
+# The parameters
+
+
+def _check_limits(**limits: Any) -> None:
+    """Each of `limits` (name=value) is a positive int."""
+    for name, limit in limits.items():
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"ew.plot: `{name}` must be a positive int, got {limit!r}")
+
+
+def _key_list(key: Any) -> List[Any]:
+    """`key` (None, a name or a list of names) as a list of names, not yet checked."""
+    if key is None:
+        return []
+    if isinstance(key, str):
+        return [key]
+    if isinstance(key, (list, tuple)):
+        return list(key)
+    raise TypeError(f"ew.plot: `key` must be a column name or a list of column names, got "
+                    f"{key!r}")
+
+
+def _events_time_kind(events: DataFrame, start: str, end: Optional[str]) -> str:
+    """The kind of the events' time (see _time_kind); `end` must be of the type of `start`."""
+    kind = _time_kind(events.schema[start].dataType, f"`start` ({start!r})")
+    if end is not None:
+        end_kind = _time_kind(events.schema[end].dataType, f"`end` ({end!r})")
+        if (end_kind == "bigint") != (kind == "bigint"):
+            raise ValueError(f"ew.plot: `end` ({end!r}) must be of the type of `start` "
+                             f"({start!r})")
+    return kind
+
+
+def _window_frames(windows: Any) -> Iterator[Tuple[str, DataFrame, str]]:
+    """The ``windows`` DataFrames, in order, each checked as it is taken: (group name,
+    DataFrame, how errors name it)."""
+    if windows is None:
+        return
+    if isinstance(windows, DataFrame):
+        yield WINDOWS, windows, "windows"
+        return
+    if not isinstance(windows, Mapping):
+        raise TypeError(f"ew.plot: `windows` must be a DataFrame or a dict of names to "
+                        f"DataFrames, got {type(windows).__name__}")
+    for group, frame in windows.items():
+        if not isinstance(group, str) or not isinstance(frame, DataFrame):
+            raise TypeError("ew.plot: `windows` as a dict maps names (str) to DataFrames")
+        yield group, frame, ("windows" if group == WINDOWS and len(windows) == 1
+                             else f"windows[{group!r}]")
+
+
+@dataclass
+class _WindowSource:
+    """A checked ``windows`` DataFrame and what to collect of it (see _window_source)."""
+    group: str
+    frame: DataFrame
+    has_extent: bool                # window.first and window.last are there
+    label_columns: List[str]
+    columns: List[Column]
+
+
+def _window_source(group: str, frame: DataFrame, what: str, keys: List[str], labels: List[str],
+                   kind: str) -> _WindowSource:
+    """Checks a ``windows`` DataFrame; what to collect from it, by name: key0, key1, ...,
+    start and start_edge, end and end_edge[, first, first_edge, last, last_edge] (window.*),
+    label0, label1, ... (the `labels` columns)."""
     if "window" not in frame.columns or not isinstance(frame.schema["window"].dataType,
                                                         StructType):
         raise ValueError(
@@ -494,14 +472,25 @@ def _window_columns(frame: DataFrame, what: str, keys: List[str], labels: List[s
                                  f"{struct[f].dataType.simpleString()}, the events' time is "
                                  f"{kind.upper()}: draw windows over the events they were "
                                  "computed from")
-    columns = [_quoted(_column_name(frame, k, "key", what)) for k in keys]
-    window = F.col("window")
+    columns = _key_columns([_column_name(frame, k, "key", what) for k in keys])
     has_extent = "first" in fields and "last" in fields
     for f in ("start", "end", "first", "last") if has_extent else ("start", "end"):
-        columns += list(_time(window.getField(f), _time_kind(struct[f].dataType, f)))
+        columns += _time_columns(F.col("window").getField(f),
+                                 _time_kind(struct[f].dataType, f), f)
     label_columns = [_column_name(frame, c, "labels", what) for c in labels]
-    columns += [_quoted(c) for c in label_columns]
-    return has_extent, label_columns, columns
+    columns += [_quoted(c).alias(f"label{i}") for i, c in enumerate(label_columns)]
+    return _WindowSource(group, frame, has_extent, label_columns, columns)
+
+
+def _check_lanes(lanes: Dict[tuple, List[_Event]], keys: List[str], max_keys: int) -> None:
+    """At most `max_keys` lanes; one lane (without a key) where nothing is drawn."""
+    if len(lanes) > max_keys:
+        raise ValueError(
+            f"ew.plot draws at most {max_keys} keys (max_keys); the events and windows have "
+            f"{len(lanes)}: filter them first, e.g. events.where(F.col({keys[0]!r}).isin(...)), "
+            f"or pass a larger max_keys")
+    if not lanes:
+        lanes[()] = []
 
 
 def _time_label(start: str, kind: str, zone: Optional[str]) -> str:
@@ -513,7 +502,111 @@ def _time_label(start: str, kind: str, zone: Optional[str]) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# Collecting the events and the windows, lane by lane
+
+
+def _key_columns(keys: List[str]) -> List[Column]:
+    """The key columns, collected as key0, key1, ..."""
+    return [_quoted(k).alias(f"key{i}") for i, k in enumerate(keys)]
+
+
+def _lane(row: Row, n_keys: int) -> tuple:
+    """The lane (the key) of a collected row."""
+    return tuple(row[f"key{i}"] for i in range(n_keys))
+
+
+def _time_columns(column: Column, kind: str, name: str) -> List[Column]:
+    """A time, collected as `name` and where it lies on the line as `name`_edge (see _time)."""
+    value, edge = _time(column, kind)
+    return [value.alias(name), edge.alias(name + "_edge")]
+
+
+def _collect_events(events: DataFrame, axis: _Axis, keys: List[str], start: str,
+                    end: Optional[str], value: Optional[str], max_events: int
+                    ) -> Dict[tuple, List[_Event]]:
+    """The events of each lane, in the order collected. A lane whose events all have a NULL
+    start is there, empty."""
+    columns = _key_columns(keys) + _time_columns(_quoted(start), kind=axis.kind, name="start")
+    if end is not None:
+        columns += _time_columns(_quoted(end), kind=axis.kind, name="end")
+        columns.append(_quoted(end).isNull().alias("end_null"))
+    if value is not None:
+        columns.append(_quoted(value).alias("value"))
+    lanes: Dict[tuple, List[_Event]] = {}
+    for row in _collect(events, columns, max_events, "max_events", "events", "events"):
+        lane = lanes.setdefault(_lane(row, len(keys)), [])
+        if row["start"] is not None:
+            lane.append(_event(row, axis, start, end, value is not None))
+    return lanes
+
+
+def _event(row: Row, axis: _Axis, start: str, end: Optional[str], labelled: bool) -> _Event:
+    """The event of a collected row with a start; an error if it ends before it starts."""
+    label = _text(row["value"]) if labelled else None
+    x = axis.x(row["start"], row["start_edge"])
+    if end is None:
+        return _Event(x, None, True, False, label)
+    if not row["end_null"] and row["end"] < row["start"]:
+        raise ValueError(f"ew.plot: an event ends before it starts: {start}={row['start']}, "
+                         f"{end}={row['end']}")
+    is_open = row["end_null"] or row["end_edge"] == 1
+    return _Event(x, None if is_open else axis.x(row["end"], row["end_edge"]), False, is_open,
+                  label)
+
+
+def _collect_windows(source: _WindowSource, colours: Tuple[str, str, str], axis: _Axis,
+                     n_keys: int, max_windows: int, lanes: Dict[tuple, List[_Event]]
+                     ) -> _Group:
+    """The windows of `source`, lane by lane; lanes of keys without events join `lanes`."""
+    group = _Group(source.group, colours)
+    for row in _collect(source.frame, source.columns, max_windows, "max_windows", "windows",
+                        "windows"):
+        lane = _lane(row, n_keys)
+        lanes.setdefault(lane, [])
+        if row["start"] is not None:
+            group.windows.setdefault(lane, []).append(_window(row, axis, source))
+    return group
+
+
+def _window(row: Row, axis: _Axis, source: _WindowSource) -> _Window:
+    """The window of a collected row with a start."""
+    start, start_edge, end, end_edge = row["start"], row["start_edge"], row["end"], row["end_edge"]
+    extent = None
+    if source.has_extent and row["first"] is not None and row["last"] is not None:
+        extent = (axis.x(row["first"], row["first_edge"]),
+                  axis.after(row["last"], row["last_edge"]))
+    return _Window(axis.x(start, start_edge), axis.x(end, end_edge),
+                   end_edge == 0 and start_edge == 0 and _is_point(start, end),
+                   end is None or end_edge == 1, extent,
+                   _window_label(row, source.label_columns))
+
+
+def _window_label(row: Row, label_columns: List[str]) -> Optional[str]:
+    """A window's label: the `labels` columns' values as name=value, or None without them."""
+    label = ", ".join(f"{c}={_text(row[f'label{i}'])}" for i, c in enumerate(label_columns))
+    return label or None
+
+
+# ----------------------------------------------------------------------------------------------
 # Layout and drawing
+
+
+class _Plan(NamedTuple):
+    """Where a mark is drawn in its row: its span with its label (x0, x1) and where its label
+    starts (None: no label)."""
+    x0: float
+    x1: float
+    label_x: Optional[float]
+
+
+class _Section(NamedTuple):
+    """The rows of a lane that hold its events (group None) or one group's windows."""
+    name: str                       # on the lane's y axis
+    n_rows: int
+    items: list                     # the events or windows, in drawing order
+    plans: List[_Plan]
+    rows: List[int]                 # each item's row in the section
+    group: Optional[_Group]
 
 
 class _Drawing:
@@ -593,25 +686,25 @@ class _Drawing:
             return x0 + pad, x1
         return x1 + pad, x1 + pad + width
 
-    def _open_plan(self, x0: float, text: Optional[str]) -> Tuple[float, float, Optional[float]]:
+    def _open_plan(self, x0: float, text: Optional[str]) -> _Plan:
         """An arrow from x0 to the right edge, its label inside: the edge moves right if the
         label needs it."""
         if not text:
-            return x0, self.hi, None
+            return _Plan(x0, self.hi, None)
         pad = 3 * self.per_point
         right = x0 + pad + self._text_width(text) + 12 * self.per_point  # 12: the head
-        return x0, max(self.hi, right), x0 + pad
+        return _Plan(x0, max(self.hi, right), x0 + pad)
 
-    def _event_plan(self, ev: _Event) -> Tuple[float, float, Optional[float]]:
-        """The event's span (x0, x1) and where its label starts."""
+    def _event_plan(self, ev: _Event) -> _Plan:
+        """The event's span and where its label starts."""
         x0, mark = self._x(ev.start), _MARK * self.per_point
         if ev.open:
             return self._open_plan(x0, ev.label)
         x1 = x0 + mark / 2 if ev.point else self._x(ev.end)
         place, right = self._label_place(ev.label, x0, x1, not ev.point)
-        return x0, max(right, x0 + mark), place
+        return _Plan(x0, max(right, x0 + mark), place)
 
-    def _window_plan(self, w: _Window) -> Tuple[float, float, Optional[float]]:
+    def _window_plan(self, w: _Window) -> _Plan:
         """The window's span (its lifetime and extent) and where its label starts: inside the
         lifetime bar, or inside the extent (before the point at its end), else after them.
         Dashed extents keep a gap to the next mark in their row, so that two never read as
@@ -633,40 +726,29 @@ class _Drawing:
                 place, label_end = self._label_place(w.label, e0, end, True)
                 if place is not None and place >= end:  # it did not fit: after everything
                     place, label_end = self._label_place(w.label, left, right, False)
-                return left, max(label_end, right + gap, left + mark), place
+                return _Plan(left, max(label_end, right + gap, left + mark), place)
         else:
             gap = 0.0
         place, label_end = self._label_place(w.label, left, right, not w.point)
-        return left, max(label_end, right + gap, left + mark), place
+        return _Plan(left, max(label_end, right + gap, left + mark), place)
 
     # -- the figure
 
     def draw(self, lanes, keys, groups, time_label, title, figsize, legend):
+        """The figure: one Axes per lane (`lanes`: (key, events) in order), each with its
+        events' rows, then each group's rows; the time axis at the bottom."""
         self.lo, self.hi = self._limits(lanes, groups)
         width = figsize[0] if figsize else 10.0
         axes_points = max(width * 72 * 0.8, 100.0)
         self.per_point = (self.hi - self.lo) / axes_points
-        # each lane: its event rows, then each group's rows
-        layouts = []
-        for lane, evs in lanes:
-            evs = sorted(evs, key=lambda e: (e.start, e.end if e.end is not None else e.start))
-            plans = [self._event_plan(e) for e in evs]
-            rows, n_rows = self._rows([(p[0], p[1]) for p in plans])
-            sections = [("events", max(n_rows, 1), evs, plans, rows, None)]
-            for g in groups:
-                ws = sorted(g.windows.get(lane, []),
-                            key=lambda w: (w.start, w.end, w.extent or (w.start, w.end)))
-                wplans = [self._window_plan(w) for w in ws]
-                rows, n_rows = self._rows([(p[0], p[1]) for p in wplans])
-                sections.append((g.name, max(n_rows, 1), ws, wplans, rows, g))
-            layouts.append((lane, sections))
+        layouts = [(lane, self._sections(lane, evs, groups)) for lane, evs in lanes]
         # the right limit holds the labels after the last marks too; the axes are about as wide
         # as estimated, so the labels' estimated widths still hold
-        furthest = max([p[1] for _, sections in layouts for section in sections
-                        for p in section[3]] + [self.hi])
+        furthest = max([plan.x1 for _, sections in layouts for section in sections
+                        for plan in section.plans] + [self.hi])
         self.hi = max(self.hi, furthest + 2 * self.per_point)
 
-        heights = [sum(section[1] for section in sections) + 0.7 * len(sections)
+        heights = [sum(section.n_rows for section in sections) + 0.7 * len(sections)
                    for _, sections in layouts]
         if figsize is None:
             figsize = (width, 0.9 + (0.35 if title else 0) + (0.45 if legend else 0) +
@@ -676,7 +758,36 @@ class _Drawing:
                             gridspec_kw={"height_ratios": heights})[:, 0]
         for ax, (lane, sections) in zip(axes, layouts):
             self._lane(ax, lane, keys, sections)
-        bottom = axes[-1]
+        self._time_axis(axes[-1], time_label)
+        if title:
+            fig.suptitle(title)
+        if legend and self.drawn:
+            handles = list(self.drawn.values())
+            fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4),
+                       frameon=False, fontsize=_FONT)
+        return fig
+
+    def _sections(self, lane: tuple, evs: List[_Event], groups: List[_Group]
+                  ) -> List[_Section]:
+        """A lane's events in rows, then each group's windows of the lane in rows of their
+        own."""
+        evs = sorted(evs, key=lambda e: (e.start, e.end if e.end is not None else e.start))
+        sections = [self._section("events", evs, [self._event_plan(e) for e in evs], None)]
+        for g in groups:
+            ws = sorted(g.windows.get(lane, []),
+                        key=lambda w: (w.start, w.end, w.extent or (w.start, w.end)))
+            sections.append(self._section(g.name, ws, [self._window_plan(w) for w in ws], g))
+        return sections
+
+    def _section(self, name: str, items: list, plans: List[_Plan], group: Optional[_Group]
+                 ) -> _Section:
+        """`items` with their `plans`, placed in rows (at least one, also when empty)."""
+        rows, n_rows = self._rows([(plan.x0, plan.x1) for plan in plans])
+        return _Section(name, max(n_rows, 1), items, plans, rows, group)
+
+    def _time_axis(self, bottom, time_label: str) -> None:
+        """The time axis, on the bottom lane (the lanes share it): its limits, dates or whole
+        numbers, its label."""
         bottom.set_xlim(self.lo, self.hi)
         if self.axis.dates:
             locator = self.mdates.AutoDateLocator()
@@ -685,13 +796,6 @@ class _Drawing:
         else:
             bottom.xaxis.set_major_locator(self.MaxNLocator(integer=True))
         bottom.set_xlabel(time_label, fontsize=9)
-        if title:
-            fig.suptitle(title)
-        if legend and self.drawn:
-            handles = list(self.drawn.values())
-            fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4),
-                       frameon=False, fontsize=_FONT)
-        return fig
 
     def _lane(self, ax, lane, keys, sections):
         if keys:
@@ -701,17 +805,17 @@ class _Drawing:
         ax.grid(axis="x", color="#e6e6e6", linewidth=0.6)
         ax.set_axisbelow(True)
         y, ticks = 0.0, []
-        for index, (name, n_rows, items, plans, rows, group) in enumerate(sections):
+        for index, section in enumerate(sections):
             if index:
                 ax.axhline(y - 0.85, color="#bdbdbd", linewidth=0.6)
-            for item, plan, row in zip(items, plans, rows):
-                if group is None:
+            for item, plan, row in zip(section.items, section.plans, section.rows):
+                if section.group is None:
                     self._event(ax, item, plan, y + row)
                 else:
-                    self._window(ax, group, item, plan, y + row)
-            ticks.append(y + (n_rows - 1) / 2)
-            y += n_rows + 0.7
-        ax.set_yticks(ticks, [section[0] for section in sections], fontsize=_FONT)
+                    self._window(ax, section.group, item, plan, y + row)
+            ticks.append(y + (section.n_rows - 1) / 2)
+            y += section.n_rows + 0.7
+        ax.set_yticks(ticks, [section.name for section in sections], fontsize=_FONT)
         ax.tick_params(axis="y", length=0)
         ax.set_ylim(y - 0.7 - 0.5, -0.5)  # row 0 at the top
 
@@ -730,7 +834,7 @@ class _Drawing:
             head_length=min(length, 9 * self.per_point), length_includes_head=True,
             facecolor=face, edgecolor=edge, linewidth=0.8, gid=gid))
 
-    def _event(self, ax, ev: _Event, plan, y: float) -> None:
+    def _event(self, ax, ev: _Event, plan: _Plan, y: float) -> None:
         x0 = self._x(ev.start)
         if ev.open:
             self._arrow(ax, x0, y, _EVENT_FACE, _EVENT_EDGE, EVENT_OPEN)
@@ -749,9 +853,9 @@ class _Drawing:
                                         linewidth=0.8, gid=EVENT_BAR))
             self._legend(EVENT_BAR, self.Patch(facecolor=_EVENT_FACE, edgecolor=_EVENT_EDGE,
                                                label="event [start, end)"))
-        self._label(ax, ev.label, plan[2], y, EVENT_LABEL)
+        self._label(ax, ev.label, plan.label_x, y, EVENT_LABEL)
 
-    def _window(self, ax, g: _Group, w: _Window, plan, y: float) -> None:
+    def _window(self, ax, g: _Group, w: _Window, plan: _Plan, y: float) -> None:
         face, edge, mark = g.colours
         x0 = self._x(w.start)
         suffix = ":" + g.name
@@ -780,4 +884,4 @@ class _Drawing:
                     edgecolor=edge, linewidth=0.8, gid=WINDOW_BAR + suffix))
             self._legend(WINDOW_BAR + suffix, self.Patch(facecolor=face, edgecolor=edge,
                                                          label=f"{name}output lifetime"))
-        self._label(ax, w.label, plan[2], y, WINDOW_LABEL + suffix)
+        self._label(ax, w.label, plan.label_x, y, WINDOW_LABEL + suffix)

@@ -1,6 +1,6 @@
-"""A brute-force, pure-Python reference for psi's dynamic windows (SPEC.md section 3.4, seed 002
-section 3): ``dynamic_window(anchors, messages, time, start, end, on, bounds).agg(...)`` and the
-SQL window function ``anchor_window`` behind it.
+"""A brute-force, pure-Python reference for psi's dynamic windows (SPEC.md section 3.4; psi's
+Windowing Operators, section 3): ``dynamic_window(anchors, messages, time, start, end, on,
+bounds).agg(...)`` and the SQL window function ``anchor_window`` behind it.
 
 Written from the semantics, not from the Scala code, to be obviously right rather than fast: for
 every anchor, every message is tested against the anchor's interval.

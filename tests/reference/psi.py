@@ -1,5 +1,5 @@
-"""A brute-force, pure-Python reference for count windows (StreamInsight, SPEC 3.3, seed 003) and
-\\psi's windows by message index and by relative time (SPEC 3.4, seed 002).
+"""A brute-force, pure-Python reference for count windows (StreamInsight, SPEC 3.3) and
+\\psi's windows by message index and by relative time (SPEC 3.4).
 
 Written from the contract of the functions and the SPEC (not from the Scala code), to be obviously
 right rather than fast: every window is enumerated and its members found by testing every event.

@@ -1,4 +1,4 @@
-"""A brute-force, pure-Python reference for IBM Streams SPL sliding windows (SPEC.md 3.5, seed 004):
+"""A brute-force, pure-Python reference for IBM Streams SPL sliding windows (SPEC.md 3.5):
 the SQL window function ``sliding_window(order, eviction[, trigger])``; and for SPL tumbling
 windows (issue 22), ``spl_tumbling_window(order, eviction[, flush_at_end])``, at the end of the
 module (:func:`tumbling_window`), with the same conventions and the policy ``("punct", column)``.

@@ -149,7 +149,8 @@ def tumbling_window(rows, size, alignment=0, output="window", horizon=None, poin
 
 
 # ----------------------------------------------------------------------------------------------
-# Hopping windows, 'changes' output (seed 000): snapped lifetimes, then a snapshot window
+# Hopping windows, 'changes' output (the "Taming Hopping Windows" post): snapped lifetimes, then
+# a snapshot window
 
 
 def snapped_start(t, size, hop, alignment):
@@ -173,7 +174,7 @@ def snapped_end(t, size, hop, alignment):
 
 def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX,
                  line_min=BIGINT_MIN):
-    """The input rows with their lifetimes snapped as seed 000's SnapToWindowIntervals, then
+    """The input rows with their lifetimes snapped as the post's SnapToWindowIntervals, then
     clipped to the time line; a row whose snapped lifetime lies past its end is left out."""
     out = []
     for key, start, end, value in rows:

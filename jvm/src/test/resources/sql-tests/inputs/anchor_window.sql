@@ -91,7 +91,7 @@ FROM (
 GROUP BY anchor_window(ts, s, e, a, '()')
 ORDER BY 1;
 
--- The seed's example over TIMESTAMP time: a clock ticking every 0.5 s from 00:00:00 to 00:00:02
+-- psi's clock example over TIMESTAMP time: a clock ticking every 0.5 s from 00:00:00 to 00:00:02
 -- (psi's Generators.Repeat) anchors [t - 0.5 s, t + 0.5 s]. Messages at 0.1 (1), 0.4 (2),
 -- 0.5 (4), 1.2 (8), 1.3 (16), 2.0 (32), and -0.7 (128) and 2.7 (64) in no window.
 --   t 0.0 [-0.5, 0.5]  0.1, 0.4, 0.5  -> 3, 7

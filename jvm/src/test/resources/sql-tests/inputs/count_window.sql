@@ -1,24 +1,25 @@
--- Count windows (seed 003): every n consecutive distinct start times s_i..s_k of a key give the
--- window [s_i, s_k + 1) holding every event with start <= s_k and end > s_i.
+-- StreamInsight's count windows: every n consecutive distinct start times s_i..s_k of a key give
+-- the window [s_i, s_k + 1) holding every event with start <= s_k and end > s_i.
 
--- Seed 003's interval events e1 [1, 6), e2 [3, 5), e3 [7, 9), n = 2. Distinct starts 1, 3, 7:
+-- The interval events of StreamInsight's count windows: e1 [1, 6), e2 [3, 5), e3 [7, 9), n = 2.
+-- Distinct starts 1, 3, 7:
 -- W = [1, 4) holds e1, e2; W = [3, 8) holds e1 (ends 6 > 3), e2 (ends 5 > 3) and e3.
 -- Output 'point' (default): point events at 3 and 7.
-CREATE OR REPLACE TEMPORARY VIEW seed(id, s, e) AS VALUES
+CREATE OR REPLACE TEMPORARY VIEW count_events(id, s, e) AS VALUES
   ('e1', 1L, 6L), ('e2', 3L, 5L), ('e3', 7L, 9L);
 
 SELECT window.start, window.end, window.first, window.last, count(*), collect_list(id)
-FROM seed GROUP BY count_window(s, e, 2)
+FROM count_events GROUP BY count_window(s, e, 2)
 ORDER BY 1;
 
 -- The same windows with output 'window': lifetimes [1, 4) and [3, 8).
 SELECT window.start, window.end, count(*)
-FROM seed GROUP BY count_window(s, e, 2, 'window')
+FROM count_events GROUP BY count_window(s, e, 2, 'window')
 ORDER BY 1;
 
--- Seed 003's point events, two of them collocated at 2: times 1, 2, 2, 4, 5, n = 2. The two
--- events at 2 count as one start time. [1, 3): 1, 2, 2 (3 events, sum 1+2+3 = 6);
--- [2, 5): 2, 2, 4 (sum 2+3+4 = 9); [4, 6): 4, 5 (sum 4+5 = 9).
+-- The point events of StreamInsight's count windows, two of them collocated at 2: times 1, 2, 2,
+-- 4, 5, n = 2. The two events at 2 count as one start time. [1, 3): 1, 2, 2 (3 events, sum
+-- 1+2+3 = 6); [2, 5): 2, 2, 4 (sum 2+3+4 = 9); [4, 6): 4, 5 (sum 4+5 = 9).
 CREATE OR REPLACE TEMPORARY VIEW points(ts, v) AS VALUES
   (1L, 1L), (2L, 2L), (2L, 3L), (4L, 4L), (5L, 5L);
 
@@ -33,7 +34,7 @@ ORDER BY 1;
 
 -- n = 1 over interval events is the snapshot at each start: at 1 {e1}, at 3 {e1, e2}, at 7 {e3}.
 SELECT window.start, collect_list(id)
-FROM seed GROUP BY count_window(s, e, 1)
+FROM count_events GROUP BY count_window(s, e, 1)
 ORDER BY 1;
 
 -- n = 4 over 4 distinct starts: one window [1, 6) with all five events; n = 5: none.

@@ -1,4 +1,4 @@
--- IBM Streams SPL sliding windows (seed 004): eviction x trigger, on each arrival a time trigger's
+-- IBM Streams SPL sliding windows: eviction x trigger, on each arrival a time trigger's
 -- earlier instants first, then a delta trigger on the window before the tuple, eviction,
 -- insertion, and a count trigger.
 

@@ -18,13 +18,13 @@ class TimeArithmeticSuite extends AnyFunSuite {
     }
   }
 
-  test("the seed's SnapToBoundary is one period off exactly on a boundary at or before a") {
-    def seed(t: Long, a: Long, p: Long) = t - ((t - a) % p) - (if (t > a) 0L else p)
-    assert(seed(10L, 10L, 5L) === 5L) // the seed says 5 for t == a
+  test("the hopping-windows post's SnapToBoundary is a period off on a boundary at or before a") {
+    def post(t: Long, a: Long, p: Long) = t - ((t - a) % p) - (if (t > a) 0L else p)
+    assert(post(10L, 10L, 5L) === 5L) // the post says 5 for t == a
     assert(snapToBoundary(10L, 10L, 5L, Min, Max) === 10L)
-    assert(seed(-5L, 0L, 5L) === -10L)
+    assert(post(-5L, 0L, 5L) === -10L)
     assert(snapToBoundary(-5L, 0L, 5L, Min, Max) === -5L)
-    assert(seed(12L, 10L, 5L) === snapToBoundary(12L, 10L, 5L, Min, Max)) // right for t > a
+    assert(post(12L, 10L, 5L) === snapToBoundary(12L, 10L, 5L, Min, Max)) // right for t > a
   }
 
   test("arithmetic saturates instead of wrapping") {
@@ -57,7 +57,7 @@ class TimeArithmeticSuite extends AnyFunSuite {
     assert(boundary(-1L, 2L, 7L, 0L, 10L) === 0L) // clamped to the time line
   }
 
-  test("adjusted lifetimes of seed 000 (ticks of seconds, alignment 0, size 5, hop 2)") {
+  test("adjusted lifetimes of the hopping-windows post (ticks, alignment 0, size 5, hop 2)") {
     // Windows [2n, 2n + 5). Start 3 lies in [0,5) and [2,7): the earliest ends at 5.
     assert(adjustStartTime(3L, 5L, 2L, 0L, Min, Max) === 5L)
     assert(adjustStartTime(4L, 5L, 2L, 0L, Min, Max) === 5L)

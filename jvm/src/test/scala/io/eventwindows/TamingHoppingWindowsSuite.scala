@@ -4,12 +4,13 @@ import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime}
 import io.eventwindows.plans.{EventWindowAggregate, Snapshot}
 
 /**
- * Seed 000 ("Taming Hopping Windows"): windows of 5 s every 2 s aligned on 2012-03-15 12:00:00
- * UTC over e0 (open-ended from 00:00:00), e1 [00:00:01, 00:00:02), e2 [00:00:03, 00:00:10) and
- * e3 [00:00:09, 00:00:10) on 2012-06-28. The expected tables are the seed's, with its
+ * The worked example of the "Taming Hopping Windows" post (StreamInsight's HoppingWindow2):
+ * windows of 5 s every 2 s aligned on 2012-03-15 12:00:00 UTC over e0 (open-ended from
+ * 00:00:00), e1 [00:00:01, 00:00:02), e2 [00:00:03, 00:00:10) and e3 [00:00:09, 00:00:10) on
+ * 2012-06-28. The expected tables are the post's "Adjusted Events" and "Query", with its
  * "12/31/9999 11:59:59 PM" end of time at microsecond precision.
  */
-class SeedExampleSuite extends EventWindowsSuite {
+class TamingHoppingWindowsSuite extends EventWindowsSuite {
 
   private val events =
     """WITH events(payload, s, e) AS (VALUES
