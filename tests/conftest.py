@@ -1,6 +1,7 @@
 """One local Spark session for the whole pytest run, with the eventwindows jar and extension."""
 
 import os
+import sys
 
 import pytest
 
@@ -11,6 +12,9 @@ from harness import configured
 # the codegen contracts of operators) fail the test instead of logging a warning. Set before the
 # JVM starts; child processes (Connect, spark-submit, local-cluster) inherit it.
 os.environ.setdefault("SPARK_TESTING", "1")
+# Python UDFs run in workers of this interpreter (its pandas and pyarrow), not of whatever
+# `python3` is first on the PATH.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 @pytest.fixture(scope="session")

@@ -178,7 +178,12 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       val clipped = aggregateExpressions.exists(ClippedLifetime.isUsedIn)
       val orderInsensitive =
         aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction))
-      (window.family, eventAxis(window)) match {
+      if (aggregateExpressions.exists(PandasAggregates.isPandas)) {
+        PandasAggregates.plan(window, aggregateExpressions, results, input.isStreaming) { aggs =>
+          eventWindowAggregate(window, windowAttribute, input, grouping, aggs,
+            if (aggs.exists(ClippedLifetime.isUsedIn)) clippedAttributes(window) else Nil)
+        }
+      } else (window.family, eventAxis(window)) match {
         case (f: AxisFamily, Some(axis)) if window.end.isEmpty && orderInsensitive &&
             PointEventWindow.atMostOneWindow(axis) =>
           // A point event lies whole in its one window.
@@ -190,8 +195,8 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
           sparkAggregate(if (clipped) clip(a, lifetimes.head, lifetimes(1)) else a, window,
             explodedWindows(list, input, window, f, windowAttribute, lifetimes))
         case _ =>
-          eventWindowAggregate(window, windowAttribute, input, grouping, aggregateExpressions,
-            results, if (clipped) clippedAttributes(window) else Nil)
+          Project(results, eventWindowAggregate(window, windowAttribute, input, grouping,
+            aggregateExpressions, if (clipped) clippedAttributes(window) else Nil))
       }
   }
 
@@ -304,15 +309,14 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       generatorOutput = windowAttribute +: clippedLifetime, child = Project(others, input))
   }
 
-  /** The [[EventWindowAggregate]] of the aggregation, under a Project of the results. */
+  /** The [[EventWindowAggregate]] of the aggregation, over the columns it reads of `input`. */
   private def eventWindowAggregate(
       window: EventWindow,
       windowAttribute: Attribute,
       input: LogicalPlan,
       grouping: Seq[NamedExpression],
       aggregateExpressions: Seq[AggregateExpression],
-      results: Seq[NamedExpression],
-      clippedLifetime: Seq[Attribute]): LogicalPlan = {
+      clippedLifetime: Seq[Attribute]): EventWindowAggregate = {
     val keys = grouping.filterNot(_.exprId == windowAttribute.exprId)
     val keyAliases = keys.collect { case alias: Alias => alias }
     // A FILTER that reads the clipped lifetime is evaluated by the operator, per window.
@@ -338,10 +342,8 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     }
     val child = Project(
       input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
-    val node = EventWindowAggregate(keys.map(_.toAttribute), definition, windowAttribute,
-      functions, filters, aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil,
-      clippedLifetime, child)
-    Project(results, node)
+    EventWindowAggregate(keys.map(_.toAttribute), definition, windowAttribute, functions, filters,
+      aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, clippedLifetime, child)
   }
 
   private def clip(e: Expression, clippedLifetime: Seq[Attribute]): Expression =

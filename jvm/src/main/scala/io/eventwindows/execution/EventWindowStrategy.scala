@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import io.eventwindows.analysis.{CheckStreaming, SweepAnchorSlices}
-import io.eventwindows.plans.{AnchorSlices, AnchorWindowAggregate, EventWindowAggregate}
+import io.eventwindows.plans.{AnchorSlices, AnchorWindowAggregate, EventWindowAggregate, WindowContents}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, IsNotNull, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, DeclarativeAggregate}
@@ -36,6 +36,8 @@ object EventWindowStrategy extends SparkStrategy {
     case a: EventWindowAggregate =>
       EventWindowAggregateExec(a.keys, a.window, a.windowAttribute, a.aggregates, a.filters,
         a.aggregateAttributes, a.partialBuffers, a.clippedLifetime, planLater(a.child)) :: Nil
+    case c: WindowContents =>
+      WindowContentsExec(c.ordinal, c.present, c.contents, c.elements, planLater(c.child)) :: Nil
     case a: AnchorWindowAggregate => broadcastAnchors(a) :: Nil
     case s: AnchorSlices => partialAggregate(s, sliced(s)) :: Nil
     case _ => Nil

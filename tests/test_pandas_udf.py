@@ -1,0 +1,192 @@
+"""Grouped-aggregate pandas UDFs over every window family (issue 32): each window's UDF sees the
+values a built-in aggregate over the same window sees, in the order `collect_list` gives them,
+alone or beside built-in aggregates, with several arguments, clipped lifetimes, from SQL; on a
+stream they are an analysis error that says what works instead.
+
+The expected answers come from the built-in aggregates of the same windows (computed by the window
+operator as every other test checks them) and, for hopping windows with clipped lifetimes, from
+the brute-force reference `reference.clipped`.
+"""
+import random
+
+import pandas as pd
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+from pyspark.sql.functions import pandas_udf
+
+import eventwindows as ew
+from harness import ONE_TICK, random_interval_rows
+from reference import clipped as ref
+
+
+def written(x):
+    """A value as the UDFs write it."""
+    return "None" if x is None or (isinstance(x, float) and pd.isna(x)) else str(int(x))
+
+
+@pytest.fixture(scope="module")
+def udfs(spark):
+    """The UDFs of this suite: `values` writes the values it is given, in order; `mean` and
+    `size` are pandas' own; `members` writes each (v, e, clipped lifetime) it is given. They are
+    closures, pickled by value: Spark's Python workers cannot import this module."""
+
+    def _text(x):
+        return "None" if x is None or (isinstance(x, float) and pd.isna(x)) else str(int(x))
+
+    @pandas_udf("string")
+    def values(v: pd.Series) -> str:
+        return ",".join(_text(x) for x in v)
+
+    @pandas_udf("double")
+    def mean(v: pd.Series) -> float:
+        return float(v.mean())
+
+    @pandas_udf("long")
+    def size(v: pd.Series) -> int:
+        return len(v)
+
+    @pandas_udf("double")
+    def weighted(v: pd.Series, w: pd.Series) -> float:
+        return float((v * w).sum())
+
+    @pandas_udf("string")
+    def members(v: pd.Series, e: pd.Series, cs: pd.Series, ce: pd.Series) -> str:
+        return ";".join(f"{_text(a)}|{_text(b)}|{int(c)}|{int(d)}" for a, b, c, d in zip(v, e, cs, ce))
+
+    @pandas_udf("double")
+    def integral(v: pd.Series, cs: pd.Series, ce: pd.Series) -> float:
+        return float((v * (ce - cs)).sum())
+
+    spark.udf.register("values_of", values)
+    return {"values": values, "mean": mean, "size": size, "weighted": weighted,
+            "members": members, "integral": integral}
+
+
+def _events(spark, rows):
+    return spark.createDataFrame(rows, "k int, s bigint, e bigint, v int")
+
+
+def built_in_values():
+    """Each window's values as the built-in collect_list sees them (NULLs kept, same order)."""
+    return F.array_join(F.transform(F.collect_list(F.struct("v")),
+                                    lambda x: F.coalesce(x.v.cast("string"), F.lit("None"))), ",")
+
+
+FAMILIES = [
+    ("hopping", lambda: ew.hopping_window("s", "e", 4, 2)),
+    ("hopping-point", lambda: ew.hopping_window("s", "e", 4, 2, output="point")),
+    ("hopping-changes", lambda: ew.hopping_window("s", "e", 4, 2, output="changes")),
+    ("tumbling", lambda: ew.tumbling_window("s", "e", 3)),
+    ("tumbling-points", lambda: ew.tumbling_window("s", None, 3)),
+    ("snapshot", lambda: ew.snapshot_window("s", "e")),
+    ("count", lambda: ew.count_window("s", "e", 2)),
+    ("index", lambda: ew.index_window("s", -2, 0)),
+    ("index-running", lambda: ew.index_window("s", None, 0)),
+    ("time", lambda: ew.time_window("s", -3, 1)),
+    ("sliding", lambda: ew.sliding_window("s", ew.count(3), ew.count(1))),
+    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), True)),
+    ("sessions", lambda: ew.event_session_window("s", "e", 2)),
+    ("sessions-pieces", lambda: ew.event_session_window("s", "e", 2, max_duration=3)),
+    ("sessions-changes", lambda: ew.event_session_window("s", "e", 2, output="changes")),
+]
+
+
+@pytest.mark.parametrize("window", [w for _, w in FAMILIES], ids=[n for n, _ in FAMILIES])
+def test_every_family_gives_the_udf_the_values_of_its_window(spark, udfs, window):
+    rng = random.Random(32)
+    rows = [(k, s, e, v) for _, k, s, e, v in random_interval_rows(
+        rng, 6, [(0.2, ONE_TICK), (0.8, (1, 6))], times=((0, 20),), null_starts=0)]
+    events = _events(spark, rows).withColumn("k", F.coalesce("k", F.lit(-1)))
+    result = events.groupBy("k", window()).agg(
+        udfs["values"]("v").alias("udf"), built_in_values().alias("built_in"),
+        udfs["mean"]("v").alias("mean"), F.avg("v").alias("avg"),
+        udfs["size"]("v").alias("size"), F.count("*").alias("count")).collect()
+    built_in_only = events.groupBy("k", window()).agg(F.count("*")).count()
+    assert len(result) == built_in_only > 0
+    for row in result:
+        if row["count"] == 0:  # A window without events (time windows): the UDFs give NULL.
+            assert (row["udf"], row["mean"], row["size"]) == (None, None, None), row
+            continue
+        assert row["udf"] == row["built_in"], row
+        assert row["size"] == row["count"], row
+        if row["avg"] is None:
+            assert row["mean"] is None or pd.isna(row["mean"]), row
+        else:
+            assert row["mean"] == pytest.approx(row["avg"]), row
+
+
+def test_dynamic_windows_give_the_udf_each_anchors_messages(spark, udfs):
+    messages = spark.createDataFrame([(1, t, t * 10) for t in range(10)], "k int, t bigint, v int")
+    anchors = spark.createDataFrame([(1, 2, 4), (1, 0, 0), (1, 20, 30), (1, 5, 9)],
+                                    "k int, a bigint, b bigint")
+    rows = ew.dynamic_window(anchors, messages, "t", "a", "b", on="k").agg(
+        udfs["values"]("v").alias("udf"), F.count("*").alias("n")) \
+        .select("window.start", "window.end", "udf", "n").orderBy("start").collect()
+    assert [tuple(r) for r in rows] == [
+        (0, 0, "0", 1), (2, 4, "20,30,40", 3), (5, 9, "50,60,70,80,90", 5), (20, 30, None, 0)]
+
+
+def test_several_arguments_and_only_udfs(spark, udfs):
+    events = spark.createDataFrame([(0, 2, 1.5, 1.0), (1, 3, 2.0, 1.0), (5, 6, 4.0, 4.0)],
+                                   "s bigint, e bigint, v double, w double")
+    rows = events.groupBy(ew.tumbling_window("s", "e", 2)).agg(
+        udfs["weighted"]("v", "w").alias("vw")).orderBy("window.start").collect()
+    # [0, 2): both first events, 1.5 * 1 + 2 * 1; [2, 4): the second; [4, 6): the third, 4 * 4.
+    assert [(r.window.start, r.vw) for r in rows] == [(0, 3.5), (2, 2.0), (4, 16.0)]
+
+
+def test_clipped_lifetimes_reach_the_udf_as_the_reference_clips_them(spark, udfs):
+    rng = random.Random(3202)
+    rows = [(k, s, e, v) for _, k, s, e, v in random_interval_rows(
+        rng, 8, [(0.2, ONE_TICK), (0.8, (1, 9))], times=((-15, 15),), null_starts=0)]
+    events = _events(spark, rows)
+    result = events.groupBy("k", ew.hopping_window("s", "e", 5, 3, 1)).agg(
+        udfs["members"]("v", "e", ew.clipped_start(), ew.clipped_end()).alias("members"),
+        udfs["integral"]("v", ew.clipped_start(), ew.clipped_end()).alias("integral"),
+        ew.time_weighted_sum("v").alias("tws")).collect()
+    actual = {(r.k, r.window.start, r.window.end): r.members for r in result}
+
+    def tie_order(m):  # by start, then by the columns read (e, v), NULLs first
+        e, v = m.event.end, m.event.values[0]
+        return (m.event.start, e is not None, e or 0, v is not None, v or 0)
+
+    expected = {(w.key, w.start, w.end): ";".join(
+        f"{written(m.event.values[0])}|{written(m.event.end)}|{m.start}|{m.end}"
+        for m in sorted(w.members, key=tie_order))
+        for w in ref.hopping_window(rows, 5, 3, 1)}
+    assert actual == expected
+    for r in result:
+        if r.tws is not None:
+            assert r.integral == pytest.approx(r.tws), r
+
+
+def test_sql_calls_a_registered_udf(spark, udfs):
+    _events(spark, [(1, 0, 3, 5), (1, 1, 2, None), (2, 4, 5, 7)]).createOrReplaceTempView(
+        "pandas_udf_events")
+    rows = spark.sql("""
+        SELECT k, window.start, values_of(v) AS vs, count(*) AS n FROM pandas_udf_events
+        GROUP BY k, snapshot_window(s, e) ORDER BY k, start""").collect()
+    assert [tuple(r) for r in rows] == [(1, 0, "5", 1), (1, 1, "5,None", 2), (1, 2, "5", 1),
+                                        (2, 4, "7", 1)]
+
+
+def test_a_stream_is_an_analysis_error_saying_what_works(spark, udfs, tmp_path):
+    stream = spark.readStream.schema("k int, ts timestamp, v int").json(str(tmp_path)) \
+        .withWatermark("ts", "1 second")
+    with pytest.raises(AnalysisException) as info:
+        stream.groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).agg(udfs["mean"]("v"))
+    message = str(info.value)
+    assert "tumbling_window" in message and "streaming" in message and "mean" in message
+    assert "collect_list" in message and "INTERNAL_ERROR" not in message
+
+
+def test_what_cannot_be_mixed_is_named(spark, udfs):
+    events = _events(spark, [(1, 0, 3, 5)])
+    events.createOrReplaceTempView("pandas_filter_events")
+    with pytest.raises(AnalysisException, match="does not support FILTER"):  # Spark's own
+        spark.sql("SELECT values_of(v) FILTER (WHERE v > 0) FROM pandas_filter_events "
+                  "GROUP BY tumbling_window(s, e, 2)").schema
+    with pytest.raises(AnalysisException, match="in an aggregation of its own"):
+        events.groupBy(ew.tumbling_window("s", "e", 2)).agg(
+            udfs["mean"]("v"), F.collect_list(F.create_map("k", "v"))).schema
