@@ -180,3 +180,33 @@ def test_every_bad_clipped_call_is_clear(spark, views, time):
         queries += [f"SELECT {wrapped(valid)} FROM generated_{time} GROUP BY k, {window}"
                     for window in windows[1:]]
     check_all(spark, "clipped", queries)
+
+
+@pytest.mark.parametrize("time", list(WINDOWS))
+def test_every_pandas_udf_call_is_clear(spark, views, time):
+    # A grouped-aggregate pandas UDF over every window, alone and beside built-in aggregates, and
+    # what is wrong with one: a scalar pandas UDF as an aggregate, the window column or a clipped
+    # lifetime as its input, a FILTER, a nested aggregate, a result Spark cannot group by.
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    @pandas_udf("double")
+    def generated_mean(v: pd.Series) -> float:
+        return float(v.mean())
+
+    @pandas_udf("long")
+    def generated_plus_one(v: pd.Series) -> pd.Series:
+        return v + 1
+
+    spark.udf.register("generated_mean", generated_mean)
+    spark.udf.register("generated_plus_one", generated_plus_one)
+    selects = ["generated_mean(v)", "generated_mean(v), count(*), max(str)",
+               "generated_mean(CAST(clipped_end() AS BIGINT))"]
+    bad = ["generated_plus_one(v)", "generated_mean(window.start)",
+           "generated_mean(v) FILTER (WHERE flag)", "max(generated_mean(v))",
+           "generated_mean(v), collect_list(map(k, v))", "generated_mean(generated_plus_one(v))"]
+    for i, (function, arguments) in enumerate(WINDOWS[time]):
+        window = f"{function}({', '.join(arguments)})"
+        # A run-time error (a NULL delta attribute, say) names the window function.
+        check_all(spark, function, [f"SELECT {select} FROM generated_{time} GROUP BY k, {window}"
+                                    for select in selects + (bad if i == 0 else [])])

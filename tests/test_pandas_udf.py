@@ -67,9 +67,10 @@ def _events(spark, rows):
     return spark.createDataFrame(rows, "k int, s bigint, e bigint, v int")
 
 
-def built_in_values():
-    """Each window's values as the built-in collect_list sees them (NULLs kept, same order)."""
-    return F.array_join(F.transform(F.collect_list(F.struct("v")),
+def built_in_values(*read):
+    """Each window's values v as the built-in collect_list sees them (NULLs kept, same order),
+    when the aggregates read the columns `read` (which order ties)."""
+    return F.array_join(F.transform(F.collect_list(F.struct(*(read or ["v"]))),
                                     lambda x: F.coalesce(x.v.cast("string"), F.lit("None"))), ",")
 
 
@@ -190,3 +191,66 @@ def test_what_cannot_be_mixed_is_named(spark, udfs):
     with pytest.raises(AnalysisException, match="in an aggregation of its own"):
         events.groupBy(ew.tumbling_window("s", "e", 2)).agg(
             udfs["mean"]("v"), F.collect_list(F.create_map("k", "v"))).schema
+
+
+# ----------------------------------------------------------------------------------------------
+# applyInPandas: one call per window with its events
+
+
+def test_apply_in_pandas_calls_the_function_once_per_window(spark):
+    rng = random.Random(3203)
+    # Distinct times per key: no two windows of a key share a `window` value.
+    rows = []
+    for k in (1, 2):
+        for s in rng.sample(range(0, 30), 12):
+            rows.append((k, s, s + rng.randint(1, 5), rng.choice([None, rng.randint(-9, 9)])))
+    events = _events(spark, rows)
+
+    def per_window(key, pdf):
+        k, window = key
+        values = ",".join("None" if pd.isna(v) else str(int(v)) for v in pdf["v"])
+        return pd.DataFrame({"k": [k], "start": [window["start"]], "end": [window["end"]],
+                             "n": [len(pdf)], "columns": [",".join(pdf.columns)],
+                             "values": [values]})
+
+    schema = "k int, start long, end long, n long, columns string, values string"
+    for window in [lambda: ew.hopping_window("s", "e", 4, 2), lambda: ew.count_window("s", "e", 3),
+                   lambda: ew.index_window("s", -2, 0), lambda: ew.event_session_window("s", "e", 1),
+                   lambda: ew.hopping_window("s", "e", 4, 2, output="changes")]:
+        applied = events.groupBy("k", window()).applyInPandas(per_window, schema).collect()
+        expected = events.groupBy("k", window()).agg(
+            F.count("*").alias("n"), built_in_values("k", "s", "e", "v").alias("values")) \
+            .select("k", "window.start", "window.end", "n", "values").collect()
+        assert sorted((r.k, r.start, r.end, r.n, r.values) for r in applied) == sorted(
+            tuple(r) for r in expected if r.n > 0)
+        assert {r.columns for r in applied} == {"k,s,e,v"}
+
+
+def test_apply_in_pandas_with_clipped_lifetimes(spark):
+    events = _events(spark, [(1, 0, 5, 10), (1, 3, 9, 20)])
+
+    def lengths(key, pdf):
+        window = key[1]
+        return pd.DataFrame({"start": [window["start"]],
+                             "weighted": [float((pdf["v"] * (pdf["clipped_end"] - pdf["clipped_start"])).sum())]})
+
+    spark.conf.set("spark.eventwindows.applyInPandas.clippedLifetimes", "true")
+    try:
+        rows = events.groupBy("k", ew.tumbling_window("s", "e", 4)).applyInPandas(
+            lengths, "start long, weighted double").orderBy("start").collect()
+        # [0, 4): 10 * 4 + 20 * 1; [4, 8): 10 * 1 + 20 * 4; [8, 12): 20 * 1.
+        assert [tuple(r) for r in rows] == [(0, 60.0), (4, 90.0), (8, 20.0)]
+        with pytest.raises(AnalysisException, match="clipped"):
+            events.groupBy("k", ew.index_window("s", -1, 0)).applyInPandas(
+                lengths, "start long, weighted double").schema
+    finally:
+        spark.conf.unset("spark.eventwindows.applyInPandas.clippedLifetimes")
+
+
+def test_a_window_function_in_a_select_is_still_an_error(spark):
+    events = _events(spark, [(1, 0, 5, 10)])
+    with pytest.raises(AnalysisException, match="must be used as a GROUP BY expression"):
+        events.select(ew.tumbling_window("s", "e", 4)).collect()
+    with pytest.raises(AnalysisException, match="must be used as a GROUP BY expression"):
+        events.select("k", ew.tumbling_window("s", "e", 4).alias("w")).filter("w.start > 0") \
+            .collect()

@@ -17,6 +17,16 @@ object EventWindowsConf {
   /** Whether dynamic windows with order-insensitive aggregates fold their messages by slice. */
   val SliceDynamicWindows = "spark.eventwindows.sliceDynamicWindows"
 
+  /**
+   * Whether `applyInPandas` over event windows also gives each event's lifetime clipped to the
+   * window, as two more columns `clipped_start` and `clipped_end` (families with clipped
+   * lifetimes only).
+   */
+  val ClippedLifetimeColumns = "spark.eventwindows.applyInPandas.clippedLifetimes"
+
+  def clippedLifetimeColumns: Boolean =
+    SQLConf.get.getConfString(ClippedLifetimeColumns, "false").trim.toBoolean
+
   def maxWindowsPerEvent: Long = {
     val text = SQLConf.get.getConfString(MaxWindowsPerEvent, DefaultMaxWindowsPerEvent.toString)
     // An event's windows on a stream are one array: at most Int.MaxValue of them.

@@ -57,10 +57,17 @@ class BadInputSuite extends EventWindowsSuite {
   }
 
   test("a window function outside GROUP BY, or two of them") {
+    // In a select list it is placed (as applyInPandas needs its grouping columns), and rejected
+    // once the query is planned, before any job runs.
     val e = intercept[AnalysisException] {
-      sql(events + "SELECT tumbling_window(s, 5L) FROM events").queryExecution.assertAnalyzed()
+      sql(events + "SELECT tumbling_window(s, 5L) FROM events").queryExecution.executedPlan
     }
     assert(e.getMessage.contains("must be used as a GROUP BY expression"))
+    val inWhere = intercept[AnalysisException] {
+      sql(events + "SELECT s FROM events WHERE tumbling_window(s, 5L).start > 0")
+        .queryExecution.assertAnalyzed()
+    }
+    assert(inWhere.getMessage.contains("must be used as a GROUP BY expression"))
     rejected("tumbling_window(s, 5L), snapshot_window(s, e)", "only one window function")
   }
 

@@ -6,7 +6,6 @@ import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, CreateStruct, Expression, If, Literal, NamedExpression, PythonUDAF, RowOrdering}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, CollectList}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
-import org.apache.spark.sql.types.{BooleanType, LongType}
 
 /**
  * Grouped-aggregate pandas UDFs (`PythonUDAF`) over event windows. Spark runs them in its own
@@ -67,9 +66,7 @@ object PandasAggregates {
     val elements = arguments.zipWithIndex.map { case (e, i) =>
       AttributeReference(s"argument$i", e.dataType, nullable = true)()
     }
-    val ordinal = AttributeReference("window_ordinal", LongType, nullable = false)()
-    val present = AttributeReference("window_has_events", BooleanType, nullable = false)()
-    val contents = WindowContents(ordinal, present, collected.resultAttribute, elements, node)
+    val contents = WindowContents(collected.resultAttribute, elements, node)
 
     val udfs = pandas.map { ae =>
       val f = ae.aggregateFunction
@@ -85,7 +82,8 @@ object PandasAggregates {
     val pandasResults = pandas.map(_.resultId).toSet
     Project(results.map { result =>
       result.transformUp {
-        case a: Attribute if pandasResults.contains(a.exprId) => If(present, a, Literal(null, a.dataType))
+        case a: Attribute if pandasResults.contains(a.exprId) =>
+          If(contents.present, a, Literal(null, a.dataType))
       } match {
         case named: NamedExpression => named
         case other => Alias(other, result.name)(exprId = result.exprId)

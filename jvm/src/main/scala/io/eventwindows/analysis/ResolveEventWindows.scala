@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, Generate, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, FlatMapGroupsInPandas, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{BooleanType, DayTimeIntervalType, LongType, Metadata}
@@ -43,7 +43,7 @@ object EventWindowing extends Rule[LogicalPlan] {
       val windows = p.expressions.flatMap(_.collect { case w: EventWindow if !w.placed => w })
         .distinct
       val window = windows.head
-      if (!p.isInstanceOf[Aggregate]) misplaced(window)
+      if (!p.isInstanceOf[Aggregate] && !p.isInstanceOf[Project]) misplaced(window)
       if (windows.size > 1) {
         WindowParameters.fail(window.prettyName, "only one window function may be used per " +
           s"aggregation, got ${windows.map(_.prettyName).mkString(", ")}")
@@ -66,11 +66,15 @@ object EventWindowing extends Rule[LogicalPlan] {
             windowAttribute
           }
           replaced.withNewChildren(Project(a.child.output :+ placed, a.child) :: Nil)
+        case project: Project if PandasGroups.isGroupingColumn(project, window) =>
+          // The grouping columns of applyInPandas, analyzed alone (see PandasGroups).
+          checkResolved(window)
+          PandasGroups.place(project, window, eventTimeMetadata(window.start))
         case _ => misplaced(window)
       }
   }
 
-  private def misplaced(window: EventWindow): Nothing =
+  def misplaced(window: EventWindow): Nothing =
     WindowParameters.fail(window.prettyName, "a window function must be used as a GROUP BY " +
       s"expression, e.g. GROUP BY k, ${window.prettyName}(...)")
 
@@ -150,6 +154,13 @@ object EventWindowing extends Rule[LogicalPlan] {
 object EventWindowAggregation extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case f @ FlatMapGroupsInPandas(_, _, _, Project(list, input))
+        if f.resolved && placedWindow(list).isDefined =>
+      val (window, windowAttribute) = placedWindow(list).get
+      PandasGroups.plan(f, window, list, input.isStreaming) { (grouping, aggregates) =>
+        eventWindowAggregate(window, windowAttribute, input, grouping, aggregates,
+          if (aggregates.exists(ClippedLifetime.isUsedIn)) clippedAttributes(window) else Nil)
+      }
     case a @ Aggregate(_, _, Project(list, _), _)
         if a.resolved && placedWindow(list).isDefined && unaggregated(a).isDefined =>
       placedWindow(list).get._1 match {

@@ -1,11 +1,11 @@
 package io.eventwindows.execution
 
-import io.eventwindows.analysis.{CheckStreaming, SweepAnchorSlices}
+import io.eventwindows.analysis.{CheckStreaming, EventWindowing, PandasGroups, SweepAnchorSlices}
 import io.eventwindows.plans.{AnchorSlices, AnchorWindowAggregate, EventWindowAggregate, WindowContents}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, IsNotNull, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, DeclarativeAggregate}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.aggregate.AggUtils
 import org.apache.spark.sql.types.IntegerType
@@ -37,7 +37,10 @@ object EventWindowStrategy extends SparkStrategy {
       EventWindowAggregateExec(a.keys, a.window, a.windowAttribute, a.aggregates, a.filters,
         a.aggregateAttributes, a.partialBuffers, a.clippedLifetime, planLater(a.child)) :: Nil
     case c: WindowContents =>
-      WindowContentsExec(c.ordinal, c.present, c.contents, c.elements, planLater(c.child)) :: Nil
+      WindowContentsExec(c.ordinal, c.present, c.position, c.contents, c.elements,
+        planLater(c.child)) :: Nil
+    case p: Project if PandasGroups.placedIn(p).isDefined =>
+      EventWindowing.misplaced(PandasGroups.placedIn(p).get)
     case a: AnchorWindowAggregate => broadcastAnchors(a) :: Nil
     case s: AnchorSlices => partialAggregate(s, sliced(s)) :: Nil
     case _ => Nil

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.types.{ArrayType, BooleanType, LongType, StructType}
+import org.apache.spark.sql.types.{ArrayType, BooleanType, IntegerType, LongType, StructType}
 
 /**
  * The physical operator of [[WindowContents]]: each window row of the child becomes a row per
@@ -21,6 +21,7 @@ import org.apache.spark.sql.types.{ArrayType, BooleanType, LongType, StructType}
 case class WindowContentsExec(
     ordinal: Attribute,
     present: Attribute,
+    position: Attribute,
     contents: Attribute,
     elements: Seq[Attribute],
     child: SparkPlan) extends UnaryExecNode {
@@ -29,9 +30,10 @@ case class WindowContentsExec(
   private def windowColumns: Seq[Attribute] =
     ordinal +: child.output.filterNot(_.exprId == contents.exprId) :+ present
 
-  override def output: Seq[Attribute] = windowColumns ++ elements
+  override def output: Seq[Attribute] = (windowColumns :+ position) ++ elements
 
-  override def producedAttributes: AttributeSet = AttributeSet(Seq(ordinal, present) ++ elements)
+  override def producedAttributes: AttributeSet =
+    AttributeSet(Seq(ordinal, present, position) ++ elements)
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
@@ -49,14 +51,16 @@ case class WindowContentsExec(
     val numFields = elementType.size
     val throughIndices = input.indices.filter(_ != contentsIndex)
     SparkInternals.mapPartitions(child.execute()) { rows =>
-      // Per row: the child's columns, then (ordinal, present, element) in a row of its own.
-      val extra = new SpecificInternalRow(Seq(LongType, BooleanType, elementType))
+      // Per row: the child's columns, then (ordinal, present, element, position) in a row of
+      // its own.
+      val extra = new SpecificInternalRow(Seq(LongType, BooleanType, elementType, IntegerType))
       val joined = new JoinedRow
       val base = input.size
       val project = UnsafeProjection.create(
         Seq(BoundReference(base, LongType, nullable = false)) ++
           throughIndices.map(i => BoundReference(i, input(i).dataType, input(i).nullable)) ++
-          Seq(BoundReference(base + 1, BooleanType, nullable = false)) ++
+          Seq(BoundReference(base + 1, BooleanType, nullable = false),
+            BoundReference(base + 3, IntegerType, nullable = false)) ++
           elementType.indices.map { f =>
             GetStructField(BoundReference(base + 2, elementType, nullable = true), f)
           })
@@ -69,6 +73,7 @@ case class WindowContentsExec(
         // The rows are projected one at a time: each one is read before the next is made.
         Iterator.range(0, Math.max(count, 1)).map { i =>
           extra.setBoolean(1, count > 0)
+          extra.setInt(3, i)
           if (count > 0) extra.update(2, elements.getStruct(i, numFields)) else extra.setNullAt(2)
           numOutputRows += 1
           project(joined(row, extra))

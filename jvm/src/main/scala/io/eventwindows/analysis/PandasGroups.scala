@@ -1,0 +1,100 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.expressions.{ClippedLifetime, EventWindow, WindowParameters}
+import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateStruct, NamedExpression, PythonUDF, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, FlatMapGroupsInPandas, LogicalPlan, Project, Sort}
+import org.apache.spark.sql.types.Metadata
+
+/**
+ * `groupBy(keys..., <window function>).applyInPandas(func, schema)`: `func` is called once per
+ * window with the window's events, as PySpark calls it once per group of Spark's `window()`.
+ *
+ * PySpark builds the grouping columns as a Project first, and analyzes it alone: a window function
+ * in that Project's list is placed there ([[place]]) as it is below an Aggregate. The
+ * `FlatMapGroupsInPandas` over it then becomes
+ * {{{
+ *   FlatMapGroupsInPandas [keys, window], func(columns...)
+ *   +- Sort [keys, window, ordinal, position] (within partitions)
+ *      +- Filter present
+ *         +- WindowContents ordinal, present, position, contents -> columns
+ *            +- EventWindowAggregate keys, window, [collect_list(struct(columns...))]
+ * }}}
+ * so `func` reads every input column of each window's events, in the order every aggregate
+ * reads them (the sort keeps it through `ordinal` and `position`), and `key` holds the keys and
+ * the `window` value. With [[EventWindowsConf.ClippedLifetimeColumns]] the events' lifetimes
+ * clipped to the window come as two more columns, `clipped_start` and `clipped_end`. A window
+ * without events is no group (Spark never calls `func` with no rows); windows of one key with
+ * equal `window` values (ties in index, relative-time or SPL windows) are one group, as equal
+ * values of any grouping column are. A window function left in any other Project is an error
+ * when the query is planned.
+ */
+object PandasGroups {
+
+  /** The placed window function of a Project's list, if any. */
+  def placedIn(p: Project): Option[EventWindow] = p.projectList.collectFirst {
+    case Alias(w: EventWindow, _) if w.placed => w
+  }
+
+  /** True if `window` is a column of the Project's list, as PySpark's grouping columns are. */
+  def isGroupingColumn(p: Project, window: EventWindow): Boolean = p.projectList.exists {
+    case Alias(w: EventWindow, _) => w == window
+    case _ => false
+  }
+
+  /** The Project with `window` placed, its column carrying `metadata` (the watermark). */
+  def place(p: Project, window: EventWindow, metadata: Option[Metadata]): Project =
+    p.copy(projectList = p.projectList.map {
+      case a @ Alias(w: EventWindow, name) if w == window =>
+        Alias(w.copy(placed = true), name)(exprId = a.exprId, explicitMetadata = metadata)
+      case other => other
+    })
+
+  /**
+   * The plan of `f`, grouped by `window` among the Project's `list` over `input`; `operator`
+   * builds the window operator of the aggregates it is given, grouped by the given columns.
+   */
+  def plan(
+      f: FlatMapGroupsInPandas,
+      window: EventWindow,
+      list: Seq[NamedExpression],
+      streaming: Boolean)(
+      operator: (Seq[NamedExpression], Seq[AggregateExpression]) => EventWindowAggregate)
+      : LogicalPlan = {
+    if (streaming) {
+      WindowParameters.fail(window.prettyName, "applyInPandas over event windows is not " +
+        "supported on streaming DataFrames, as Spark does not run applyInPandas on streams: " +
+        "aggregate with built-in aggregates (collect_list gives a window's values), or run the " +
+        "query on a batch DataFrame")
+    }
+    val udf = f.functionExpr.asInstanceOf[PythonUDF]
+    val clipped = if (!EventWindowsConf.clippedLifetimeColumns) Nil else {
+      window.family.clippedLifetimeRefusal.foreach { why =>
+        WindowParameters.fail(window.prettyName, s"${EventWindowsConf.ClippedLifetimeColumns} " +
+          s"gives applyInPandas the clipped lifetimes of the events, which are $why")
+      }
+      Seq(false, true).map(ClippedLifetime(_, Some(window.timeType)))
+    }
+    val fields = udf.children ++ clipped
+    val names = udf.children.map {
+      case a: Attribute => a.name
+      case other => other.sql
+    } ++ clipped.map(_.prettyName)
+    val collected = CollectList(CreateStruct(fields)).toAggregateExpression()
+    val grouping = f.groupingAttributes.map(a => list.find(_.exprId == a.exprId).get)
+    val node = operator(grouping, Seq(collected))
+
+    val columns = fields.zip(names).map { case (e, name) =>
+      AttributeReference(name, e.dataType, nullable = true)()
+    }
+    val contents = WindowContents(collected.resultAttribute, columns, node)
+    val order = f.groupingAttributes ++ Seq(contents.ordinal, contents.position)
+    f.copy(
+      functionExpr = udf.copy(children = columns),
+      child = Sort(order.map(SortOrder(_, Ascending)), global = false,
+        Filter(contents.present, contents)))
+  }
+}
