@@ -114,6 +114,25 @@ def _child():
     result["dynamic"] = sorted(list(r) for r in dynamic.select(
         "id", "window.start", "window.end", "n", "total").collect())
 
+    # Python's own aggregates and functions per window (docs/pandas-udfs.md).
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    @pandas_udf("string")
+    def values(v: pd.Series) -> str:
+        return ",".join(str(x) for x in v)
+
+    result["pandas_agg"] = sorted(list(r) for r in events.groupBy(
+        "k", ew.hopping_window("s", "e", 4, 2)).agg(values("v").alias("vs"), F.count("*"))
+        .select("k", "window.start", "vs", "count(1)").collect())
+
+    def per_window(key, pdf):
+        return pd.DataFrame({"k": [key[0]], "start": [key[1]["start"]], "n": [len(pdf)]})
+
+    result["apply_in_pandas"] = sorted(list(r) for r in events.groupBy(
+        "k", ew.tumbling_window("s", "e", 4)).applyInPandas(
+            per_window, "k string, start long, n long").collect())
+
     try:
         events.groupBy(ew.hopping_window("s", "e", 0, 2)).count().columns
         result["bad_size"] = None
@@ -201,6 +220,15 @@ def test_new_families(connect_result):
     # x [0, 2] of a: 1, 2; y [3, 9] of a: 3, 5; z [0, 1] of b: none.
     assert connect_result["dynamic"] == [["x", 0, 2, 2, 3], ["y", 3, 9, 2, 12],
                                          ["z", 0, 1, 0, None]]
+
+
+def test_pandas_udfs(connect_result):
+    # The hopping rows of test_hopping_window_aggregate, each with its values in time order.
+    assert connect_result["pandas_agg"] == [
+        ["a", -2, "1", 1], ["a", 0, "1,10", 2], ["a", 2, "1,10", 2], ["a", 4, "10", 1],
+        ["b", -2, "100", 1], ["b", 0, "100", 1]]
+    # Tumbling 4: a [0, 4) both, [4, 8) the second; b [0, 4).
+    assert connect_result["apply_in_pandas"] == [["a", 0, 2], ["a", 4, 1], ["b", 0, 1]]
 
 
 def test_bad_parameter_is_an_analysis_exception(connect_result):
