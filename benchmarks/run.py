@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -84,6 +85,8 @@ WARMUP_SECONDS = 2.0
 
 
 def session(driver_memory: str) -> SparkSession:
+    # Python UDFs run in workers of this interpreter (its pandas), as in the tests.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (
         ew.builder()
         .master("local[2]")
@@ -712,17 +715,73 @@ def streaming_changes(spark: SparkSession, repeat: int) -> dict:
         repeat=repeat)
 
 
+def pandas_median():
+    """A grouped-aggregate pandas UDF: the median of a window's values (order-insensitive, so
+    both sides give the same doubles)."""
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    def median(v):
+        return float(v.median())
+
+    # As objects, not the strings this module's annotations are: pandas_udf reads its kind there.
+    median.__annotations__ = {"v": pd.Series, "return": float}
+    return pandas_udf("double")(median)
+
+
+def pandas_hopping(events: DataFrame, repeat: int) -> dict:
+    """(p) A pandas UDF (median) over hopping windows of 60 min every 30 min of interval events,
+    against what a user writes today: each event's window starts (`sequence`), exploded,
+    `groupBy(k, window start)` and the same UDF. Both hand the UDF the same values per window."""
+    median = pandas_median()
+    size_us, hop_us = 3600 * MICROS_PER_SECOND, 1800 * MICROS_PER_SECOND
+    ours = events.groupBy("k", ew.hopping_window("s", "e", "60 minutes", "30 minutes")).agg(
+        median("v").alias("median")).select("k", F.col("window.start").alias("ws"), "median")
+    s, e = F.unix_micros("s"), F.unix_micros("e")
+    # The windows [ws, ws + size) the event [s, e) intersects, ws a multiple of the hop.
+    first = (F.floor((s - size_us) / hop_us) + 1) * hop_us
+    last = F.floor((e - 1) / hop_us) * hop_us
+    builtin = (events.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us))).alias("w"))
+               .groupBy("k", "w").agg(median("v").alias("median"))
+               .select("k", F.timestamp_micros("w").alias("ws"), "median"))
+    return compare("(p) pandas UDF (median) over hopping 60 min / 30 min, interval events: vs "
+                   "explode of window starts + groupBy + the same UDF", ours, builtin, ours,
+                   builtin, repeat)
+
+
+def pandas_index(events: DataFrame, repeat: int) -> dict:
+    """(q) A pandas UDF (median) over index windows of 10 messages, against a self-join of each
+    message with its 9 predecessors (numbered by row_number in our tie order: time, then the
+    value), `groupBy(k, anchor)` and the same UDF; full windows only, as index_window gives."""
+    median = pandas_median()
+    ours = events.groupBy("k", ew.index_window("ts", -9, 0)).agg(median("v").alias("median")) \
+        .select("k", F.col("window.start").alias("t"), "median")
+    numbered = events.select("k", "ts", "v", F.row_number().over(
+        Window.partitionBy("k").orderBy("ts", "v")).alias("i"))
+    anchors = numbered.where(F.col("i") >= 10).select(
+        "k", F.col("ts").alias("t"), F.col("i").alias("anchor"))
+    members = numbered.select(F.col("k").alias("mk"), F.col("i").alias("mi"), "v")
+    builtin = (anchors.join(members, (F.col("k") == F.col("mk"))
+                            & F.col("mi").between(F.col("anchor") - 9, F.col("anchor")))
+               .groupBy("k", "anchor", "t").agg(median("v").alias("median"))
+               .select("k", "t", "median"))
+    return compare("(q) pandas UDF (median) over index_window(ts, -9, 0): vs a self-join of the "
+                   "last 10 messages + groupBy + the same UDF", ours, builtin, ours, builtin,
+                   repeat)
+
+
 def main() -> None:
     global WARMUP_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghijklmno",
+    parser.add_argument("--cases", default="abBcdefghijklmnopq",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
                              "k (streaming 'changes'), l (time-weighted average), "
                              "m (sessions over points), n (sessions over intervals), "
-                             "o (SPL tumbling)")
+                             "o (SPL tumbling), p (a pandas UDF over hopping windows), "
+                             "q (a pandas UDF over index windows)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
                         help="seconds of untimed runs before each query is timed")
@@ -762,6 +821,10 @@ def main() -> None:
     # average): starts 120 s apart on average in a key, so sessions of a few events.
     session_intervals_events = interval_events(
         spark, 1_000_000 // scale, 100, 1_200_000 // scale, 60).cache()
+    # 100,000 interval events in 20 keys over two days, lasting 1 s to 39 min (20 min on
+    # average): about 60 values per hopping window of (p). 50,000 point events of (q) in 100 keys.
+    pandas_intervals = interval_events(spark, 100_000 // scale, 20, 2 * 86400, 20 * 60).cache()
+    pandas_points = point_events(spark, 50_000 // scale, 100, 3600).cache()
     cases = {"a": lambda: hopping_points(points, args.repeat),
              "b": lambda: hopping_changes(intervals, "b", 60, args.repeat),
              "B": lambda: hopping_changes(intervals, "B", 5, args.repeat),
@@ -778,7 +841,9 @@ def main() -> None:
              "l": lambda: time_weighted(weighted, args.repeat),
              "m": lambda: session_points(session_events, args.repeat),
              "n": lambda: session_intervals(session_intervals_events, args.repeat),
-             "o": lambda: spl_tumbling_points(distinct, args.repeat)}
+             "o": lambda: spl_tumbling_points(distinct, args.repeat),
+             "p": lambda: pandas_hopping(pandas_intervals, args.repeat),
+             "q": lambda: pandas_index(pandas_points, args.repeat)}
     results = []
     for c in args.cases:
         result = cases[c]()
