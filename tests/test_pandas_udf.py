@@ -137,6 +137,7 @@ def test_several_arguments_and_only_udfs(spark, udfs):
     assert [(r.window.start, r.vw) for r in rows] == [(0, 3.5), (2, 2.0), (4, 16.0)]
 
 
+@pytest.mark.smoke
 def test_clipped_lifetimes_reach_the_udf_as_the_reference_clips_them(spark, udfs):
     rng = random.Random(3202)
     rows = [(k, s, e, v) for _, k, s, e, v in random_interval_rows(
@@ -162,6 +163,7 @@ def test_clipped_lifetimes_reach_the_udf_as_the_reference_clips_them(spark, udfs
             assert r.integral == pytest.approx(r.tws), r
 
 
+@pytest.mark.smoke
 def test_sql_calls_a_registered_udf(spark, udfs):
     _events(spark, [(1, 0, 3, 5), (1, 1, 2, None), (2, 4, 5, 7)]).createOrReplaceTempView(
         "pandas_udf_events")
@@ -197,6 +199,7 @@ def test_what_cannot_be_mixed_is_named(spark, udfs):
 # applyInPandas: one call per window with its events
 
 
+@pytest.mark.smoke
 def test_apply_in_pandas_calls_the_function_once_per_window(spark):
     rng = random.Random(3203)
     # Distinct times per key: no two windows of a key share a `window` value.
@@ -254,3 +257,21 @@ def test_a_window_function_in_a_select_is_still_an_error(spark):
     with pytest.raises(AnalysisException, match="must be used as a GROUP BY expression"):
         events.select("k", ew.tumbling_window("s", "e", 4).alias("w")).filter("w.start > 0") \
             .collect()
+
+
+def test_apply_in_pandas_with_the_events_alone_and_on_a_stream(spark, tmp_path):
+    events = _events(spark, [(1, 0, 5, 10), (1, 3, 9, 20), (2, 1, 2, 30)])
+
+    def total(pdf):  # func(pdf): no key
+        return pd.DataFrame({"total": [int(pdf["v"].sum())]})
+
+    rows = events.groupBy("k", ew.snapshot_window("s", "e")).applyInPandas(total, "total long")
+    # k 1: [0, 3) 10, [3, 5) 30, [5, 9) 20; k 2: [1, 2) 30.
+    assert sorted(r.total for r in rows.collect()) == [10, 20, 30, 30]
+    stream = spark.readStream.schema("k int, ts timestamp, v int").json(str(tmp_path)) \
+        .withWatermark("ts", "1 second")
+    with pytest.raises(AnalysisException, match="applyInPandas over event windows is not "
+                                                "supported on streaming DataFrames"):
+        stream.groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).applyInPandas(
+            total, "total long")
+
