@@ -8,13 +8,13 @@ import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, Windo
 import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression, TimeWindow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, FlatMapGroupsInPandas, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{BooleanType, DayTimeIntervalType, LongType, Metadata}
+import org.apache.spark.sql.types.{BooleanType, DayTimeIntervalType, LongType, Metadata, MetadataBuilder, TimestampNTZType, TimestampType}
 
 /**
  * Places a window function used in GROUP BY below its aggregate, as Spark's `TimeWindowing` does
@@ -57,7 +57,7 @@ object EventWindowing extends Rule[LogicalPlan] {
           p // Wait for the lifetime columns and the input to resolve.
         case a: Aggregate if a.groupingExpressions.contains(window) =>
           checkResolved(window)
-          val metadata = eventTimeMetadata(window.start)
+          val metadata = windowMetadata(window)
           val windowAttribute = AttributeReference(EventWindow.ColumnName, window.dataType,
             nullable = false, metadata.getOrElse(Metadata.empty))()
           val placed = Alias(window.copy(placed = true), EventWindow.ColumnName)(
@@ -69,7 +69,7 @@ object EventWindowing extends Rule[LogicalPlan] {
         case project: Project if PandasGroups.isGroupingColumn(project, window) =>
           // The grouping columns of applyInPandas, analyzed alone (see PandasGroups).
           checkResolved(window)
-          PandasGroups.place(project, window, eventTimeMetadata(window.start))
+          PandasGroups.place(project, window, windowMetadata(window))
         case _ => misplaced(window)
       }
   }
@@ -110,14 +110,24 @@ object EventWindowing extends Rule[LogicalPlan] {
     }
 
   /**
-   * The metadata of a start column that carries an event-time watermark
-   * (`EventTimeWatermark.delayKey`), which the `window` column takes over as Spark's
-   * `TimeWindowing` does: a streaming Aggregate grouped by that column then evicts a window once
-   * the watermark passes its end (`WatermarkSupport` compares field 1 of a struct, the end).
+   * The metadata of the `window` column, as Spark's `TimeWindowing` gives its own: that of a start
+   * column carrying an event-time watermark (`EventTimeWatermark.delayKey`), so that a streaming
+   * Aggregate grouped by the column evicts a window once the watermark passes its end
+   * (`WatermarkSupport` compares field 1 of a struct, the end); and over TIMESTAMP or
+   * TIMESTAMP_NTZ time `TimeWindow.marker`, by which Spark's `window_time(window)` reads the
+   * column: the last tick of the row's lifetime, carrying the watermark on to a next window.
    */
-  private def eventTimeMetadata(start: Expression): Option[Metadata] = start match {
-    case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => Some(a.metadata)
-    case _ => None
+  private def windowMetadata(window: EventWindow): Option[Metadata] = {
+    val watermark = window.start match {
+      case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => Some(a.metadata)
+      case _ => None
+    }
+    window.timeType match {
+      case TimestampType | TimestampNTZType => Some(new MetadataBuilder()
+        .withMetadata(watermark.getOrElse(Metadata.empty))
+        .putBoolean(TimeWindow.marker, true).build())
+      case _ => watermark
+    }
   }
 
   private def isUnplaced(e: Expression): Boolean = e match {

@@ -1,0 +1,92 @@
+"""`window_time(window)` over eventwindows results (issue 33, item 1): as for Spark's own
+`window()`, the last tick of each row's lifetime (`window.end` - 1 µs), which a second window can
+group by, on batch and streaming DataFrames (where it carries the event-time watermark)."""
+import datetime
+
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+
+import eventwindows as ew
+from harness import run_stream, write_batches
+
+
+def _events(spark):
+    rows = [("a", "2024-01-01 00:00:01", "2024-01-01 00:00:04", 1),
+            ("a", "2024-01-01 00:00:03", "2024-01-01 00:00:09", 2),
+            ("a", "2024-01-01 00:00:12", "2024-01-01 00:00:13", 4),
+            ("b", "2024-01-01 00:00:02", "2024-01-01 00:00:03", 8)]
+    return spark.createDataFrame(rows, "k string, s string, e string, v int").select(
+        "k", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"),
+        "v")
+
+
+FAMILIES = [
+    ("hopping", lambda: ew.hopping_window("s", "e", "4 seconds", "2 seconds")),
+    ("changes", lambda: ew.hopping_window("s", "e", "4 seconds", "2 seconds", output="changes")),
+    ("tumbling-points", lambda: ew.tumbling_window("s", None, "5 seconds")),
+    ("snapshot", lambda: ew.snapshot_window("s", "e")),
+    ("count", lambda: ew.count_window("s", "e", 2, output="window")),
+    ("index", lambda: ew.index_window("s", -1, 0)),
+    ("sessions", lambda: ew.event_session_window("s", "e", "2 seconds")),
+    ("sliding", lambda: ew.sliding_window("s", ew.count(2))),
+]
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("window", [w for _, w in FAMILIES], ids=[n for n, _ in FAMILIES])
+def test_window_time_is_the_last_tick_of_each_row(spark, window):
+    rows = _events(spark).groupBy("k", window()).agg(F.sum("v").alias("total")).select(
+        "window", F.window_time("window").alias("t")).collect()
+    assert rows
+    for row in rows:
+        assert row.t == row.window.end - datetime.timedelta(microseconds=1), row
+
+
+def test_a_second_window_groups_by_window_time(spark):
+    # Tumbling 2 s windows, then Spark's 10 s windows over their last ticks: the rows of
+    # [0, 2), [2, 4), [4, 6), [8, 10) fall in [0, 10), that of [12, 14) in [10, 20).
+    first = _events(spark).groupBy("k", ew.tumbling_window("s", "e", "2 seconds")).agg(
+        F.sum("v").alias("total"))
+    second = first.groupBy("k", F.window(F.window_time("window"), "10 seconds")).agg(
+        F.count("*").alias("windows"), F.sum("total").alias("total")).select(
+        "k", F.col("window.start").cast("string").alias("start"), "windows", "total")
+    assert sorted(tuple(r) for r in second.collect()) == [
+        ("a", "2024-01-01 00:00:00", 5, 1 + 1 + 2 * 4), ("a", "2024-01-01 00:00:10", 1, 4),
+        ("b", "2024-01-01 00:00:00", 1, 8)]
+
+
+def test_bigint_windows_are_no_time_windows(spark):
+    events = spark.createDataFrame([(1, 3)], "s bigint, e bigint")
+    with pytest.raises(AnalysisException, match="window_time"):
+        events.groupBy(ew.tumbling_window("s", "e", 2)).count().select(
+            F.window_time("window")).schema
+
+
+def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
+    # Stage 1: hopping windows of 4 s every 2 s (Spark's streaming aggregation); stage 2: Spark's
+    # 10 s windows over their window_time. In append mode both emit what the watermark closed.
+    source = tmp_path / "in"
+    base = datetime.datetime(2024, 1, 1)
+    batches = [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
+                for s in range(lo, lo + 10)] for lo in (0, 10, 20, 30, 40)]
+    write_batches(source, batches)
+    stream = spark.readStream.schema("k string, ts timestamp, v int").json(str(source)) \
+        .withWatermark("ts", "1 second")
+    first = stream.groupBy("k", ew.hopping_window("ts", None, "4 seconds", "2 seconds")).agg(
+        F.sum("v").alias("total"))
+    second = first.groupBy("k", F.window(F.window_time("window"), "10 seconds")).agg(
+        F.sum("total").alias("total"))
+    run_stream(second.select("k", F.col("window.start").alias("start"), "total"),
+               tmp_path / "out", tmp_path / "checkpoint")
+    out = spark.read.parquet(str(tmp_path / "out")).collect()
+    batch = spark.read.schema("k string, ts timestamp, v int").json(str(source))
+    expected = batch.groupBy("k", ew.hopping_window("ts", None, "4 seconds", "2 seconds")).agg(
+        F.sum("v").alias("total")).groupBy(
+        "k", F.window(F.window_time("window"), "10 seconds")).agg(F.sum("total").alias("total")) \
+        .select("k", F.col("window.start").alias("start"), "total")
+    emitted = sorted(tuple(r) for r in out)
+    assert emitted, "the second stage emitted nothing"
+    # Every emitted row is the batch composition's; the last ones stay open at the end.
+    assert set(emitted) <= set(tuple(r) for r in expected.collect())
+    assert len(emitted) >= 3
