@@ -11,7 +11,7 @@ import random
 
 import pandas as pd
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
 from pyspark.sql.functions import pandas_udf
 
@@ -274,4 +274,22 @@ def test_apply_in_pandas_with_the_events_alone_and_on_a_stream(spark, tmp_path):
                                                 "supported on streaming DataFrames"):
         stream.groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).applyInPandas(
             total, "total long")
+
+
+def test_apply_in_pandas_refuses_windows_it_cannot_tell_apart(spark):
+    # Two messages at time 2: their index windows [p - 1, p] have the same `window` value
+    # (2, 3, first, last) only if their first messages tie too; here 1 and 2 vs 2 and 2 differ,
+    # and the next two anchors at 5 are (2, 5) and (5, 5): all distinct. Three messages at 7:
+    # the windows of the last two are (7, 7) both, one group for applyInPandas.
+    events = spark.createDataFrame([(1, 1), (2, 2), (2, 3), (5, 4), (5, 5), (7, 6), (7, 7),
+                                    (7, 8)], "ts bigint, v int")
+
+    def size(key, pdf):
+        return pd.DataFrame({"n": [len(pdf)]})
+
+    grouped = events.groupBy(ew.index_window("ts", -1, 0))
+    assert grouped.agg(F.count("*")).count() == 7
+    with pytest.raises(IllegalArgumentException,
+                       match=r"index_window: two windows of one key have the same values \(window="):
+        grouped.applyInPandas(size, "n long").collect()
 

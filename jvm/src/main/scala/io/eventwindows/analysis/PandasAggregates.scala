@@ -66,7 +66,8 @@ object PandasAggregates {
     val elements = arguments.zipWithIndex.map { case (e, i) =>
       AttributeReference(s"argument$i", e.dataType, nullable = true)()
     }
-    val contents = WindowContents(collected.resultAttribute, elements, node)
+    val contents = WindowContents(collected.resultAttribute, elements, distinct = Nil,
+      window.prettyName, node)
 
     val udfs = pandas.map { ae =>
       val f = ae.aggregateFunction

@@ -27,10 +27,10 @@ import org.apache.spark.sql.types.Metadata
  * reads them (the sort keeps it through `ordinal` and `position`), and `key` holds the keys and
  * the `window` value. With [[EventWindowsConf.ClippedLifetimeColumns]] the events' lifetimes
  * clipped to the window come as two more columns, `clipped_start` and `clipped_end`. A window
- * without events is no group (Spark never calls `func` with no rows); windows of one key with
- * equal `window` values (ties in index, relative-time or SPL windows) are one group, as equal
- * values of any grouping column are. A window function left in any other Project is an error
- * when the query is planned.
+ * without events is no group (Spark never calls `func` with no rows); two windows of one key
+ * with equal `window` values (ties in index, relative-time or SPL windows), which would be one
+ * group, fail the query. A window function left in any other Project is an error when the query
+ * is planned.
  */
 object PandasGroups {
 
@@ -90,7 +90,12 @@ object PandasGroups {
     val columns = fields.zip(names).map { case (e, name) =>
       AttributeReference(name, e.dataType, nullable = true)()
     }
-    val contents = WindowContents(collected.resultAttribute, columns, node)
+    // Named as the user knows them in the error of two windows that cannot be told apart.
+    val distinct = f.groupingAttributes.map { a =>
+      if (a.exprId == node.windowAttribute.exprId) a.withName(EventWindow.ColumnName) else a
+    }
+    val contents =
+      WindowContents(collected.resultAttribute, columns, distinct, window.prettyName, node)
     val order = f.groupingAttributes ++ Seq(contents.ordinal, contents.position)
     f.copy(
       functionExpr = udf.copy(children = columns),
