@@ -69,8 +69,8 @@ object ClippedLifetimes extends Rule[LogicalPlan] {
    */
   def misplaced(e: Expression, where: String): Nothing =
     WindowParameters.fail(culprit(Seq(e)), "allowed only inside the arguments or FILTER of the " +
-      s"aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}, where each event's lifetime is clipped to each " +
-      s"window; got it in $where: ${e.sql}")
+      s"aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}, where each event's " +
+      s"lifetime is clipped to each window; got it in $where: ${e.sql}")
 
   private def checkFamily(function: String, family: WindowFamily): Unit =
     family.clippedLifetimeRefusal.foreach(WindowParameters.fail(function, _))

@@ -29,7 +29,8 @@ object PandasAggregates {
 
   def isPandas(ae: AggregateExpression): Boolean = ae.aggregateFunction.isInstanceOf[PythonUDAF]
 
-  private def udf(ae: AggregateExpression): PythonUDAF = ae.aggregateFunction.asInstanceOf[PythonUDAF]
+  private def udf(ae: AggregateExpression): PythonUDAF =
+    ae.aggregateFunction.asInstanceOf[PythonUDAF]
 
   /**
    * The plan of an aggregation over `window` whose aggregates include pandas UDFs: `results` over
