@@ -90,3 +90,30 @@ def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
     # Every emitted row is the batch composition's; the last ones stay open at the end.
     assert set(emitted) <= set(tuple(r) for r in expected.collect())
     assert len(emitted) >= 3
+
+
+@pytest.mark.parametrize("second_window", [
+    lambda: F.window(F.window_time("window"), "10 seconds"),
+    lambda: ew.tumbling_window(F.window_time("window"), None, "10 seconds"),
+], ids=["spark-window", "eventwindows-tumbling"])
+def test_a_transform_with_state_stage_feeds_a_second_window(spark, tmp_path, second_window):
+    # Stage 1: count windows of 3 starts (transformWithState); stage 2 over their window_time,
+    # one file per micro-batch. Points at every second 0..49, v = the second: window [s-2, s+1)
+    # sums 3s - 3 and has window_time s. The second stage's windows the watermark (48 s) closed
+    # are those of [0, 10) .. [30, 40): each once, none dropped as late.
+    source = tmp_path / "in"
+    base = datetime.datetime(2024, 1, 1)
+    write_batches(source, [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(),
+                             "v": s} for s in range(lo, lo + 10)] for lo in (0, 10, 20, 30, 40)])
+    stream = spark.readStream.schema("k string, ts timestamp, v int") \
+        .option("maxFilesPerTrigger", 1).json(str(source)).withWatermark("ts", "1 second")
+    first = stream.groupBy("k", ew.count_window("ts", None, 3, output="window")).agg(
+        F.sum("v").alias("total"))
+    second = first.groupBy("k", second_window()).agg(F.sum("total").alias("total"))
+    query = run_stream(second.select("k", F.col("window.start").cast("string").alias("start"),
+                                     "total"), tmp_path / "out", tmp_path / "checkpoint")
+    rows = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+    assert rows == [("a", f"2024-01-01 00:00:{lo:02d}", sum(3 * s - 3 for s in range(
+        max(lo, 2), lo + 10))) for lo in (0, 10, 20, 30)]
+    assert all(op["numRowsDroppedByWatermark"] == 0
+               for p in query.recentProgress for op in p["stateOperators"])
