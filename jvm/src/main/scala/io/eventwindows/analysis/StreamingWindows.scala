@@ -7,12 +7,12 @@ import io.eventwindows.plans.{EventWindowAggregate, StreamingRules}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, BoundReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, BoundReference, Expression, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, LocalRelation, LogicalPlan, Project, TransformWithState}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
-import org.apache.spark.sql.types.{StructField, StructType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType, TimestampNTZType, TimestampType}
 
 /**
  * Runs a streaming [[EventWindowAggregate]] of a family that runs on streams
@@ -46,20 +46,21 @@ object StreamingWindows extends Rule[LogicalPlan] {
       rewrite(a, a.window.family.onStreams.toOption.get)
   }
 
-  private def rewrite(a: EventWindowAggregate, rules: StreamingRules): LogicalPlan = {
-    val horizon = eventTimeHorizon(a)
-    checkStateStore(a.window.function)
+  private def rewrite(original: EventWindowAggregate, rules: StreamingRules): LogicalPlan = {
+    val (time, horizon) = eventTimeHorizon(original)
+    checkStateStore(original.window.function)
+    val (a, columns) = oneEventTimeColumn(original, time)
 
     // Spark groups by attributes; a window over the whole stream gets one constant key.
     val constantKey =
       if (a.keys.isEmpty) Some(Alias(Literal(0), "__eventwindows_key")()) else None
-    val child = constantKey.map(k => Project(a.child.output :+ k, a.child)).getOrElse(a.child)
+    val child = Project(columns ++ constantKey, a.child)
     val grouping = constantKey.map(k => Seq(k.toAttribute)).getOrElse(a.keys)
     val input = child.output
 
     val inputEncoder = ExpressionEncoder(schemaOf(input))
     val keyEncoder = ExpressionEncoder(schemaOf(grouping))
-    val outputEncoder = ExpressionEncoder(schemaOf(a.output))
+    val outputEncoder = ExpressionEncoder(schemaOf(original.output))
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
     val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
       a.clippedLifetime, input, inputEncoder,
@@ -86,17 +87,41 @@ object StreamingWindows extends Rule[LogicalPlan] {
       initialStateDeserializer = keyDeserializer,
       initialState = LocalRelation(keyEncoder.schema))
     val serialized = CatalystSerde.serialize(node)(outputEncoder)
-    Project(serialized.output.zip(a.output).map { case (column, original) =>
-      Alias(column, original.name)(exprId = original.exprId,
-        explicitMetadata = Some(original.metadata))
+    Project(serialized.output.zip(original.output).map { case (column, named) =>
+      Alias(column, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
     }, serialized)
   }
 
   /**
-   * How far the operator's starts are known at a watermark; the start must be the column that
-   * carries the watermark (or, for hopping output 'changes', its snapped start).
+   * The node over its input columns with the watermark on `time` alone, and those columns:
+   * `transformWithState` takes one event time column, and a second stage's input has more (a
+   * window over `window_time(window)` of an earlier window keeps that `window` column too). The
+   * others become new columns without the watermark, and the node reads those. The node's output
+   * stays the original's.
    */
-  private def eventTimeHorizon(a: EventWindowAggregate): EventTimeHorizon = {
+  private def oneEventTimeColumn(
+      a: EventWindowAggregate,
+      time: Attribute): (EventWindowAggregate, Seq[NamedExpression]) = {
+    val columns = a.child.output.map {
+      case c if c.exprId != time.exprId && c.metadata.contains(EventTimeWatermark.delayKey) =>
+        Alias(c, c.name)(explicitMetadata = Some(new MetadataBuilder().withMetadata(c.metadata)
+          .remove(EventTimeWatermark.delayKey).build()))
+      case c => c
+    }
+    val renamed = AttributeMap(columns.collect { case alias: Alias =>
+      alias.child.asInstanceOf[Attribute] -> alias.toAttribute
+    })
+    val rewritten = if (renamed.isEmpty) a else a.transformExpressions {
+      case c: Attribute if renamed.contains(c) => renamed(c)
+    }.asInstanceOf[EventWindowAggregate]
+    (rewritten, columns)
+  }
+
+  /**
+   * The column that carries the watermark and how far the operator's starts are known at one;
+   * the start must be that column (or, for hopping output 'changes', its snapped start).
+   */
+  private def eventTimeHorizon(a: EventWindowAggregate): (Attribute, EventTimeHorizon) = {
     // Hopping output 'changes': the start is the snapped start the child computes.
     val start = a.window.start
     val snapped = (start, a.child) match {
@@ -118,7 +143,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
           "watermark has passed it, so that each window is emitted once and complete")
     }
     time.dataType match {
-      case TimestampType | TimestampNTZType => horizon
+      case TimestampType | TimestampNTZType => (time, horizon)
       case other => WindowParameters.fail(a.window.function, s"on a streaming DataFrame the window's " +
         s"time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
         s"${other.sql} (${time.sql})")
