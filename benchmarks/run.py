@@ -629,6 +629,28 @@ def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> di
         comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
 
 
+def streaming_two_stages(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
+    """(r) windows over windows on a stream: hopping 60 s / 10 s, then hopping 5 min / 1 min
+    over the first stage's window_time, ours at both stages against Spark's window() at both;
+    the closed windows of the second stage compared."""
+    def query(first, second):
+        def build(stream):
+            windows = (stream.withWatermark("ts", "10 seconds").groupBy("k", first)
+                       .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+            return windows.groupBy("k", second(F.window_time("window"))).agg(
+                F.sum("n").alias("n"), F.sum("total").alias("total"))
+        return build
+
+    return compare_streams(
+        "(r) streaming hopping 5 min / 1 min over hopping 60 s / 10 s (window_time), 20 "
+        "micro-batches", spark, events, write_stream_files(events, "ts", 3600),
+        builtin=query(F.window("ts", "60 seconds", "10 seconds"),
+                      lambda t: F.window(t, "5 minutes", "1 minute")),
+        ours=query(ew.hopping_window("ts", None, "60 seconds", "10 seconds"),
+                   lambda t: ew.hopping_window(t, None, "5 minutes", "1 minute")),
+        comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
+
+
 def write_stream_files(events: DataFrame, time_column: str, span_seconds: int,
                        slices: int = 20) -> str:
     """events as `slices` Parquet files in time order (one per micro-batch when read with
@@ -774,14 +796,15 @@ def main() -> None:
     global WARMUP_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghijklmnopq",
+    parser.add_argument("--cases", default="abBcdefghijklmnopqr",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
                              "k (streaming 'changes'), l (time-weighted average), "
                              "m (sessions over points), n (sessions over intervals), "
                              "o (SPL tumbling), p (a pandas UDF over hopping windows), "
-                             "q (a pandas UDF over index windows)")
+                             "q (a pandas UDF over index windows), "
+                             "r (streaming windows over windows)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
                         help="seconds of untimed runs before each query is timed")
@@ -843,7 +866,8 @@ def main() -> None:
              "n": lambda: session_intervals(session_intervals_events, args.repeat),
              "o": lambda: spl_tumbling_points(distinct, args.repeat),
              "p": lambda: pandas_hopping(pandas_intervals, args.repeat),
-             "q": lambda: pandas_index(pandas_points, args.repeat)}
+             "q": lambda: pandas_index(pandas_points, args.repeat),
+             "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2))}
     results = []
     for c in args.cases:
         result = cases[c]()
