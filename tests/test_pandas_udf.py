@@ -276,7 +276,7 @@ def test_apply_in_pandas_with_the_events_alone_and_on_a_stream(spark, tmp_path):
             total, "total long")
 
 
-def test_apply_in_pandas_refuses_windows_it_cannot_tell_apart(spark):
+def test_apply_in_pandas_refuses_windows_it_cannot_tell_apart(spark, udfs):
     # Two messages at time 2: their index windows [p - 1, p] have the same `window` value
     # (2, 3, first, last) only if their first messages tie too; here 1 and 2 vs 2 and 2 differ,
     # and the next two anchors at 5 are (2, 5) and (5, 5): all distinct. Three messages at 7:
@@ -288,7 +288,10 @@ def test_apply_in_pandas_refuses_windows_it_cannot_tell_apart(spark):
         return pd.DataFrame({"n": [len(pdf)]})
 
     grouped = events.groupBy(ew.index_window("ts", -1, 0))
+    # agg keeps them apart: a pandas UDF gives a row for each, as count(*) does.
     assert grouped.agg(F.count("*")).count() == 7
+    sizes = [r.n for r in grouped.agg(udfs["size"]("v").alias("n")).collect()]
+    assert sizes == [2] * 7  # full windows of two messages, from the second message on
     with pytest.raises(IllegalArgumentException,
                        match=r"index_window: two windows of one key have the same values \(window="):
         grouped.applyInPandas(size, "n long").collect()

@@ -137,15 +137,15 @@ object StreamingWindows extends Rule[LogicalPlan] {
           EventTime.lineMax(s.dataType)))
       case _ =>
         val column = snapped.map(_.time).getOrElse(start)
-        WindowParameters.fail(a.window.function, s"on a streaming DataFrame the window's time column " +
-          s"${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
+        WindowParameters.fail(a.window.function, "on a streaming DataFrame the window's time " +
+          s"column ${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
           s"${column.sql}\", delay), or WATERMARK in SQL): a window is emitted once the " +
           "watermark has passed it, so that each window is emitted once and complete")
     }
     time.dataType match {
       case TimestampType | TimestampNTZType => (time, horizon)
-      case other => WindowParameters.fail(a.window.function, s"on a streaming DataFrame the window's " +
-        s"time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
+      case other => WindowParameters.fail(a.window.function, "on a streaming DataFrame the " +
+        s"window's time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
         s"${other.sql} (${time.sql})")
     }
   }

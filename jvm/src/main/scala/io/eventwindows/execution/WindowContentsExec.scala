@@ -17,8 +17,8 @@ import org.apache.spark.sql.types.{ArrayType, BooleanType, IntegerType, LongType
  * The physical operator of [[WindowContents]]: each window row of the child becomes a row per
  * element of its contents (one row with `present` false and NULL elements if it has none),
  * numbered per partition. It keeps the child's partitioning (by the grouping keys) and declares
- * the order it writes (by window, and within a window as collected), so that Spark groups the rows of
- * each window for a Python aggregate or function without a shuffle or a sort.
+ * the order it writes (by window, and within a window as collected), so that Spark groups the
+ * rows of each window for a Python aggregate or function without a shuffle or a sort.
  */
 case class WindowContentsExec(
     ordinal: Attribute,
@@ -30,9 +30,8 @@ case class WindowContentsExec(
     function: String,
     child: SparkPlan) extends UnaryExecNode {
 
-  /** As [[WindowContents.windowColumns]]: the columns constant over a window's rows. */
   private def windowColumns: Seq[Attribute] =
-    ordinal +: child.output.filterNot(_.exprId == contents.exprId) :+ present
+    WindowContents.windowColumns(ordinal, present, contents, child.output)
 
   override def output: Seq[Attribute] = (windowColumns :+ position) ++ elements
 

@@ -34,7 +34,7 @@ case class WindowContents(
 
   /** The columns constant over a window's rows, in output order: what they are grouped by. */
   def windowColumns: Seq[Attribute] =
-    ordinal +: child.output.filterNot(_.exprId == contents.exprId) :+ present
+    WindowContents.windowColumns(ordinal, present, contents, child.output)
 
   override def output: Seq[Attribute] = (windowColumns :+ position) ++ elements
 
@@ -46,6 +46,14 @@ case class WindowContents(
 }
 
 object WindowContents {
+  /** The window's columns over the child's `input`: `ordinal`, all but `contents`, `present`. */
+  def windowColumns(
+      ordinal: Attribute,
+      present: Attribute,
+      contents: Attribute,
+      input: Seq[Attribute]): Seq[Attribute] =
+    ordinal +: input.filterNot(_.exprId == contents.exprId) :+ present
+
   /** The rows of `child`'s windows' `contents`, with columns of their own for the rest. */
   def apply(
       contents: Attribute,

@@ -20,9 +20,9 @@ import org.apache.spark.sql.types.DataType
  * event of a session shares one pane, updated in place (O(1) per event). The pieces are an axis
  * with a row per position, walked by the same [[AxisWalk]] as [[IntervalSweep]] walks a family's:
  * between two events' enter points the contents change only at leave points, so a run of pieces
- * with the same events is one evaluation and emits a row per piece. Under output 'changes' a row also ends at every later distinct start
- * inside a piece: the events started so far, each lifetime extended to the piece's end (Trill's
- * progressive sessions). Cost: O(1) merges per event for whole sessions, O(log n) with cuts or
+ * with the same events is one evaluation and emits a row per piece. Under output 'changes' a row
+ * also ends at every later distinct start inside a piece: the events started so far, each
+ * lifetime extended to the piece's end (Trill's progressive sessions). Cost: O(1) merges per event for whole sessions, O(log n) with cuts or
  * 'changes'; memory: the events of the open session.
  */
 private[sweep] final class SessionSweep(
