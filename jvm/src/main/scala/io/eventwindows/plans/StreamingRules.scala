@@ -102,15 +102,15 @@ object StreamingRules {
   }
 
   /**
-   * Hopping and tumbling windows under per-window output (on streams only with aggregates that
-   * depend on input order: the others run as Spark's streaming aggregation; 'changes' is a
-   * snapshot window by now): a window is final once every event starting before its end is known,
+   * Hopping and tumbling windows, of durations or on a calendar, under per-window output (on
+   * streams only with aggregates that depend on input order: the others run as Spark's streaming
+   * aggregation; 'changes' is a snapshot window by now): a window is final once every event starting before its end is known,
    * close time its end minus one tick (under 'point' the row's lifetime starts at the window's
    * end). The windows still open end after that of the first open one (or after the horizon plus
    * one tick); they need the events ending after its start. An open-ended event needs the family's
    * horizon, or its windows would never end.
    */
-  final case class HoppingWindows(family: Hopping) extends StreamingRules {
+  final case class HoppingWindows(family: HoppingFamily) extends StreamingRules {
     private def windowEnd(window: InternalRow): Long =
       window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
 
@@ -119,7 +119,7 @@ object StreamingRules {
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val end = if (firstOpen != null) windowEnd(firstOpen) else TimeArithmetic.add(horizon, 2L)
-      Retention(starts.length, TimeArithmetic.subtract(end, family.size))
+      Retention(starts.length, family.windowStartOfEnd(end))
     }
 
     override def checkOpenEnded(start: Long, timeType: DataType): Unit =
