@@ -58,7 +58,8 @@ object CalendarStep {
  * distance from the alignment over the hop's average length, exact for a hop of microseconds only)
  * that a few steps correct: the months' lengths and the zone's offsets stray a few days at most
  * from the estimate. Consecutive calls mostly ask about one window (the sweep reads events in time
- * order), which is remembered.
+ * order), which is remembered, and the boundaries computed last are kept by window number (Spark's
+ * hash aggregate reads events in any order, mostly over few windows).
  *
  * @param alignment microseconds of the local time (a wall clock) on which window 0 starts
  * @param zone      the time zone's ID (normalized as Spark's `DateTimeUtils.getZoneId` reads it)
@@ -70,10 +71,10 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
   @transient private lazy val localAlignment: LocalDateTime = CalendarWindows.local(alignment)
 
   /** The start of window `n`, saturated to the range of Long. */
-  def start(n: Long): Long = boundary(n, CalendarStep.Zero)
+  def start(n: Long): Long = lastStarts.at(n)
 
   /** The exclusive end of window `n`, saturated to the range of Long. */
-  def end(n: Long): Long = boundary(n, size)
+  def end(n: Long): Long = lastEnds.at(n)
 
   /** True if no two windows overlap: a time lies in one window at most. */
   def disjoint: Boolean = size.atMost(hop)
@@ -110,20 +111,38 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
 
   /**
    * The windows' boundaries `alignment + (n*hop + plus)` (their starts, or their ends), and which
-   * is the last at or before a time.
+   * is the last at or before a time. Both are remembered in objects that are never changed, so
+   * that threads sharing this (generated code's reference objects) see whole ones.
    */
   private final class Boundaries(plus: CalendarStep) {
     /** Window `number`'s boundary is at or before the times in `[from, until)`, the next after. */
     private final class Found(val number: Long, val from: Long, val until: Long)
     @volatile private var last: Found = new Found(0L, 0L, 0L)
 
+    private final class Known(val number: Long, val boundary: Long)
+    private val known = new Array[Known](CalendarWindows.RememberedBoundaries)
+
+    /** Window `n`'s boundary. */
+    def at(n: Long): Long = {
+      val slot = (n & (CalendarWindows.RememberedBoundaries - 1)).toInt
+      val k = known(slot)
+      if (k != null && k.number == n) k.boundary
+      else {
+        val b = boundary(n, plus)
+        known(slot) = new Known(n, b)
+        b
+      }
+    }
+
     def numberAt(t: Long): Long = {
-      val known = last
-      if (known.from <= t && t < known.until) return known.number
+      val found = last
+      if (found.from <= t && t < found.until) return found.number
       var n = estimate(t)
-      while (boundary(n, plus) > t) n -= 1
-      while (boundary(n + 1, plus) <= t) n += 1
-      last = new Found(n, boundary(n, plus), boundary(n + 1, plus))
+      var from = at(n)
+      while (from > t) { n -= 1; from = at(n) }
+      var until = at(n + 1)
+      while (until <= t) { n += 1; from = until; until = at(n + 1) }
+      last = new Found(n, from, until)
       n
     }
 
@@ -131,7 +150,7 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
     private def estimate(t: Long): Long =
       if (hop.months == 0 && hop.days == 0) {
         // Boundaries lie exactly hop.micros apart from window 0's.
-        val first = boundary(0L, plus)
+        val first = at(0L)
         val distance = t - first
         // Subtraction overflows iff t and first differ in sign and the result has first's.
         if (((t ^ first) & (t ^ distance)) < 0) Math.floor((t.toDouble - first) / hop.micros).toLong
@@ -146,6 +165,9 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
 }
 
 object CalendarWindows {
+
+  /** How many boundaries of each kind are remembered (a power of two): about 3 years of days. */
+  private val RememberedBoundaries = 1024
 
   /** The local time (wall clock) of `micros` since 1970-01-01 00:00. */
   def local(micros: Long): LocalDateTime =
