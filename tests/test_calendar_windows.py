@@ -236,14 +236,28 @@ def test_tumbling_calendar_windows_match_polars(spark, zone, every):
 
 def test_clipped_lifetimes_cover_each_local_day(spark):
     # Hours of one event from Saturday noon to Monday noon in Berlin, per day: Sunday, the day the
-    # clocks spring forward, has 23.
+    # clocks spring forward, has 23; the time-weighted average of two events weighs them so.
     got = rows_of(spark, """
         SELECT CAST(window.start AS STRING),
-               sum(unix_seconds(clipped_end()) - unix_seconds(clipped_start())) / 3600
-        FROM VALUES (TIMESTAMP '2024-03-30 11:00:00', TIMESTAMP '2024-04-01 10:00:00') AS t(s, e)
+               sum(unix_seconds(clipped_end()) - unix_seconds(clipped_start())) / 3600,
+               time_weighted_avg(v)
+        FROM VALUES (TIMESTAMP '2024-03-30 11:00:00', TIMESTAMP '2024-04-01 10:00:00', 1.0),
+                    (TIMESTAMP '2024-03-31 21:00:00', TIMESTAMP '2024-03-31 22:00:00', 25.0)
+                    AS t(s, e, v)
         GROUP BY tumbling_window(s, e, '1 day', time_zone => 'Europe/Berlin') ORDER BY 1""")
-    assert got == [("2024-03-29 23:00:00", 12.0), ("2024-03-30 23:00:00", 23.0),
-                   ("2024-03-31 22:00:00", 12.0)]
+    assert got == [("2024-03-29 23:00:00", 12.0, 1.0), ("2024-03-30 23:00:00", 24.0, 2.0),
+                   ("2024-03-31 22:00:00", 12.0, 1.0)]
+
+
+def test_windows_at_the_ends_of_the_time_line_are_clipped_to_it(spark):
+    # Berlin keeps its local mean time (+00:53:28) before 1893: January of year 1 starts 53:28
+    # before the time line does; the last month ends at 9999-12-31 23:00 UTC.
+    got = rows_of(spark, """
+        SELECT CAST(window.start AS STRING), CAST(window.end AS STRING), count(*)
+        FROM VALUES (TIMESTAMP '0001-01-01 00:30:00'), (TIMESTAMP '9999-12-31 22:00:00') AS t(ts)
+        GROUP BY tumbling_window(ts, '1 month', time_zone => 'Europe/Berlin') ORDER BY 1""")
+    assert got == [("0001-01-01 00:00:00", "0001-01-31 23:06:32", 1),
+                   ("9999-11-30 23:00:00", "9999-12-31 23:00:00", 1)]
 
 
 @pytest.mark.parametrize("aggregate", ["count(*) AS n", "collect_list(v) AS n"])
@@ -268,6 +282,39 @@ def test_calendar_windows_on_a_stream_equal_the_batch_query(spark, tmp_path, agg
     assert [r[:2] for r in got] == [r[:2] for r in want]
     assert [sorted(r[2]) if isinstance(r[2], list) else r[2] for r in got] == \
         [sorted(r[2]) if isinstance(r[2], list) else r[2] for r in want]
+
+
+def test_calendar_changes_on_a_stream_equal_the_batch_query(spark, tmp_path):
+    # 'changes' is a snapshot window over lifetimes snapped to the calendar's windows; on a stream
+    # the watermark on s is mapped through the snapping.
+    rng = random.Random("calendar changes stream")
+    base = datetime.datetime(2024, 3, 28)
+    batches = []
+    for b in range(4):
+        batch = []
+        for _ in range(5):
+            s = base + datetime.timedelta(hours=b * 30 + rng.randint(0, 40))
+            batch.append({"s": s.isoformat(sep=" "),
+                          "e": (s + datetime.timedelta(hours=rng.randint(1, 50))).isoformat(sep=" ")})
+        batches.append(batch)
+    write_batches(tmp_path / "in", batches)
+    schema = "s timestamp, e timestamp"
+    query = "SELECT window.start, window.end, count(*) AS n FROM {} GROUP BY " \
+            "hopping_window(s, e, '2 days', '1 day', NULL, 'changes', time_zone => 'Europe/Berlin')"
+    spark.readStream.schema(schema).json(str(tmp_path / "in")).withWatermark(
+        "s", "2 hours").createOrReplaceTempView("calendar_changes_stream")
+    run_stream(spark.sql(query.format("calendar_changes_stream")), tmp_path / "out",
+               tmp_path / "cp")
+    got = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+    spark.read.schema(schema).json(str(tmp_path / "in")).createOrReplaceTempView(
+        "calendar_changes_batch")
+    want = sorted(tuple(r) for r in spark.sql(query.format("calendar_changes_batch")).collect())
+    latest = max(datetime.datetime.fromisoformat(r["s"]) for batch in batches for r in batch)
+    assert set(got) <= set(want)
+    # Every row ending a day before the last watermark has been emitted.
+    assert [r for r in want if r[1] <= latest - datetime.timedelta(days=1)] == \
+        [r for r in got if r[1] <= latest - datetime.timedelta(days=1)]
+    assert len(got) >= 3
 
 
 @pytest.mark.parametrize("sql, message", [
