@@ -92,8 +92,8 @@ def rows_of(frame):
                             *frame.columns[2:])
 
 
-def run(windowed, source, checkpoint, mode, emitted):
-    """Runs the streaming frame in `mode` over every file `source` has, appending each
+def run(windowed, checkpoint, mode, emitted):
+    """Runs the streaming frame in `mode` over every file its source has, appending each
     micro-batch's rows to `emitted` as (batch, row)."""
     def collect(batch, batch_id):
         emitted.extend((batch_id, plain(r)) for r in batch.collect())
@@ -129,11 +129,11 @@ def test_update_mode_emits_open_rows_whose_result_changed(spark, tmp_path, case)
     # Update mode, stopped after three micro-batches and restarted from the checkpoint; the late
     # rows come after the restart.
     updates = []
-    run(plan, source, tmp_path / "update", "update", updates)
+    run(plan, tmp_path / "update", "update", updates)
     write_events(source, files[3:], first_mtime=1_700_000_003)
-    run(stream_of(spark, source, window), source, tmp_path / "update", "update", updates)
+    run(stream_of(spark, source, window), tmp_path / "update", "update", updates)
     appended = []
-    run(stream_of(spark, source, window), source, tmp_path / "append", "append", appended)
+    run(stream_of(spark, source, window), tmp_path / "append", "append", appended)
 
     versions = defaultdict(list)
     for _, row in sorted(updates, key=lambda u: u[0]):
@@ -184,6 +184,6 @@ def test_a_family_whose_rows_exist_once_closed_emits_append_rows_in_update_mode(
     emitted = {}
     for mode in ("update", "append"):
         rows = []
-        run(stream_of(spark, source, sessions), source, tmp_path / mode, mode, rows)
+        run(stream_of(spark, source, sessions), tmp_path / mode, mode, rows)
         emitted[mode] = Counter(row for _, row in rows)
     assert emitted["update"] and emitted["update"] == emitted["append"]
