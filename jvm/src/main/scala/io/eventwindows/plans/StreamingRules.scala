@@ -45,6 +45,15 @@ sealed trait StreamingRules extends Serializable {
   final def forgetsIdleKeys: Boolean = !resumes && !foldsPrefix
 
   /**
+   * True if a row's identity is known before it closes (a window position, an anchor), so that
+   * in update mode each micro-batch emits the current version of every row whose result it
+   * changed, open rows too (see the streaming room's `StreamingReplay.changedRows`). Not for
+   * rows defined only once they close (where a run or a session ends, which n starts make a
+   * count window), nor for families that resume or fold a prefix, which replay no open row.
+   */
+  def knowsOpenRows: Boolean = false
+
+  /**
    * Which of the replayed events (`starts`: the starts of the events at or before `horizon`,
    * sorted; `ends`: their exclusive ends, the end of time for open-ended ones) the rows closing
    * after `horizon` need. `firstOpen` is the window of the first row of the replay that closes
@@ -111,6 +120,8 @@ object StreamingRules {
    * horizon, or its windows would never end.
    */
   final case class HoppingWindows(family: HoppingFamily) extends StreamingRules {
+    override def knowsOpenRows: Boolean = true
+
     private def windowEnd(window: InternalRow): Long =
       window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
 
@@ -187,6 +198,8 @@ object StreamingRules {
    * window's lower bound on.
    */
   final case class RelativeTimeWindows(window: RelativeTimeWindow) extends StreamingRules {
+    override def knowsOpenRows: Boolean = true
+
     override def closeTime(fields: InternalRow): Long = {
       val t = fields.getLong(0)
       Math.max(t, window.upperTime(t))
