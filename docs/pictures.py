@@ -6,6 +6,8 @@ windows' real results): run ``.venv/bin/python docs/pictures.py`` from the repos
   rows, one per run of windows with the same events.
 * ``count_window_ties.png``: count windows of 2 distinct start times over point events, two of
   them at one time (as in StreamInsight's count windows' second figure).
+* ``cumulate_month_daily.png``: cumulating windows, a month cumulated daily in Berlin (Flink's
+  CUMULATE with calendar units): a row per day so far, or one per change of the month to date.
 * ``sliding_delta_eviction.png``: an SPL sliding window with ``delta(temperature, 1.5)`` eviction
   over out-of-order temperatures (IBM Streams SPL's example): the tuple at 16.0 leaves before
   older ones.
@@ -75,10 +77,31 @@ def sliding_delta_eviction(spark):
                          "14.0 evicts nothing")
 
 
+def cumulate_month_daily(spark):
+    sales = spark.createDataFrame(
+        [(datetime(2024, 2, 3, 10), 5), (datetime(2024, 2, 10, 9), 7),
+         (datetime(2024, 2, 10, 16), 1), (datetime(2024, 2, 25, 12), 3)],
+        "ts timestamp, amount bigint",
+    )
+
+    def cumulate(output):
+        return sales.groupBy(ew.cumulate_window(
+            "ts", None, "1 day", "1 month", output=output, time_zone="Europe/Berlin")).agg(
+            F.sum("amount").alias("sum"))
+
+    return ew.plot(
+        sales, "ts", value="amount",
+        windows={"'window'": cumulate("window"), "'changes'": cumulate("changes")},
+        labels=["sum"], figsize=(11, 9),
+        title="cumulate_window(ts, '1 day', '1 month', time_zone => 'Europe/Berlin'): "
+              "February so far, every day, or one row per change")
+
+
 PICTURES = {
     "hopping_changes.png": hopping_changes,
     "count_window_ties.png": count_window_ties,
     "sliding_delta_eviction.png": sliding_delta_eviction,
+    "cumulate_month_daily.png": cumulate_month_daily,
 }
 
 
