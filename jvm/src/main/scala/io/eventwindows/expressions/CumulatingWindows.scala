@@ -148,7 +148,8 @@ final case class CalendarCumulating(
     var k = Math.max(1L, Math.min(perBucket,
       Math.floor((t.toDouble - from) / step.averageMicros).toLong + 1))
     while (k > 1 && endOf(k - 1) > t) k -= 1
-    while (endOf(k) <= t) k += 1
+    // The bucket ends after t, so some k does; the bound only guards saturated bounds.
+    while (k < perBucket && endOf(k) <= t) k += 1
     last = new Found(b, k, if (k == 1) from else endOf(k - 1), endOf(k))
     k
   }
