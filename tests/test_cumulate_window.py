@@ -176,7 +176,7 @@ def test_calendar_units_in_berlin_match_the_reference(spark):
             expected.append(cumulate_window([((c, k), s, e, v) for c, k, s, e, v in rows],
                                             buckets, output, line_max=TIMESTAMP_MAX))
     actual = grouped_calls(
-        spark, rows, "c int, k int, s bigint, e bigint, v int", calls,
+        spark, rows, "c int, k string, s bigint, e bigint, v int", calls,
         AGGREGATES.format(start="unix_micros(window.start)", end="unix_micros(window.end)"),
         source=source_of("timestamp"))
     for call, got, want in zip(calls, actual, expected):
