@@ -45,8 +45,8 @@ final case class SnappedStart(size: Long, hop: Long, alignment: Long, lineMin: L
 /**
  * The operator's start is the snapped start of windows known by number (calendar and cumulating
  * windows) with output 'changes' ([[SnapToWindows]]) of the watermarked column t: the end of the
- * first window ending after t, which never decreases with t. As for [[SnappedStart]], every snapped start before that
- * of w + 1 is known.
+ * first window ending after t, which never decreases with t. As for [[SnappedStart]], every
+ * snapped start before that of w + 1 is known.
  */
 final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineMax: Long)
   extends EventTimeHorizon {
