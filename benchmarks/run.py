@@ -60,6 +60,9 @@ a time.
     time), against what a Spark user writes today: the local day ``date_trunc('day',
     from_utc_timestamp(ts, zone))`` and ``groupBy``, the window's bounds back in UTC with
     ``to_utc_timestamp``; then the same with months.
+(t) cumulating windows: ``cumulate_window(ts, '1 minute', '1 hour')`` (the hour so far, every
+    minute), count + sum, over the events of (a), against every cumulative window of each event
+    with ``sequence`` + ``explode``, then ``groupBy``.
 (o) SPL tumbling windows: ``spl_tumbling_window(ts, count(1000))``, avg + max, over the tuples of
     (h), against ``row_number()`` per key in time order, batches ``(rn - 1) div 1000`` and
     ``groupBy(k, batch)`` keeping full batches, flushed at the batch's last time.
@@ -447,6 +450,27 @@ def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: in
     return compare(name, ours, builtin, expand_changes(ours, size_us, hop_us), builtin, repeat)
 
 
+def cumulate_points(events: DataFrame, repeat: int) -> dict:
+    """(t) cumulate_window(ts, 1 minute, 1 hour): the hour so far, every minute (a point in 30
+    windows on average), against Spark alone: each event exploded into the ends of the windows of
+    its hour that end after it (sequence + explode), grouped by key and window."""
+    step_us, size_us = 60 * MICROS_PER_SECOND, 3600 * MICROS_PER_SECOND
+    ours = events.groupBy("k", ew.cumulate_window("ts", None, "1 minute", "1 hour")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total"))
+    t = F.unix_micros("ts")
+    bucket = t - F.pmod(t, F.lit(size_us))
+    first_end = t - F.pmod(t, F.lit(step_us)) + step_us
+    builtin = (
+        events.select("k", "v", bucket.alias("bucket_us"),
+                      F.explode(F.sequence(first_end, bucket + size_us, F.lit(step_us)))
+                      .alias("we_us"))
+        .groupBy("k", "bucket_us", "we_us").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select("k", F.timestamp_micros("bucket_us").alias("ws"),
+                F.timestamp_micros("we_us").alias("we"), "n", "total"))
+    return compare("(t) cumulate 1 min / 1 hour, point events", ours, builtin,
+                   per_window(ours), builtin, repeat)
+
+
 def weighted_events(spark: SparkSession, n: int, keys: int, span_seconds: int) -> DataFrame:
     """n interval events (k, s, e, v): random microsecond starts over span_seconds, durations
     uniform in [80 s, 120 s] (about 100 hops of 1 s), v a DOUBLE in [0, 1000), NULL for 1 %."""
@@ -820,7 +844,7 @@ def main() -> None:
     global WARMUP_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghijklmnopqrs",
+    parser.add_argument("--cases", default="abBcdefghijklmnopqrst",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
@@ -828,7 +852,8 @@ def main() -> None:
                              "m (sessions over points), n (sessions over intervals), "
                              "o (SPL tumbling), p (a pandas UDF over hopping windows), "
                              "q (a pandas UDF over index windows), "
-                             "r (streaming windows over windows), s (calendar days, months)")
+                             "r (streaming windows over windows), s (calendar days, months), "
+                             "t (cumulating windows over points)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
                         help="seconds of untimed runs before each query is timed")
@@ -894,7 +919,8 @@ def main() -> None:
              "p": lambda: pandas_hopping(pandas_intervals, args.repeat),
              "q": lambda: pandas_index(pandas_points, args.repeat),
              "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2)),
-             "s": lambda: calendar_points(calendar_events, args.repeat)}
+             "s": lambda: calendar_points(calendar_events, args.repeat),
+             "t": lambda: cumulate_points(points, args.repeat)}
     results = []
     for c in args.cases:
         result = cases[c]()

@@ -8,6 +8,8 @@ windows' real results): run ``.venv/bin/python docs/pictures.py`` from the repos
   them at one time (as in StreamInsight's count windows' second figure).
 * ``calendar_days.png``: calendar days in Berlin over readings around 2024-03-31, the day the
   clocks spring forward: that day's window lasts 23 hours (times in UTC).
+* ``cumulate_month_daily.png``: cumulating windows, a month cumulated daily in Berlin (Flink's
+  CUMULATE with calendar units): a row per day so far, or one per change of the month to date.
 * ``sliding_delta_eviction.png``: an SPL sliding window with ``delta(temperature, 1.5)`` eviction
   over out-of-order temperatures (IBM Streams SPL's example): the tuple at 16.0 leaves before
   older ones.
@@ -92,11 +94,32 @@ def sliding_delta_eviction(spark):
                          "14.0 evicts nothing")
 
 
+def cumulate_month_daily(spark):
+    sales = spark.createDataFrame(
+        [(datetime(2024, 2, 3, 10), 5), (datetime(2024, 2, 10, 9), 7),
+         (datetime(2024, 2, 10, 16), 1), (datetime(2024, 2, 25, 12), 3)],
+        "ts timestamp, amount bigint",
+    )
+
+    def cumulate(output):
+        return sales.groupBy(ew.cumulate_window(
+            "ts", None, "1 day", "1 month", output=output, time_zone="Europe/Berlin")).agg(
+            F.sum("amount").alias("sum"))
+
+    return ew.plot(
+        sales, "ts", value="amount",
+        windows={"'window'": cumulate("window"), "'changes'": cumulate("changes")},
+        labels=["sum"], figsize=(11, 9),
+        title="cumulate_window(ts, '1 day', '1 month', time_zone => 'Europe/Berlin'): "
+              "February so far, every day, or one row per change")
+
+
 PICTURES = {
     "hopping_changes.png": hopping_changes,
     "count_window_ties.png": count_window_ties,
     "sliding_delta_eviction.png": sliding_delta_eviction,
     "calendar_days.png": calendar_days,
+    "cumulate_month_daily.png": cumulate_month_daily,
 }
 
 

@@ -30,6 +30,7 @@ WINDOWS = {
     "bigint": [
         ("hopping_window", ["s", "e", "4L", "2L", "0L", "'window'", "20L"]),
         ("tumbling_window", ["s", "e", "4L", "1L", "'point'", "20L"]),
+        ("cumulate_window", ["s", "e", "2L", "6L", "1L", "'window'", "20L"]),
         ("snapshot_window", ["s", "e"]),
         ("count_window", ["s", "e", "2", "'window'"]),
         ("index_window", ["s", "-1", "1", "v"]),
@@ -42,6 +43,8 @@ WINDOWS = {
         ("hopping_window", ["s", "e", "'4 seconds'", "'2 seconds'", "'1 second'", "'changes'"]),
         ("tumbling_window", ["s", "e", "INTERVAL 4 SECONDS", "'2024-01-01 00:00:00'", "'window'",
                              "TIMESTAMP '1970-01-01 00:00:10'"]),
+        ("cumulate_window", ["s", "e", "'1 day'", "'1 month'", "NULL", "'changes'", "NULL",
+                             "'Europe/Berlin'"]),
         ("snapshot_window", ["s", "e"]),
         ("count_window", ["s", "e", "2"]),
         ("index_window", ["s", "NULL", "1"]),

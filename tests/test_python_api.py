@@ -22,6 +22,7 @@ FUNCTIONS = [
     ew.hopping_window,
     ew.tumbling_window,
     ew.snapshot_window,
+    ew.cumulate_window,
     ew.snap_to_boundary,
     ew.adjust_start_time,
     ew.adjust_end_time,

@@ -1,5 +1,5 @@
 """eventwindows: stream-engine windows for Apache Spark: StreamInsight's hopping, tumbling, snapshot
-and count windows, psi's windows by message index, by relative time and dynamic windows, sessions
+and count windows, Flink's cumulating windows, psi's windows by message index, by relative time and dynamic windows, sessions
 over events (Trill's session windows, with a maximum duration and progressive output), and IBM
 Streams SPL sliding and tumbling windows."""
 from eventwindows.dynamic import DynamicWindow, dynamic_window
@@ -11,6 +11,7 @@ from eventwindows.functions import (
     clipped_start,
     count,
     count_window,
+    cumulate_window,
     delta,
     event_session_window,
     hopping_window,
@@ -42,6 +43,7 @@ __all__ = [
     "clipped_start",
     "count",
     "count_window",
+    "cumulate_window",
     "delta",
     "dynamic_window",
     "DynamicWindow",

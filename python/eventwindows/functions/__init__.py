@@ -7,7 +7,8 @@ documentation (``DESCRIBE FUNCTION EXTENDED <name>``), then says how Python valu
 
 The functions live in one module per source document, as the SQL functions do, and are all
 imported here: :mod:`~eventwindows.functions.streaminsight` (StreamInsight's hopping, tumbling,
-snapshot and count windows), :mod:`~eventwindows.functions.psi` (psi's windows by message index,
+snapshot and count windows), :mod:`~eventwindows.functions.flink` (Flink's cumulating windows),
+:mod:`~eventwindows.functions.psi` (psi's windows by message index,
 by relative time and dynamic windows), :mod:`~eventwindows.functions.spl` (IBM Streams SPL's
 sliding and tumbling windows and their policies), :mod:`~eventwindows.functions.sessions`
 (sessions over events, after Trill and Azure Stream Analytics),
@@ -18,7 +19,7 @@ Python values for the constant parameters:
 
 * time columns (``start``, ``end``, ``t``, ``time``): a :class:`~pyspark.sql.Column` or a column
   name.
-* durations (``size``, ``hop``, ``period``, ``gap``, ``max_duration``): an interval string such
+* durations (``size``, ``hop``, ``step``, ``period``, ``gap``, ``max_duration``): an interval string such
   as ``'5 seconds'``, a :class:`datetime.timedelta` (a day-time interval), an ``int`` number of
   ticks (microseconds for timestamps, as Spark's ``window()`` reads integers), or a
   :class:`~pyspark.sql.Column` holding a constant.
@@ -65,6 +66,7 @@ from eventwindows.functions.clipped import (
     time_weighted_avg,
     time_weighted_sum,
 )
+from eventwindows.functions.flink import cumulate_window
 from eventwindows.functions.psi import anchor_window, index_window, time_window
 from eventwindows.functions.scalars import adjust_end_time, adjust_start_time, snap_to_boundary
 from eventwindows.functions.sessions import event_session_window
@@ -90,6 +92,8 @@ __all__ = [
     "tumbling_window",
     "snapshot_window",
     "count_window",
+    # Apache Flink (flink.py)
+    "cumulate_window",
     # psi, the Platform for Situated Intelligence (psi.py)
     "index_window",
     "time_window",

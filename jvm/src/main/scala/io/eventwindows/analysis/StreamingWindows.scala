@@ -1,10 +1,9 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.streaming.{CalendarSnappedStart, EventTimeHorizon, SnappedStart,
+import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, SnappedToWindows,
   StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
-import io.eventwindows.expressions.{AdjustStartTime, EventTime, SnapToCalendarWindows,
-  WindowParameters}
+import io.eventwindows.expressions.{AdjustStartTime, EventTime, SnapToWindows, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, StreamingRules}
 
 import org.apache.spark.sql.Row
@@ -124,12 +123,12 @@ object StreamingWindows extends Rule[LogicalPlan] {
    * the start must be that column (or, for hopping output 'changes', its snapped start).
    */
   private def eventTimeHorizon(a: EventWindowAggregate): (Attribute, EventTimeHorizon) = {
-    // Hopping output 'changes': the start is the snapped start the child computes.
+    // Output 'changes': the start is the snapped start the child computes.
     val start = a.window.start
     val snapped = (start, a.child) match {
       case (start: Attribute, Project(list, _)) => list.collectFirst {
         case alias @ Alias(s: AdjustStartTime, _) if alias.exprId == start.exprId => s
-        case alias @ Alias(s: SnapToCalendarWindows, _) if alias.exprId == start.exprId => s
+        case alias @ Alias(s: SnapToWindows, _) if alias.exprId == start.exprId => s
       }
       case _ => None
     }
@@ -138,8 +137,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
       case (_, Some(s @ AdjustStartTime(t: Attribute, size, hop, alignment))) if watermarked(t) =>
         (t, SnappedStart(size, hop, alignment, EventTime.lineMin(s.dataType),
           EventTime.lineMax(s.dataType)))
-      case (_, Some(s @ SnapToCalendarWindows(t: Attribute, windows, _))) if watermarked(t) =>
-        (t, CalendarSnappedStart(windows, EventTime.lineMin(s.dataType),
+      case (_, Some(s @ SnapToWindows(t: Attribute, windows, _))) if watermarked(t) =>
+        (t, SnappedToWindows(windows, EventTime.lineMin(s.dataType),
           EventTime.lineMax(s.dataType)))
       case _ =>
         val column = snapped.map(_.children.head).getOrElse(start)

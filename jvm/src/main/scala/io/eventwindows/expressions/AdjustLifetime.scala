@@ -87,20 +87,21 @@ case class AdjustEndTime(time: Expression, size: Long, hop: Long, alignment: Lon
 }
 
 /**
- * The snapped lifetimes of calendar windows ([[CalendarWindows]]), as [[AdjustStartTime]] and
- * [[AdjustEndTime]] snap those of hopping windows: an event's start moves to the end of the first
- * window ending after it, its exclusive end to the end of the window after the last one starting
- * before it (NULL, an open end, to the end of time). The event then covers, for each window it
- * intersects, the interval from that window's end to the next window's end, so a snapshot window
- * over the moved events gives one row per change of the windows' contents.
+ * The snapped lifetimes of windows known by number ([[NumberedWindows]]: calendar windows,
+ * cumulating windows), as [[AdjustStartTime]] and [[AdjustEndTime]] snap those of hopping windows:
+ * an event's start moves to the end of the first window ending after it, its exclusive end to the
+ * end of the window after the last one starting before it (NULL, an open end, to the end of
+ * time). The event then covers, for each window it intersects, the interval from that window's
+ * end to the next window's end, so a snapshot window over the moved events gives one row per
+ * change of the windows' contents.
  */
-case class SnapToCalendarWindows(time: Expression, windows: CalendarWindows, toEnd: Boolean)
+case class SnapToWindows(time: Expression, windows: NumberedWindows, toEnd: Boolean)
   extends UnaryExpression {
 
   override def child: Expression = time
   override def dataType: DataType = time.dataType
   override def nullable: Boolean = time.nullable && !toEnd
-  override def prettyName: String = "snap_to_calendar_windows"
+  override def prettyName: String = "snap_to_windows"
   override def toString: String =
     s"$prettyName($time, $windows, ${if (toEnd) "end" else "start"})"
 
@@ -108,7 +109,7 @@ case class SnapToCalendarWindows(time: Expression, windows: CalendarWindows, toE
   private def lineMax: Long = EventTime.lineMax(time.dataType)
 
   /** The snapped time of `t` (a start, or an exclusive end before the end of time). */
-  def snap(t: Long): Long = SnapToCalendarWindows.snap(windows, toEnd, t, lineMin, lineMax)
+  def snap(t: Long): Long = SnapToWindows.snap(windows, toEnd, t, lineMin, lineMax)
 
   override def eval(input: InternalRow): Any = {
     val t = time.eval(input)
@@ -118,7 +119,7 @@ case class SnapToCalendarWindows(time: Expression, windows: CalendarWindows, toE
   }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val self = ctx.addReferenceObj("snap", this, classOf[SnapToCalendarWindows].getName)
+    val self = ctx.addReferenceObj("snap", this, classOf[SnapToWindows].getName)
     val t = time.genCode(ctx)
     val value = if (toEnd) s"${t.value} >= ${lineMax}L ? ${lineMax}L : $self.snap(${t.value})"
       else s"$self.snap(${t.value})"
@@ -130,14 +131,14 @@ case class SnapToCalendarWindows(time: Expression, windows: CalendarWindows, toE
       else { ${ev.value} = $value; }""", isNull = isNull)
   }
 
-  override protected def withNewChildInternal(newChild: Expression): SnapToCalendarWindows =
+  override protected def withNewChildInternal(newChild: Expression): SnapToWindows =
     copy(time = newChild)
 }
 
-object SnapToCalendarWindows {
+object SnapToWindows {
 
   /** The snapped start (or, `toEnd`, exclusive end before the end of time) `t` of `windows`. */
-  def snap(windows: CalendarWindows, toEnd: Boolean, t: Long, lineMin: Long, lineMax: Long)
+  def snap(windows: NumberedWindows, toEnd: Boolean, t: Long, lineMin: Long, lineMax: Long)
       : Long = {
     val window =
       if (toEnd) windows.lastStartingBy(TimeArithmetic.subtract(t, 1L)) + 1

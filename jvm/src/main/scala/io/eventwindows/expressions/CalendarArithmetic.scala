@@ -20,11 +20,13 @@ case class CalendarStep(months: Int, days: Int, micros: Long) {
     (months <= other.months && days <= other.days && micros <= other.micros) ||
       longestMicros <= other.shortestMicros
 
-  private def longestMicros: BigInt =
+  /** The longest length this step can have, in microseconds. */
+  def longestMicros: BigInt =
     BigInt(months) * 31 * CalendarStep.DayMicros + BigInt(days) * 26 * CalendarStep.HourMicros +
       micros
 
-  private def shortestMicros: BigInt =
+  /** The shortest length this step can have, in microseconds. */
+  def shortestMicros: BigInt =
     BigInt(months) * 28 * CalendarStep.DayMicros + BigInt(days) * 22 * CalendarStep.HourMicros +
       micros
 
@@ -64,43 +66,53 @@ object CalendarStep {
  * @param alignment microseconds of the local time (a wall clock) on which window 0 starts
  * @param zone      the time zone's ID (normalized as Spark's `DateTimeUtils.getZoneId` reads it)
  */
-case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Long, zone: String) {
+case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Long, zone: String)
+  extends NumberedWindows {
   require(hop != CalendarStep.Zero && size != CalendarStep.Zero, s"an empty step in $this")
 
   @transient private lazy val zoneId: ZoneId = ZoneId.of(zone)
   @transient private lazy val localAlignment: LocalDateTime = CalendarWindows.local(alignment)
 
   /** The start of window `n`, saturated to the range of Long. */
-  def start(n: Long): Long = lastStarts.at(n)
+  override def start(n: Long): Long = lastStarts.at(n)
 
   /** The exclusive end of window `n`, saturated to the range of Long. */
-  def end(n: Long): Long = lastEnds.at(n)
+  override def end(n: Long): Long = lastEnds.at(n)
 
   /** True if no two windows overlap: a time lies in one window at most. */
   def disjoint: Boolean = size.atMost(hop)
 
   /** The number of the last window starting at or before `t`. */
-  def lastStartingBy(t: Long): Long = lastStarts.numberAt(t)
+  override def lastStartingBy(t: Long): Long = lastStarts.numberAt(t)
 
   /** The number of the first window ending after `t`. */
-  def firstEndingAfter(t: Long): Long = lastEnds.numberAt(t) + 1
+  override def firstEndingAfter(t: Long): Long = lastEnds.numberAt(t) + 1
 
   @transient private lazy val lastStarts = new Boundaries(CalendarStep.Zero)
   @transient private lazy val lastEnds = new Boundaries(size)
 
   /** `alignment + (n*hop + plus)`, months first, then days, then microseconds. */
-  private def boundary(n: Long, plus: CalendarStep): Long = {
+  private def boundary(n: Long, plus: CalendarStep): Long = boundary(n, plus, 1L)
+
+  /**
+   * `alignment + (n*hop + k*step)` (k >= 0) as Spark adds one interval to a timestamp: the months
+   * first, then the days, then the microseconds; saturated to the range of Long (by the sign of
+   * n). Cumulating windows step through a window this way ([[CumulatingWindows]]).
+   */
+  def boundary(n: Long, step: CalendarStep, k: Long): Long = {
     val local = try {
       localAlignment
-        .plusMonths(Math.addExact(Math.multiplyExact(n, hop.months.toLong), plus.months.toLong))
-        .plusDays(Math.addExact(Math.multiplyExact(n, hop.days.toLong), plus.days.toLong))
+        .plusMonths(Math.addExact(Math.multiplyExact(n, hop.months.toLong),
+          Math.multiplyExact(k, step.months.toLong)))
+        .plusDays(Math.addExact(Math.multiplyExact(n, hop.days.toLong),
+          Math.multiplyExact(k, step.days.toLong)))
     } catch {
       case _: ArithmeticException | _: DateTimeException => return saturated(n)
     }
     // ofLocal: a time in a gap moves forward by the gap, an ambiguous one takes the earlier offset.
     val instant = ZonedDateTime.ofLocal(local, zoneId, null).toInstant
     val micros = try {
-      Math.addExact(Math.multiplyExact(n, hop.micros), plus.micros)
+      Math.addExact(Math.multiplyExact(n, hop.micros), Math.multiplyExact(k, step.micros))
     } catch {
       case _: ArithmeticException => return saturated(n)
     }

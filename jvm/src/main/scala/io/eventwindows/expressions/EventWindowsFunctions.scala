@@ -22,6 +22,8 @@ object EventWindowsFunctions {
     StreamInsightFunctions.tumblingWindow,
     StreamInsightFunctions.snapshotWindow,
     StreamInsightFunctions.countWindow,
+    // Apache Flink: cumulating windows (FlinkFunctions)
+    FlinkFunctions.cumulateWindow,
     // \psi: windows by message index and by relative time, dynamic windows (PsiFunctions)
     PsiFunctions.indexWindow,
     PsiFunctions.timeWindow,

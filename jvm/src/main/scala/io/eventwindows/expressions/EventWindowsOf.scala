@@ -76,14 +76,17 @@ case class EventWindowsOf(
     val leave = axis.leave(start, exclusiveEnd)
     if (exclusiveEnd == start || leave <= first) return EventWindowsOf.NoWindows
     WindowAxis.checkWindowCount(family, first, leave, maxWindows, start, exclusiveEnd, timeType)
-    new GenericArrayData(Array.tabulate[Any]((leave - first).toInt) { i =>
-      val p = first + i
+    val windows = new scala.collection.mutable.ArrayBuffer[Any]
+    var p = first
+    while (p < leave) {
       val window = new GenericInternalRow(Array[Any](axis.outputStart(p, leave),
         axis.outputEnd(p, leave)))
-      if (!clipped) window
-      else new GenericInternalRow(Array[Any](window,
-        Math.max(start, axis.extentStart(p, leave)), Math.min(exclusiveEnd, axis.extentEnd(p, leave))))
-    })
+      windows += (if (!clipped) window
+        else new GenericInternalRow(Array[Any](window, Math.max(start, axis.extentStart(p, leave)),
+          Math.min(exclusiveEnd, axis.extentEnd(p, leave)))))
+      p = axis.nextPosition(p)
+    }
+    new GenericArrayData(windows.toArray)
   }
 
   private def openEnd(start: Long): Long = {

@@ -1,7 +1,7 @@
 package io.eventwindows.plans
 
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
-import io.eventwindows.expressions.{CalendarWindows, TimeArithmetic}
+import io.eventwindows.expressions.{CalendarWindows, CumulatingWindows, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
@@ -31,6 +31,13 @@ trait AxisRows {
 
   /** The end of the window of a row at `position` of a run ending at `runEnd`. */
   def extentEnd(position: Long, runEnd: Long): Long
+
+  /**
+   * With a row per position, the position of the row after the one at `position`: the next,
+   * unless some positions are no window (cumulating windows on a calendar, whose buckets hold
+   * different numbers of windows). Runs start and end at positions that are windows.
+   */
+  def nextPosition(position: Long): Long = position + 1
 }
 
 /**
@@ -200,6 +207,51 @@ case class CalendarAxis(
    * zone's change makes it.
    */
   override def maxWindowsOfPoint: Long = if (windows.disjoint) 1L else Long.MaxValue
+
+  private def windowStart(p: Long): Long = clamp(windows.start(p), lineMin, lineMax)
+  private def windowEnd(p: Long): Long = clamp(windows.end(p), lineMin, lineMax)
+
+  override def outputStart(position: Long, runEnd: Long): Long =
+    if (pointOutput) windowEnd(position) else windowStart(position)
+
+  override def outputEnd(position: Long, runEnd: Long): Long =
+    if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
+
+  override def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
+  override def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
+}
+
+/**
+ * Cumulating windows with per-window output: the axis is the window number of
+ * [[CumulatingWindows]] (bucket b's window k at `b * perBucket + k - 1`). An event enters at the
+ * first window ending after its start, which is in its start's bucket, and leaves at the first
+ * window of the bucket after its last tick's: every window of a later bucket starts at its bucket's
+ * start, so the event's windows are contiguous. Numbers that are no window (a calendar bucket with
+ * fewer windows than `perBucket`) are skipped by [[nextPosition]]; enter and leave points are
+ * always windows. Windows reaching past the time line are clipped to it.
+ */
+case class CumulateAxis(
+    windows: CumulatingWindows,
+    pointOutput: Boolean,
+    horizon: Long,
+    lineMin: Long,
+    lineMax: Long) extends WindowAxis {
+  import TimeArithmetic._
+
+  override def enter(start: Long, end: Long): Long = windows.firstEndingAfter(start)
+
+  override def leave(start: Long, end: Long): Long =
+    windows.nextWindow(windows.lastStartingBy(subtract(end, 1L)))
+
+  /** Open-ended events last through the horizon tick (and at least their own start tick). */
+  override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
+
+  override def rowPerPosition: Boolean = true
+
+  override def nextPosition(position: Long): Long = windows.nextWindow(position)
+
+  /** A point lies in the windows of its bucket that end after it. */
+  override def maxWindowsOfPoint: Long = windows.perBucket
 
   private def windowStart(p: Long): Long = clamp(windows.start(p), lineMin, lineMax)
   private def windowEnd(p: Long): Long = clamp(windows.end(p), lineMin, lineMax)

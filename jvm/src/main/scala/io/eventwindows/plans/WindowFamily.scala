@@ -1,7 +1,7 @@
 package io.eventwindows.plans
 
 import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CalendarWindows,
-  SnapToCalendarWindows, TimeArithmetic}
+  CumulatingWindows, NumberedWindows, SnapToWindows, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
@@ -67,7 +67,8 @@ case class LifetimeRewrite(
 object WindowFamily {
   /** The families whose aggregates may read clipped lifetimes, as messages name them. */
   val ClippingFamilies: String =
-    "hopping_window, tumbling_window, snapshot_window, count_window or event_session_window"
+    "hopping_window, tumbling_window, cumulate_window, snapshot_window, count_window or " +
+      "event_session_window"
 }
 
 /**
@@ -130,7 +131,8 @@ object Bounds {
 
 /**
  * Hopping and tumbling windows, of exact durations ([[Hopping]]) or on a calendar
- * ([[CalendarHopping]]): windows known from their number alone, and what each emits.
+ * ([[CalendarHopping]]), and cumulating windows ([[Cumulating]]): windows known from their number
+ * alone, each closing at its end, and what each emits.
  */
 sealed trait HoppingFamily extends AxisFamily {
   /** What each window emits. */
@@ -154,6 +156,12 @@ sealed trait HoppingFamily extends AxisFamily {
 
   protected def checkPerWindow(): Unit =
     require(output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
+
+  /** Output 'changes' of windows known by number: a snapshot window over snapped lifetimes. */
+  protected def snappedTo(windows: NumberedWindows): Option[LifetimeRewrite] =
+    if (output != OutputPolicy.Changes) None
+    else Some(LifetimeRewrite(Snapshot, SnapToWindows(_, windows, toEnd = false),
+      SnapToWindows(_, windows, toEnd = true)))
 }
 
 /**
@@ -206,10 +214,36 @@ case class CalendarHopping(
       lineMax)
   }
 
-  override def lifetimeRewrite: Option[LifetimeRewrite] =
-    if (output != OutputPolicy.Changes) None
-    else Some(LifetimeRewrite(Snapshot, SnapToCalendarWindows(_, windows, toEnd = false),
-      SnapToCalendarWindows(_, windows, toEnd = true)))
+  override def lifetimeRewrite: Option[LifetimeRewrite] = snappedTo(windows)
+}
+
+/**
+ * Cumulating windows (Flink's `CUMULATE`, [[CumulatingWindows]]): buckets of `size`, and in each
+ * the windows from the bucket's start to every step's end, of exact durations or on a calendar.
+ * Each window closes at its end, as a hopping window does; output 'changes' is a row per change of
+ * the cumulated contents (a snapshot window over lifetimes snapped to the windows, whose ends
+ * increase). `horizon` as for [[Hopping]].
+ */
+case class Cumulating(
+    windows: CumulatingWindows,
+    output: OutputPolicy,
+    override val horizon: Option[Long]) extends HoppingFamily {
+  override def functionName: String = "cumulate_window"
+
+  /** One window per bucket: tumbling windows. */
+  override def tumbling: Boolean = windows.perBucket == 1
+
+  // Every window of a bucket starts at the bucket's start.
+  override def windowStartOfEnd(end: Long): Long =
+    windows.start(windows.firstEndingAfter(TimeArithmetic.subtract(end, 1L)))
+
+  override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis = {
+    checkPerWindow()
+    CumulateAxis(windows, output == OutputPolicy.Point, this.horizon.getOrElse(horizon), lineMin,
+      lineMax)
+  }
+
+  override def lifetimeRewrite: Option[LifetimeRewrite] = snappedTo(windows)
 }
 
 /** Windows between consecutive distinct event endpoints, holding the events active there. */

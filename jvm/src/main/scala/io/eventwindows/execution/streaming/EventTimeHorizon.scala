@@ -1,6 +1,6 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.expressions.{CalendarWindows, SnapToCalendarWindows, TimeArithmetic}
+import io.eventwindows.expressions.{NumberedWindows, SnapToWindows, TimeArithmetic}
 
 /**
  * How far the operator's start times are known once the event-time watermark is w (in
@@ -43,15 +43,15 @@ final case class SnappedStart(size: Long, hop: Long, alignment: Long, lineMin: L
 }
 
 /**
- * The operator's start is the snapped start of calendar windows with output 'changes'
- * ([[SnapToCalendarWindows]]) of the watermarked column t: the end of the first window ending
- * after t, which never decreases with t. As for [[SnappedStart]], every snapped start before that
- * of w + 1 is known.
+ * The operator's start is the snapped start of windows known by number (calendar and cumulating
+ * windows) with output 'changes' ([[SnapToWindows]]) of the watermarked column t: the end of the
+ * first window ending after t, which never decreases with t. As for [[SnappedStart]], every
+ * snapped start before that of w + 1 is known.
  */
-final case class CalendarSnappedStart(windows: CalendarWindows, lineMin: Long, lineMax: Long)
+final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineMax: Long)
   extends EventTimeHorizon {
   private def snap(t: Long): Long =
-    SnapToCalendarWindows.snap(windows, toEnd = false, t, lineMin, lineMax)
+    SnapToWindows.snap(windows, toEnd = false, t, lineMin, lineMax)
 
   override def horizon(watermark: Long): Long =
     TimeArithmetic.add(snap(TimeArithmetic.add(watermark, 1L)), -1L)

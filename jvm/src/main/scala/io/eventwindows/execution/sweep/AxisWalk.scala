@@ -56,7 +56,7 @@ private[sweep] final class AxisWalk(panes: LeavingPanes, rows: AxisRows) {
       window.setLong(1, rows.outputEnd(next, to))
       extentStart = rows.extentStart(next, to)
       extentEnd = rows.extentEnd(next, to)
-      next = if (rows.rowPerPosition) next + 1 else to
+      next = if (rows.rowPerPosition) rows.nextPosition(next) else to
       true
     }
   }
