@@ -117,13 +117,13 @@ def _run_in_two_parts(spark, tmp_path, messages, anchors, frame):
     return _rows(spark.read.parquet(str(tmp_path / "out")).collect())
 
 
-def _stream(spark, folder, schema, time):
+def _stream(spark, folder, schema, time, delay=f"{DELAY_MS} milliseconds"):
     return (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(folder))
-            .withWatermark(time, f"{DELAY_MS} milliseconds"))
+            .withWatermark(time, delay))
 
 
-@pytest.mark.smoke
-@pytest.mark.parametrize("seed,bounds", [(1, "[]"), (2, "[)"), (3, "(]")])
+@pytest.mark.parametrize("seed,bounds", [pytest.param(1, "[]", marks=pytest.mark.smoke),
+                                         (2, "[)"), (3, "(]")])
 def test_a_stream_of_messages_and_static_anchors_give_the_batch_rows(spark, tmp_path, seed,
                                                                       bounds):
     messages, anchor_batches, late, watermark = _random_batches(seed, anchor_stream=False)
@@ -159,3 +159,43 @@ def test_streams_of_messages_and_of_anchors_give_the_batch_rows(spark, tmp_path,
     expected = _rows(_closed(batch, watermark, "[]"))
     assert expected and len(expected) < len(kept_anchors), "every anchor or none closed"
     assert streamed == expected
+
+
+def test_the_state_keeps_only_what_open_anchors_can_still_need(spark, tmp_path):
+    # Messages each second from 1 s to 10 s in keys a and b, in two micro-batches; the
+    # watermark ends at 9 s. Anchors of a: [2 s, 3 s] (emitted) and [7 s, 20 s] (open); b has
+    # none.
+    seconds = range(1, 11)
+    messages = [[(k, t * 1000, t) for k in "ab" for t in seconds if t <= 5],
+                [(k, t * 1000, t) for k in "ab" for t in seconds if t > 5]]
+    static = _static_frame(spark, [(1, "a", 2000, 3000), (2, "a", 7000, 20000)], ANCHORS)
+
+    def query(sources):
+        return _windows(static, _stream(spark, sources["messages"], MESSAGES, "ts", "1 second"))
+
+    rows = _run_in_two_parts(spark, tmp_path, messages, None, query)
+    assert [r[:1] + r[4:] for r in rows] == [(1, 2, 5, (2, 3))]
+    kept = (spark.read.format("statestore").option("path", str(tmp_path / "checkpoint"))
+            .option("stateVarName", "events").load().groupBy("key.k").count().collect())
+    # a: the open anchor and the messages from its start on (7 s to 10 s); b: its message after
+    # the watermark (10 s), which a later firing drops; every other message is gone.
+    assert sorted(tuple(r) for r in kept) == [("a", 5), ("b", 1)]
+
+
+def test_what_stays_unsupported_is_an_analysis_error_naming_the_function(spark, tmp_path):
+    write_batches(tmp_path / "messages", [[{"k": "a", "ts": _at(0), "v": 1}]])
+    write_batches(tmp_path / "anchors", [[{"id": 1, "k": "a", "s": _at(0), "e": _at(0)}]])
+    unwatermarked = spark.readStream.schema(MESSAGES).json(str(tmp_path / "messages"))
+    static_anchors = _static_frame(spark, [(1, "a", 0, 0)], ANCHORS)
+    with pytest.raises(AnalysisException, match="anchor_window: on a streaming DataFrame the "
+                                                "messages' time column ts needs an event-time"):
+        _windows(static_anchors, unwatermarked)
+    anchors = _stream(spark, tmp_path / "anchors", ANCHORS, "s")
+    with pytest.raises(AnalysisException, match="anchor_window: on a streaming DataFrame the "
+                                                "messages must be a stream"):
+        _windows(anchors, _message_frame(spark, [("a", 0, 1)]))
+    # Complete mode: Spark's own error, as for every window on transformWithState.
+    windows = _windows(static_anchors, _stream(spark, tmp_path / "messages", MESSAGES, "ts"))
+    with pytest.raises(AnalysisException):
+        windows.writeStream.format("memory").queryName("ew_dynamic_complete").outputMode(
+            "complete").start()

@@ -37,18 +37,18 @@ private[analysis] object StreamingAnchors {
    */
   def prepare(a: EventWindowAggregate): (EventWindowAggregate, Option[LogicalPlan]) = {
     val function = a.window.function
+    val (streamed, anchors) = splitStaticAnchors(a.child, function)
     val time = AnchorSortKey.messageTime(a.window.start, a.window.values.last) match {
       case Some(t: Attribute) => t
-      case _ => WindowParameters.fail(function, "on a streaming DataFrame the messages' time must " +
-        "be a column")
+      case _ => WindowParameters.fail(function,
+        "on a streaming DataFrame the messages' time must be a column")
     }
     if (!time.metadata.contains(EventTimeWatermark.delayKey)) {
       WindowParameters.fail(function, s"on a streaming DataFrame the messages' time column " +
-        s"${time.sql} needs an event-time watermark (withWatermark(\"${time.name}\", delay) on " +
-        "the messages; on a stream of anchors also one on their own time): an anchor's row is " +
-        "emitted once the watermark has passed its interval's end")
+        s"${time.sql} needs an event-time watermark (withWatermark(\"${time.name}\", delay); a " +
+        "stream of anchors takes one on its own time column too): an anchor's row is emitted " +
+        "once the watermark has passed its interval's end")
     }
-    val (streamed, anchors) = splitStaticAnchors(a.child, function)
     def withTime(plan: LogicalPlan, metadata: Option[Metadata]): Project = {
       val columns = AttributeMap(a.child.output.zip(plan.output))
       val start = a.window.start.transform { case c: Attribute => columns(c) }

@@ -32,6 +32,9 @@ import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType, Tim
  * batch runs after it, so the deserializers are resolved here, as Spark's `ResolveDeserializer`
  * would (the encoder's own `resolveAndBind`, its bound ordinals turned back into the attributes).
  *
+ * Dynamic windows are prepared first ([[StreamingAnchors]]): their sort time becomes the column
+ * with the watermark, and static anchors the node's initial state (a row of them per key).
+ *
  * A window without a watermark on its time column, or a session without the RocksDB state store
  * provider, is an analysis error naming the function and what to set. Families without streaming
  * rules stay [[EventWindowAggregate]]s, which [[CheckStreaming]] rejects.
@@ -89,7 +92,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
       outputObjAttr = CatalystSerde.generateObjAttr(outputEncoder),
       child = child,
       hasInitialState = initial.isDefined,
-      // Unused without initial state, as Spark's own transformWithState sets them.
+      // Without initial state, unused: as Spark's own transformWithState sets them.
       initialStateGroupingAttrs = initial.map(_.grouping).getOrElse(grouping),
       initialStateDataAttrs = initial.map(i => Seq(i.rows)).getOrElse(input),
       initialStateDeserializer = initial.map(_.deserializer).getOrElse(keyDeserializer),

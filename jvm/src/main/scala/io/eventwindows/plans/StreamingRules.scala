@@ -257,7 +257,10 @@ object StreamingRules {
       window.getLong(0) < than.getLong(0)
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
       Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
