@@ -101,7 +101,7 @@ def _message_frame(spark, rows):
 
 
 def _run_in_two_parts(spark, tmp_path, messages, anchors, frame):
-    """Writes the first half of the micro-batches, runs the query `frame(readers)` to the end,
+    """Writes the first half of the micro-batches, runs the query `frame(sources)` to the end,
     then the rest from the same checkpoint; returns the rows written."""
     half = len(messages) // 2
     sources = {"messages": tmp_path / "messages", "anchors": tmp_path / "anchors"}
