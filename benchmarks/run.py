@@ -55,6 +55,11 @@ a time.
     functions: the running max of ``end - 1 tick + gap`` over the previous rows, a new-session
     flag where the start is beyond it, the running sum of the flags as the session's number,
     then ``groupBy(k, session)``.
+(s) calendar windows: ``tumbling_window(ts, '1 day', time_zone => 'Europe/Berlin')``, count +
+    sum, over 2,000,000 point events in 100 keys over 400 days (two changes of daylight saving
+    time), against what a Spark user writes today: the local day ``date_trunc('day',
+    from_utc_timestamp(ts, zone))`` and ``groupBy``, the window's bounds back in UTC with
+    ``to_utc_timestamp``; then the same with months.
 (o) SPL tumbling windows: ``spl_tumbling_window(ts, count(1000))``, avg + max, over the tuples of
     (h), against ``row_number()`` per key in time order, batches ``(rn - 1) div 1000`` and
     ``groupBy(k, batch)`` keeping full batches, flushed at the batch's last time.
@@ -615,6 +620,25 @@ def spl_tumbling_points(events: DataFrame, repeat: int) -> dict:
                    per_anchor(ours), builtin, repeat)
 
 
+def calendar_points(events: DataFrame, repeat: int) -> list:
+    """(s) calendar days and months in Europe/Berlin against date_trunc in the zone + groupBy."""
+    zone = "Europe/Berlin"
+    results = []
+    for unit, size in [("day", "1 day"), ("month", "1 month")]:
+        ours = events.groupBy("k", ew.tumbling_window("ts", None, size, time_zone=zone)).agg(
+            F.count("*").alias("n"), F.sum("v").alias("total"))
+        local = F.date_trunc(unit, F.from_utc_timestamp("ts", zone))
+        builtin = (events.groupBy("k", local.alias("local")).agg(
+            F.count("*").alias("n"), F.sum("v").alias("total"))
+            .select("k", F.struct(F.to_utc_timestamp("local", zone).alias("start"),
+                                  F.to_utc_timestamp(
+                                      F.col("local") + F.expr(f"INTERVAL 1 {unit.upper()}"),
+                                      zone).alias("end")).alias("window"), "n", "total"))
+        results.append(compare(f"(s) calendar {unit}s in {zone}, point events", ours, builtin,
+                               per_window(ours), per_window(builtin), repeat))
+    return results
+
+
 def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
     """(j) hopping 60 s / 1 s over a stream of files, ours against Spark's streaming window()."""
     def query(window):
@@ -796,7 +820,7 @@ def main() -> None:
     global WARMUP_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="abBcdefghijklmnopqr",
+    parser.add_argument("--cases", default="abBcdefghijklmnopqrs",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
@@ -804,7 +828,7 @@ def main() -> None:
                              "m (sessions over points), n (sessions over intervals), "
                              "o (SPL tumbling), p (a pandas UDF over hopping windows), "
                              "q (a pandas UDF over index windows), "
-                             "r (streaming windows over windows)")
+                             "r (streaming windows over windows), s (calendar days, months)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
     parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
                         help="seconds of untimed runs before each query is timed")
@@ -848,6 +872,8 @@ def main() -> None:
     # average): about 60 values per hopping window of (p). 50,000 point events of (q) in 100 keys.
     pandas_intervals = interval_events(spark, 100_000 // scale, 20, 2 * 86400, 20 * 60).cache()
     pandas_points = point_events(spark, 50_000 // scale, 100, 3600).cache()
+    # 2,000,000 point events in 100 keys over 400 days, for the calendar windows of (s).
+    calendar_events = point_events(spark, 2_000_000 // scale, 100, 400 * 86400).cache()
     cases = {"a": lambda: hopping_points(points, args.repeat),
              "b": lambda: hopping_changes(intervals, "b", 60, args.repeat),
              "B": lambda: hopping_changes(intervals, "B", 5, args.repeat),
@@ -867,7 +893,8 @@ def main() -> None:
              "o": lambda: spl_tumbling_points(distinct, args.repeat),
              "p": lambda: pandas_hopping(pandas_intervals, args.repeat),
              "q": lambda: pandas_index(pandas_points, args.repeat),
-             "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2))}
+             "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2)),
+             "s": lambda: calendar_points(calendar_events, args.repeat)}
     results = []
     for c in args.cases:
         result = cases[c]()

@@ -6,6 +6,8 @@ windows' real results): run ``.venv/bin/python docs/pictures.py`` from the repos
   rows, one per run of windows with the same events.
 * ``count_window_ties.png``: count windows of 2 distinct start times over point events, two of
   them at one time (as in StreamInsight's count windows' second figure).
+* ``calendar_days.png``: calendar days in Berlin over readings around 2024-03-31, the day the
+  clocks spring forward: that day's window lasts 23 hours (times in UTC).
 * ``sliding_delta_eviction.png``: an SPL sliding window with ``delta(temperature, 1.5)`` eviction
   over out-of-order temperatures (IBM Streams SPL's example): the tuple at 16.0 leaves before
   older ones.
@@ -61,6 +63,21 @@ def count_window_ties(spark):
                          "at 3 s count as one")
 
 
+def calendar_days(spark):
+    readings = spark.createDataFrame(
+        [(datetime(2024, 3, 30, 12), 1.0), (datetime(2024, 3, 30, 22, 30), 2.0),
+         (datetime(2024, 3, 31, 12), 4.0), (datetime(2024, 3, 31, 21, 30), 8.0),
+         (datetime(2024, 3, 31, 22, 30), 16.0), (datetime(2024, 4, 1, 8), 32.0)],
+        "ts timestamp, kwh double",
+    )
+    windows = readings.groupBy(
+        ew.tumbling_window("ts", None, "1 day", time_zone="Europe/Berlin")).agg(
+        F.count("*").alias("n"), F.sum("kwh").alias("kwh"))
+    return ew.plot(readings, "ts", value="kwh", windows=windows, labels=["n", "kwh"],
+                   title="tumbling_window(ts, '1 day', time_zone => 'Europe/Berlin'), in UTC: "
+                         "31 March lasts 23 hours")
+
+
 def sliding_delta_eviction(spark):
     base = datetime(2024, 1, 1)
     temperatures = [17.1, 16.4, 16.0, 17.6, 14.0]  # SPL's example tuples A to E, one a second
@@ -79,6 +96,7 @@ PICTURES = {
     "hopping_changes.png": hopping_changes,
     "count_window_ties.png": count_window_ties,
     "sliding_delta_eviction.png": sliding_delta_eviction,
+    "calendar_days.png": calendar_days,
 }
 
 

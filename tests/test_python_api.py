@@ -591,10 +591,10 @@ def test_end_of_wrong_type_names_the_parameter(spark):
 @pytest.mark.parametrize("build, parameter", [
     (lambda e: ew.hopping_window("s", "e", "2 seconds", "5 seconds", output="changes"), "hop"),
     (lambda e: ew.hopping_window("s", "e", "5 seconds", "2 seconds", horizon=3), "`horizon`"),
-    (lambda e: ew.tumbling_window("s", "e", "1 month"), "`size`"),
+    (lambda e: ew.tumbling_window("s", "e", "1 month", time_zone="Mars/Olympus"), "`time_zone`"),
     (lambda e: ew.tumbling_window("s", "e", "5 parsecs"), "`size`"),
     (lambda e: ew.tumbling_window("id", None, "5 seconds"), "`start`"),
-], ids=["changes-hop-over-size", "int-horizon", "month-size", "bad-interval", "string-start"])
+], ids=["changes-hop-over-size", "int-horizon", "bad-time-zone", "bad-interval", "string-start"])
 def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
     events = taming_events(spark)
     assert parameter in analysis_error(lambda: events.groupBy(build(events)).count())

@@ -34,14 +34,26 @@ def _output(value: Union[str, Column]) -> Column:
 _COUNT_OUTPUTS = "'point', 'window'"
 
 
+def _time_zone(value: Union[str, Column]) -> Column:
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return F.lit(value)
+    raise TypeError(
+        f"`time_zone` must be a time zone ID such as 'Europe/Berlin', None or a Column, got "
+        f"{type(value).__name__}: {value!r}")
+
+
 def _hopping_parameters(
         alignment: Optional[TimeLike],
         output: Optional[Union[str, Column]],
-        horizon: Optional[TimeLike]) -> List[Column]:
+        horizon: Optional[TimeLike],
+        time_zone: Optional[Union[str, Column]]) -> List[Column]:
     return _optional(
         None if alignment is None else _time(alignment, "alignment"),
         None if output is None else _output(output),
-        None if horizon is None else _time(horizon, "horizon"))
+        None if horizon is None else _time(horizon, "horizon"),
+        None if time_zone is None else _time_zone(time_zone))
 
 
 def hopping_window(
@@ -51,12 +63,13 @@ def hopping_window(
         hop: DurationLike,
         alignment: Optional[TimeLike] = None,
         output: Optional[Union[str, Column]] = None,
-        horizon: Optional[TimeLike] = None) -> Column:
-    """hopping_window(start[, end], size, hop[, alignment[, output[, horizon]]]) - Groups events into
-    hopping windows [alignment + n * hop, alignment + n * hop + size) for every integer n. An
-    event belongs to every window its lifetime intersects, and aggregates see it in each. Use it
-    in GROUP BY; it yields the column `window` (struct of `start` and `end`: the lifetime of the
-    output row). Empty windows give no row.
+        horizon: Optional[TimeLike] = None,
+        time_zone: Optional[Union[str, Column]] = None) -> Column:
+    """hopping_window(start[, end], size, hop[, alignment[, output[, horizon[, time_zone]]]]) -
+    Groups events into hopping windows [alignment + n * hop, alignment + n * hop + size) for every
+    integer n. An event belongs to every window its lifetime intersects, and aggregates see it
+    in each. Use it in GROUP BY; it yields the column `window` (struct of `start` and `end`: the
+    lifetime of the output row). Empty windows give no row.
 
     Arguments:
       * start - the event's start time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks).
@@ -65,20 +78,32 @@ def hopping_window(
           open-ended event that lasts to the end of time. An end before the start is an error
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
-      * size - the window length: a day-time interval, a string such as '5 seconds' or an
-          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
+          a year-month interval or an integer number of microseconds (for BIGINT time an integer
+          number of ticks); positive.
       * hop - the distance between window starts, like `size`; positive.
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
           some window starts; for timestamps also an offset from the epoch, as window() takes
           its start time: an interval string such as '15 minutes', a day-time interval or an
-          integer number of microseconds. NULL or absent: the Unix epoch.
+          integer number of microseconds. NULL or absent: the Unix epoch. Calendar windows align
+          on a local time (a string is a wall clock): by default 1970-01-01 00:00, for weeks
+          Monday 1970-01-05 00:00 (ISO weeks).
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
-          that result holds; needs hop <= size).
+          that result holds; needs hop <= size, for calendar windows in each part).
       * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
           the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
           the input.
+      * time_zone - optional, a time zone ID such as 'Europe/Berlin' (SQL may write time_zone =>
+          'Europe/Berlin'): the windows are calendar windows of that zone. TIMESTAMP time only.
+    Calendar windows: when the size or the hop has months or years, or a time_zone is given,
+      window n is [alignment + n * hop, alignment + n * hop + size) with + as Spark adds an
+      interval to a timestamp in the time zone (the session's if none is given): months, then
+      calendar days, then microseconds. A day runs from local midnight to local midnight (23 or
+      25 hours across a daylight saving change), a month from the 1st to the 1st. A local time in
+      a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
+      TIMESTAMP_NTZ time the wall clock is stepped as it is.
 
     In Python, ``end=None`` omits the end column (point events); ``size`` and ``hop`` may be
     strings, ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings,
@@ -105,7 +130,7 @@ def hopping_window(
         *_lifetime(start, end),
         _duration(size, "size"),
         _duration(hop, "hop"),
-        *_hopping_parameters(alignment, output, horizon))
+        *_hopping_parameters(alignment, output, horizon, time_zone))
 
 
 def tumbling_window(
@@ -114,9 +139,10 @@ def tumbling_window(
         size: DurationLike,
         alignment: Optional[TimeLike] = None,
         output: Optional[Union[str, Column]] = None,
-        horizon: Optional[TimeLike] = None) -> Column:
-    """tumbling_window(start[, end], size[, alignment[, output[, horizon]]]) - Groups events into adjacent,
-    non-overlapping windows of length `size`: hopping_window with hop = size.
+        horizon: Optional[TimeLike] = None,
+        time_zone: Optional[Union[str, Column]] = None) -> Column:
+    """tumbling_window(start[, end], size[, alignment[, output[, horizon[, time_zone]]]]) - Groups
+    events into adjacent, non-overlapping windows of length `size`: hopping_window with hop = size.
 
     Arguments:
       * start - the event's start time: TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks).
@@ -125,19 +151,31 @@ def tumbling_window(
           open-ended event that lasts to the end of time. An end before the start is an error
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
-      * size - the window length: a day-time interval, a string such as '5 seconds' or an
-          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
+          a year-month interval or an integer number of microseconds (for BIGINT time an integer
+          number of ticks); positive.
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
           some window starts; for timestamps also an offset from the epoch, as window() takes
           its start time: an interval string such as '15 minutes', a day-time interval or an
-          integer number of microseconds. NULL or absent: the Unix epoch.
+          integer number of microseconds. NULL or absent: the Unix epoch. Calendar windows align
+          on a local time (a string is a wall clock): by default 1970-01-01 00:00, for weeks
+          Monday 1970-01-05 00:00 (ISO weeks).
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
-          that result holds; needs hop <= size).
+          that result holds; needs hop <= size, for calendar windows in each part).
       * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
           the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
           the input.
+      * time_zone - optional, a time zone ID such as 'Europe/Berlin' (SQL may write time_zone =>
+          'Europe/Berlin'): the windows are calendar windows of that zone. TIMESTAMP time only.
+    Calendar windows: when the size or the hop has months or years, or a time_zone is given,
+      window n is [alignment + n * hop, alignment + n * hop + size) with + as Spark adds an
+      interval to a timestamp in the time zone (the session's if none is given): months, then
+      calendar days, then microseconds. A day runs from local midnight to local midnight (23 or
+      25 hours across a daylight saving change), a month from the 1st to the 1st. A local time in
+      a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
+      TIMESTAMP_NTZ time the wall clock is stepped as it is.
 
     In Python, ``end=None`` omits the end column (point events); ``size`` may be a string, a
     ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings, datetimes or
@@ -160,7 +198,7 @@ def tumbling_window(
         "tumbling_window",
         *_lifetime(start, end),
         _duration(size, "size"),
-        *_hopping_parameters(alignment, output, horizon))
+        *_hopping_parameters(alignment, output, horizon, time_zone))
 
 
 def snapshot_window(start: ColumnOrName, end: Optional[ColumnOrName] = None) -> Column:

@@ -26,7 +26,7 @@ class BadInputSuite extends EventWindowsSuite {
   }
 
   test("durations must be constant, day-time, and of the right kind for the time type") {
-    rejected("hopping_window(ts, '1 month', '1 day')", "`size` must not have months")
+    rejected("hopping_window(ts, '-1 month', '1 day')", "`size` must be positive")
     rejected("hopping_window(ts, 'five seconds', '1 second')", "`size` is not a valid interval")
     rejected("tumbling_window(s, '5 seconds')", "`size` must be an integer number of ticks")
     rejected("tumbling_window(ts, 5.0)", "`size` must be a day-time interval")

@@ -141,8 +141,10 @@ class ParametersSuite extends EventWindowsSuite {
     rejected(timestampEvents, "tumbling_window(s, 2.5)", "`size` must be a day-time interval, " +
       "an interval string such as '5 seconds' or an integer number of microseconds for " +
       "TIMESTAMP time, got DECIMAL(2,1)")
-    rejected(timestampEvents, "tumbling_window(s, INTERVAL 1 MONTH)", "`size` must be",
+    rejected(bigintEvents, "tumbling_window(s, e, INTERVAL 1 MONTH)", "`size` must be",
       "got INTERVAL MONTH")
+    rejected(timestampEvents, "tumbling_window(s, INTERVAL -1 MONTH)",
+      "`size` must be positive, with no negative part")
     rejected(timestampEvents, "tumbling_window(s, '3 seconds', 1.5)",
       "`alignment` must be TIMESTAMP like the time column or a timestamp string, or an offset " +
         "from the epoch as window() takes its start time", "got DECIMAL(2,1)")

@@ -1,8 +1,10 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
-import io.eventwindows.expressions.{AdjustStartTime, EventTime, WindowParameters}
+import io.eventwindows.execution.streaming.{CalendarSnappedStart, EventTimeHorizon, SnappedStart,
+  StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
+import io.eventwindows.expressions.{AdjustStartTime, EventTime, SnapToCalendarWindows,
+  WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, StreamingRules}
 
 import org.apache.spark.sql.Row
@@ -166,6 +168,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val snapped = (start, a.child) match {
       case (start: Attribute, Project(list, _)) => list.collectFirst {
         case alias @ Alias(s: AdjustStartTime, _) if alias.exprId == start.exprId => s
+        case alias @ Alias(s: SnapToCalendarWindows, _) if alias.exprId == start.exprId => s
       }
       case _ => None
     }
@@ -174,8 +177,11 @@ object StreamingWindows extends Rule[LogicalPlan] {
       case (_, Some(s @ AdjustStartTime(t: Attribute, size, hop, alignment))) if watermarked(t) =>
         (t, SnappedStart(size, hop, alignment, EventTime.lineMin(s.dataType),
           EventTime.lineMax(s.dataType)))
+      case (_, Some(s @ SnapToCalendarWindows(t: Attribute, windows, _))) if watermarked(t) =>
+        (t, CalendarSnappedStart(windows, EventTime.lineMin(s.dataType),
+          EventTime.lineMax(s.dataType)))
       case _ =>
-        val column = snapped.map(_.time).getOrElse(start)
+        val column = snapped.map(_.children.head).getOrElse(start)
         WindowParameters.fail(a.window.function, "on a streaming DataFrame the window's time " +
           s"column ${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
           s"${column.sql}\", delay), or WATERMARK in SQL): a window is emitted once the " +

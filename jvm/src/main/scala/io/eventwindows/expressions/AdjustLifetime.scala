@@ -2,7 +2,8 @@ package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode, FalseLiteral}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode,
+  FalseLiteral}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType}
 
@@ -83,4 +84,64 @@ case class AdjustEndTime(time: Expression, size: Long, hop: Long, alignment: Lon
 
   override protected def withNewChildInternal(newChild: Expression): AdjustEndTime =
     copy(time = newChild)
+}
+
+/**
+ * The snapped lifetimes of calendar windows ([[CalendarWindows]]), as [[AdjustStartTime]] and
+ * [[AdjustEndTime]] snap those of hopping windows: an event's start moves to the end of the first
+ * window ending after it, its exclusive end to the end of the window after the last one starting
+ * before it (NULL, an open end, to the end of time). The event then covers, for each window it
+ * intersects, the interval from that window's end to the next window's end, so a snapshot window
+ * over the moved events gives one row per change of the windows' contents.
+ */
+case class SnapToCalendarWindows(time: Expression, windows: CalendarWindows, toEnd: Boolean)
+  extends UnaryExpression {
+
+  override def child: Expression = time
+  override def dataType: DataType = time.dataType
+  override def nullable: Boolean = time.nullable && !toEnd
+  override def prettyName: String = "snap_to_calendar_windows"
+  override def toString: String =
+    s"$prettyName($time, $windows, ${if (toEnd) "end" else "start"})"
+
+  private def lineMin: Long = EventTime.lineMin(time.dataType)
+  private def lineMax: Long = EventTime.lineMax(time.dataType)
+
+  /** The snapped time of `t` (a start, or an exclusive end before the end of time). */
+  def snap(t: Long): Long = SnapToCalendarWindows.snap(windows, toEnd, t, lineMin, lineMax)
+
+  override def eval(input: InternalRow): Any = {
+    val t = time.eval(input)
+    if (t == null) { if (toEnd) lineMax else null }
+    else if (toEnd && t.asInstanceOf[Long] >= lineMax) lineMax
+    else snap(t.asInstanceOf[Long])
+  }
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val self = ctx.addReferenceObj("snap", this, classOf[SnapToCalendarWindows].getName)
+    val t = time.genCode(ctx)
+    val value = if (toEnd) s"${t.value} >= ${lineMax}L ? ${lineMax}L : $self.snap(${t.value})"
+      else s"$self.snap(${t.value})"
+    val isNull = if (toEnd) FalseLiteral else t.isNull
+    ev.copy(code = code"""
+      ${t.code}
+      long ${ev.value} = ${CodeGenerator.defaultValue(dataType)};
+      if (${t.isNull}) { ${if (toEnd) s"${ev.value} = ${lineMax}L;" else ""} }
+      else { ${ev.value} = $value; }""", isNull = isNull)
+  }
+
+  override protected def withNewChildInternal(newChild: Expression): SnapToCalendarWindows =
+    copy(time = newChild)
+}
+
+object SnapToCalendarWindows {
+
+  /** The snapped start (or, `toEnd`, exclusive end before the end of time) `t` of `windows`. */
+  def snap(windows: CalendarWindows, toEnd: Boolean, t: Long, lineMin: Long, lineMax: Long)
+      : Long = {
+    val window =
+      if (toEnd) windows.lastStartingBy(TimeArithmetic.subtract(t, 1L)) + 1
+      else windows.firstEndingAfter(t)
+    TimeArithmetic.clamp(windows.end(window), lineMin, lineMax)
+  }
 }

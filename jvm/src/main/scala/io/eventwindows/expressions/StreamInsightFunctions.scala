@@ -1,10 +1,14 @@
 package io.eventwindows.expressions
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{arity, lifetime, lifetimeArguments, register}
-import io.eventwindows.plans.{CountWindow, Hopping, OutputPolicy, Snapshot}
+import io.eventwindows.expressions.FunctionArguments.{arity, lifetime, lifetimeArguments,
+  namedArguments, optional, register}
+import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolicy, Snapshot}
 
 import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{LongType, TimestampType}
 
 /**
  * StreamInsight's windows. Hopping and tumbling windows follow StreamInsight's "Hopping Windows"
@@ -15,35 +19,50 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  */
 object StreamInsightFunctions {
 
+  /** The optional parameters of hopping and tumbling windows, which SQL may also name. */
+  private val hoppingNames = Seq("alignment", "output", "horizon", "time_zone")
+
   private val hoppingParameters =
     """
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
           some window starts; for timestamps also an offset from the epoch, as window() takes
           its start time: an interval string such as '15 minutes', a day-time interval or an
-          integer number of microseconds. NULL or absent: the Unix epoch.
+          integer number of microseconds. NULL or absent: the Unix epoch. Calendar windows align
+          on a local time (a string is a wall clock): by default 1970-01-01 00:00, for weeks
+          Monday 1970-01-05 00:00 (ISO weeks).
       * output - optional, 'window' (default: a row per non-empty window, its lifetime the
           window), 'point' (a point event at each non-empty window's end) or 'changes' (a row per
           run of consecutive windows holding the same events, its lifetime the time over which
-          that result holds; needs hop <= size).
+          that result holds; needs hop <= size, for calendar windows in each part).
       * horizon - optional, the last time open-ended events cover under 'window' and 'point', of
           the type of `start` (or a timestamp string); NULL or absent: the latest finite time in
           the input.
+      * time_zone - optional, a time zone ID such as 'Europe/Berlin' (SQL may write time_zone =>
+          'Europe/Berlin'): the windows are calendar windows of that zone. TIMESTAMP time only.
+    Calendar windows: when the size or the hop has months or years, or a time_zone is given,
+      window n is [alignment + n * hop, alignment + n * hop + size) with + as Spark adds an
+      interval to a timestamp in the time zone (the session's if none is given): months, then
+      calendar days, then microseconds. A day runs from local midnight to local midnight (23 or
+      25 hours across a daylight saving change), a month from the 1st to the 1st. A local time in
+      a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
+      TIMESTAMP_NTZ time the wall clock is stepped as it is.
     """
 
   val hoppingWindow: Registration = register(
     "hopping_window",
     classOf[EventWindow],
     """
-    _FUNC_(start[, end], size, hop[, alignment[, output[, horizon]]]) - Groups events into
-      hopping windows [alignment + n * hop, alignment + n * hop + size) for every integer n. An
-      event belongs to every window its lifetime intersects, and aggregates see it in each. Use it
-      in GROUP BY; it yields the column `window` (struct of `start` and `end`: the lifetime of the
-      output row). Empty windows give no row.
+    _FUNC_(start[, end], size, hop[, alignment[, output[, horizon[, time_zone]]]]) - Groups
+      events into hopping windows [alignment + n * hop, alignment + n * hop + size) for every
+      integer n. An event belongs to every window its lifetime intersects, and aggregates see it
+      in each. Use it in GROUP BY; it yields the column `window` (struct of `start` and `end`: the
+      lifetime of the output row). Empty windows give no row.
     """,
     s"""
     Arguments:$lifetimeArguments
-      * size - the window length: a day-time interval, a string such as '5 seconds' or an
-          integer number of microseconds (for BIGINT time an integer number of ticks); positive.
+      * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
+          a year-month interval or an integer number of microseconds (for BIGINT time an integer
+          number of ticks); positive.
       * hop - the distance between window starts, like `size`; positive.$hoppingParameters""",
     """
     Examples:
@@ -51,26 +70,27 @@ object StreamInsightFunctions {
         2023-12-31 23:59:58	2024-01-01 00:00:02	1
         2024-01-01 00:00:00	2024-01-01 00:00:04	2
         2024-01-01 00:00:02	2024-01-01 00:00:06	1
-    """)(hoppingBuilder("hopping_window", tumbling = false))
+    """, named = hoppingNames)(hoppingBuilder("hopping_window", tumbling = false))
 
   val tumblingWindow: Registration = register(
     "tumbling_window",
     classOf[EventWindow],
     """
-    _FUNC_(start[, end], size[, alignment[, output[, horizon]]]) - Groups events into adjacent,
-      non-overlapping windows of length `size`: hopping_window with hop = size.
+    _FUNC_(start[, end], size[, alignment[, output[, horizon[, time_zone]]]]) - Groups events
+      into adjacent, non-overlapping windows of length `size`: hopping_window with hop = size.
     """,
     s"""
     Arguments:$lifetimeArguments
-      * size - the window length: a day-time interval, a string such as '5 seconds' or an
-          integer number of microseconds (for BIGINT time an integer number of ticks); positive.$hoppingParameters""",
+      * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
+          a year-month interval or an integer number of microseconds (for BIGINT time an integer
+          number of ticks); positive.$hoppingParameters""",
     """
     Examples:
       > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
         0	1
         2	1
         4	2
-    """)(hoppingBuilder("tumbling_window", tumbling = true))
+    """, named = hoppingNames)(hoppingBuilder("tumbling_window", tumbling = true))
 
   val snapshotWindow: Registration = register(
     "snapshot_window",
@@ -118,23 +138,50 @@ object StreamInsightFunctions {
 
   private def hoppingBuilder(name: String, tumbling: Boolean)(args: Seq[Expression]): Expression = {
     val required = if (tumbling) 1 else 2
-    val (start, end, params) = lifetime(name, args, required)
-    if (params.size > required + 3) arity(name, s"at most ${required + 3} parameters after " +
+    val (positional, named) = namedArguments(name, args, hoppingNames)
+    val (start, end, params) = lifetime(name, positional, required)
+    if (params.size > required + 4) arity(name, s"at most ${required + 4} parameters after " +
       "the lifetime columns (size" + (if (tumbling) "" else ", hop") +
-      ", alignment, output, horizon)", args)
+      ", alignment, output, horizon, time_zone)", args)
+    def parameter(i: Int) = optional(name, params, required + i, named, hoppingNames(i))
     val time = start.dataType
-    val size = WindowParameters.durationTicks(name, "size", params.head, time)
-    val hop = if (tumbling) size else WindowParameters.durationTicks(name, "hop", params(1), time)
-    val alignment = WindowParameters.alignmentTicks(name, params.lift(required), time)
-    val output = OutputPolicy(WindowParameters.policy(name, "output", params.lift(required + 1),
+    val output = OutputPolicy(WindowParameters.policy(name, "output", parameter(1),
       OutputPolicy.all.map(_.sqlName), OutputPolicy.Window.sqlName))
-    if (output == OutputPolicy.Changes && hop > size) {
-      WindowParameters.fail(name, s"`output` 'changes' needs hop <= size (windows without gaps), " +
-        s"got hop $hop > size $size")
+    val horizon = WindowParameters.optionalTime(name, "horizon", parameter(2), time)
+    val zone = WindowParameters.timeZone(name, parameter(3), time)
+    val calendar = if (time == LongType) None else {
+      val size = WindowParameters.calendarStep(name, "size", params.head, time)
+      val hop = if (tumbling) size else WindowParameters.calendarStep(name, "hop", params(1), time)
+      if (size.months == 0 && hop.months == 0 && zone.isEmpty) None else Some((size, hop))
     }
-    val horizon = WindowParameters.optionalTime(name, "horizon", params.lift(required + 2), time)
-    EventWindow(start, end, Hopping(size, hop, alignment, output, horizon))
+    val family = calendar match {
+      case Some((size, hop)) =>
+        if (output == OutputPolicy.Changes && !hop.atMost(size)) {
+          WindowParameters.fail(name, "`output` 'changes' needs windows without gaps: a hop " +
+            s"never longer than the size, got hop $hop, size $size")
+        }
+        val zoneId = zone.getOrElse(if (time == TimestampType) sessionTimeZone else "UTC")
+        // ISO weeks start on Mondays: weekly windows align on Monday 1970-01-05.
+        val weekly = hop.months == 0 && hop.micros == 0 && hop.days % 7 == 0
+        val alignment = WindowParameters.calendarAlignment(name, parameter(0), time, zoneId,
+          default = if (weekly) 4 * CalendarStep.DayMicros else 0L)
+        CalendarHopping(CalendarWindows(size, hop, alignment, zoneId), output, horizon)
+      case None =>
+        val size = WindowParameters.durationTicks(name, "size", params.head, time)
+        val hop =
+          if (tumbling) size else WindowParameters.durationTicks(name, "hop", params(1), time)
+        if (output == OutputPolicy.Changes && hop > size) {
+          WindowParameters.fail(name, s"`output` 'changes' needs hop <= size (windows without " +
+            s"gaps), got hop $hop > size $size")
+        }
+        Hopping(size, hop, WindowParameters.alignmentTicks(name, parameter(0), time), output,
+          horizon)
+    }
+    EventWindow(start, end, family)
   }
+
+  private def sessionTimeZone: String =
+    DateTimeUtils.getZoneId(SQLConf.get.sessionLocalTimeZone).getId
 
   private def snapshotBuilder(args: Seq[Expression]): Expression = {
     val (start, end, params) = lifetime("snapshot_window", args, 0)

@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 import io.eventwindows.EventWindowsAnalysisException
 
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
-import org.apache.spark.sql.catalyst.util.IntervalUtils
+import org.apache.spark.sql.catalyst.util.{DateTimeUtils, IntervalUtils}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
@@ -105,6 +105,71 @@ object WindowParameters {
     if (ticks <= 0) fail(function, s"`$parameter` must be positive, got ${e.sql}")
     ticks
   }
+
+  /**
+   * A window length or hop of calendar windows over timestamps: what [[durationTicks]] takes, and
+   * also months and years (a string such as '1 month', a year-month interval). The days of a
+   * string or a day-time interval are calendar days, as Spark adds either to a timestamp; an
+   * integer is microseconds. Positive, and no part negative.
+   */
+  def calendarStep(function: String, parameter: String, e: Expression, time: DataType)
+      : CalendarStep = {
+    val value = nonNullConstant(function, parameter, e)
+    val interval = (e.dataType, value) match {
+      case (_: YearMonthIntervalType, months: Int) => new CalendarInterval(months, 0, 0L)
+      case (_: DayTimeIntervalType, micros: Long) =>
+        new CalendarInterval(0, (micros / CalendarStep.DayMicros).toInt,
+          micros % CalendarStep.DayMicros)
+      case (StringType, s: UTF8String) => parseInterval(s).getOrElse(
+        fail(function, s"`$parameter` is not a valid interval: '$s'"))
+      case (CalendarIntervalType, i: CalendarInterval) => i
+      case _ => new CalendarInterval(0, 0, durationTicks(function, parameter, e, time))
+    }
+    if (interval.months < 0 || interval.days < 0 || interval.microseconds < 0 ||
+        (interval.months == 0 && interval.days == 0 && interval.microseconds == 0)) {
+      fail(function, s"`$parameter` must be positive, with no negative part, got $interval")
+    }
+    CalendarStep(interval.months, interval.days, interval.microseconds)
+  }
+
+  /**
+   * The optional time zone of calendar windows, normalized (a region such as 'Europe/Berlin', or
+   * an offset such as '+05:45', as Spark's session time zone takes them); only over TIMESTAMP
+   * time. NULL means none.
+   */
+  def timeZone(function: String, e: Option[Expression], time: DataType): Option[String] =
+    e.flatMap(c => Option(constant(function, "time_zone", c))).map { value =>
+      if (time != TimestampType) {
+        fail(function, s"`time_zone` needs TIMESTAMP time, got ${time.sql}: " + (
+          if (time == TimestampNTZType) "TIMESTAMP_NTZ calendar windows step the wall clock, " +
+            "which has no time zone"
+          else "BIGINT time has no calendar"))
+      }
+      val zone = text(function, "time_zone", e.get)
+      try DateTimeUtils.getZoneId(zone).getId catch {
+        case NonFatal(_) => fail(function, s"`time_zone` is not a valid time zone: '$zone'")
+      }
+    }
+
+  /**
+   * The local time (wall-clock microseconds) on which calendar windows align: a timestamp string
+   * or a TIMESTAMP_NTZ read as a wall clock, a TIMESTAMP as its wall clock in `zone`, or an offset
+   * from 1970-01-01 00:00 as [[alignmentTicks]] reads one; NULL or absent: `default`.
+   */
+  def calendarAlignment(
+      function: String,
+      e: Option[Expression],
+      time: DataType,
+      zone: String,
+      default: Long): Long =
+    e.filter(c => constant(function, "alignment", c) != null) match {
+      case None => default
+      case Some(c) if c.dataType == TimestampType && time == TimestampType =>
+        val instant = DateTimeUtils.microsToInstant(c.eval().asInstanceOf[Long])
+        DateTimeUtils.localDateTimeToMicros(
+          java.time.LocalDateTime.ofInstant(instant, java.time.ZoneId.of(zone)))
+      case Some(c) => alignmentTicks(function, Some(c), TimestampNTZType)
+    }
 
   private def parseInterval(s: UTF8String): Option[CalendarInterval] =
     try Some(IntervalUtils.stringToInterval(s)) catch {

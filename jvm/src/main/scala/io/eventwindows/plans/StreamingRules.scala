@@ -52,6 +52,15 @@ sealed trait StreamingRules extends Serializable {
   def needsEarlier(window: InternalRow, than: InternalRow): Boolean = false
 
   /**
+   * True if a row's identity is known before it closes (a window position, an anchor), so that
+   * in update mode each micro-batch emits the current version of every row whose result it
+   * changed, open rows too (see the streaming room's `StreamingReplay.changedRows`). Not for
+   * rows defined only once they close (where a run or a session ends, which n starts make a
+   * count window), nor for families that resume or fold a prefix, which replay no open row.
+   */
+  def knowsOpenRows: Boolean = false
+
+  /**
    * Which of the replayed events (`starts`: the starts of the events at or before `horizon`,
    * sorted; `ends`: their exclusive ends, the end of time for open-ended ones) the rows closing
    * after `horizon` need. `firstOpen` is the window of the first row of the replay that closes
@@ -110,15 +119,17 @@ object StreamingRules {
   }
 
   /**
-   * Hopping and tumbling windows under per-window output (on streams only with aggregates that
-   * depend on input order: the others run as Spark's streaming aggregation; 'changes' is a
-   * snapshot window by now): a window is final once every event starting before its end is known,
+   * Hopping and tumbling windows, of durations or on a calendar, under per-window output (on
+   * streams only with aggregates that depend on input order: the others run as Spark's streaming
+   * aggregation; 'changes' is a snapshot window by now): a window is final once every event starting before its end is known,
    * close time its end minus one tick (under 'point' the row's lifetime starts at the window's
    * end). The windows still open end after that of the first open one (or after the horizon plus
    * one tick); they need the events ending after its start. An open-ended event needs the family's
    * horizon, or its windows would never end.
    */
-  final case class HoppingWindows(family: Hopping) extends StreamingRules {
+  final case class HoppingWindows(family: HoppingFamily) extends StreamingRules {
+    override def knowsOpenRows: Boolean = true
+
     private def windowEnd(window: InternalRow): Long =
       window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
 
@@ -127,7 +138,7 @@ object StreamingRules {
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
       val end = if (firstOpen != null) windowEnd(firstOpen) else TimeArithmetic.add(horizon, 2L)
-      Retention(starts.length, TimeArithmetic.subtract(end, family.size))
+      Retention(starts.length, family.windowStartOfEnd(end))
     }
 
     override def checkOpenEnded(start: Long, timeType: DataType): Unit =
@@ -195,6 +206,8 @@ object StreamingRules {
    * window's lower bound on.
    */
   final case class RelativeTimeWindows(window: RelativeTimeWindow) extends StreamingRules {
+    override def knowsOpenRows: Boolean = true
+
     override def closeTime(fields: InternalRow): Long = {
       val t = fields.getLong(0)
       Math.max(t, window.upperTime(t))

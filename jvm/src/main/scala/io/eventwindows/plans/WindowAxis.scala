@@ -1,7 +1,7 @@
 package io.eventwindows.plans
 
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.expressions.{CalendarWindows, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
@@ -161,6 +161,48 @@ case class HoppingAxis(
   // Both ends from the window's exact index: a window starting before the line keeps its end.
   private def windowStart(p: Long): Long = boundaryPlus(p, shift, alignment, hop, 0L, lineMin, lineMax)
   private def windowEnd(p: Long): Long = boundaryPlus(p, shift, alignment, hop, size, lineMin, lineMax)
+
+  override def outputStart(position: Long, runEnd: Long): Long =
+    if (pointOutput) windowEnd(position) else windowStart(position)
+
+  override def outputEnd(position: Long, runEnd: Long): Long =
+    if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
+
+  override def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
+  override def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
+}
+
+/**
+ * Calendar windows with per-window output: the axis is the window number n of
+ * [[CalendarWindows]]. An event enters at the first window ending after its start and leaves after
+ * the last window starting before its end, as on a [[HoppingAxis]], with each bound computed on
+ * the zone's calendar. Windows reaching past the time line are clipped to it.
+ */
+case class CalendarAxis(
+    windows: CalendarWindows,
+    pointOutput: Boolean,
+    horizon: Long,
+    lineMin: Long,
+    lineMax: Long) extends WindowAxis {
+  import TimeArithmetic._
+
+  override def enter(start: Long, end: Long): Long = windows.firstEndingAfter(start)
+
+  override def leave(start: Long, end: Long): Long = windows.lastStartingBy(subtract(end, 1L)) + 1
+
+  /** Open-ended events last through the horizon tick (and at least their own start tick). */
+  override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
+
+  override def rowPerPosition: Boolean = true
+
+  /**
+   * One if windows cannot overlap; otherwise no bound is taken: a calendar day is as short as a
+   * zone's change makes it.
+   */
+  override def maxWindowsOfPoint: Long = if (windows.disjoint) 1L else Long.MaxValue
+
+  private def windowStart(p: Long): Long = clamp(windows.start(p), lineMin, lineMax)
+  private def windowEnd(p: Long): Long = clamp(windows.end(p), lineMin, lineMax)
 
   override def outputStart(position: Long, runEnd: Long): Long =
     if (pointOutput) windowEnd(position) else windowStart(position)

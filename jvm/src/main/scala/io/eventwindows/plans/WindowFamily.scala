@@ -1,6 +1,7 @@
 package io.eventwindows.plans
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, TimeArithmetic}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CalendarWindows,
+  SnapToCalendarWindows, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
@@ -128,6 +129,34 @@ object Bounds {
 }
 
 /**
+ * Hopping and tumbling windows, of exact durations ([[Hopping]]) or on a calendar
+ * ([[CalendarHopping]]): windows known from their number alone, and what each emits.
+ */
+sealed trait HoppingFamily extends AxisFamily {
+  /** What each window emits. */
+  def output: OutputPolicy
+
+  /** True if the windows are adjacent, each hop as long as the size. */
+  def tumbling: Boolean
+
+  /** The start of the window that ends at `end` (a window's end under per-window output). */
+  def windowStartOfEnd(end: Long): Long
+
+  override def functionName: String = if (tumbling) "tumbling_window" else "hopping_window"
+
+  override def clippedLifetimeRefusal: Option[String] =
+    if (output != OutputPolicy.Changes) None
+    else Some(s"not with $functionName output 'changes': one row stands for a run of windows, " +
+      "each clipping the events' lifetimes differently; use output 'window' or 'point'")
+
+  override def onStreams: Either[String, StreamingRules] =
+    Right(StreamingRules.HoppingWindows(this))
+
+  protected def checkPerWindow(): Unit =
+    require(output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
+}
+
+/**
  * Hopping windows `[alignment + n*hop, alignment + n*hop + size)` for every integer n; tumbling
  * when `hop == size`. All times are ticks of the time column's type. `horizon` is the last tick
  * that open-ended events cover under a per-window policy (None: the latest finite time of the
@@ -138,29 +167,49 @@ case class Hopping(
     hop: Long,
     alignment: Long,
     output: OutputPolicy,
-    override val horizon: Option[Long]) extends AxisFamily {
-  override def functionName: String = if (hop == size) "tumbling_window" else "hopping_window"
+    override val horizon: Option[Long]) extends HoppingFamily {
+  override def tumbling: Boolean = hop == size
+
+  override def windowStartOfEnd(end: Long): Long = TimeArithmetic.subtract(end, size)
 
   override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis = {
-    require(output != OutputPolicy.Changes, "'changes' is planned as a snapshot window")
+    checkPerWindow()
     // The windows depend only on the alignment modulo the hop; the smallest such alignment keeps
     // every window index within Long.
     HoppingAxis(size, hop, Math.floorMod(alignment, hop), output == OutputPolicy.Point,
       this.horizon.getOrElse(horizon), lineMin, lineMax)
   }
 
-  override def clippedLifetimeRefusal: Option[String] =
-    if (output != OutputPolicy.Changes) None
-    else Some(s"not with $functionName output 'changes': one row stands for a run of windows, " +
-      "each clipping the events' lifetimes differently; use output 'window' or 'point'")
-
-  override def onStreams: Either[String, StreamingRules] =
-    Right(StreamingRules.HoppingWindows(this))
-
   override def lifetimeRewrite: Option[LifetimeRewrite] =
     if (output != OutputPolicy.Changes) None
     else Some(LifetimeRewrite(Snapshot, AdjustStartTime(_, size, hop, alignment),
       AdjustEndTime(_, size, hop, alignment)))
+}
+
+/**
+ * Hopping and tumbling windows on the calendar of a time zone ([[CalendarWindows]]): days from
+ * local midnight to local midnight, months from the 1st to the 1st. Planned when the size or the
+ * hop has months, or a time zone is given. `horizon` as for [[Hopping]].
+ */
+case class CalendarHopping(
+    windows: CalendarWindows,
+    output: OutputPolicy,
+    override val horizon: Option[Long]) extends HoppingFamily {
+  override def tumbling: Boolean = windows.size == windows.hop
+
+  override def windowStartOfEnd(end: Long): Long =
+    windows.start(windows.firstEndingAfter(TimeArithmetic.subtract(end, 1L)))
+
+  override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis = {
+    checkPerWindow()
+    CalendarAxis(windows, output == OutputPolicy.Point, this.horizon.getOrElse(horizon), lineMin,
+      lineMax)
+  }
+
+  override def lifetimeRewrite: Option[LifetimeRewrite] =
+    if (output != OutputPolicy.Changes) None
+    else Some(LifetimeRewrite(Snapshot, SnapToCalendarWindows(_, windows, toEnd = false),
+      SnapToCalendarWindows(_, windows, toEnd = true)))
 }
 
 /** Windows between consecutive distinct event endpoints, holding the events active there. */

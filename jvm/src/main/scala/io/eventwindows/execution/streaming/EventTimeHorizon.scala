@@ -1,6 +1,6 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.expressions.{CalendarWindows, SnapToCalendarWindows, TimeArithmetic}
 
 /**
  * How far the operator's start times are known once the event-time watermark is w (in
@@ -40,4 +40,24 @@ final case class SnappedStart(size: Long, hop: Long, alignment: Long, lineMin: L
       lineMin, lineMax), -1L)
 
   override def watermarkReaching(start: Long): Long = TimeArithmetic.subtract(start, hop)
+}
+
+/**
+ * The operator's start is the snapped start of calendar windows with output 'changes'
+ * ([[SnapToCalendarWindows]]) of the watermarked column t: the end of the first window ending
+ * after t, which never decreases with t. As for [[SnappedStart]], every snapped start before that
+ * of w + 1 is known.
+ */
+final case class CalendarSnappedStart(windows: CalendarWindows, lineMin: Long, lineMax: Long)
+  extends EventTimeHorizon {
+  private def snap(t: Long): Long =
+    SnapToCalendarWindows.snap(windows, toEnd = false, t, lineMin, lineMax)
+
+  override def horizon(watermark: Long): Long =
+    TimeArithmetic.add(snap(TimeArithmetic.add(watermark, 1L)), -1L)
+
+  /** The end of the window before the one ending at `start`: times after it snap to `start`. */
+  override def watermarkReaching(start: Long): Long =
+    TimeArithmetic.subtract(windows.end(windows.firstEndingAfter(
+      TimeArithmetic.subtract(start, 1L)) - 1), 1L)
 }

@@ -1,5 +1,6 @@
 package io.eventwindows.execution.streaming
 
+import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
@@ -86,7 +87,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
 
   /**
    * Replays the `stored` events starting at or before `horizon`, emits the rows closing in
-   * `(emittedThrough, horizon]`, and says what to keep and when something can close next.
+   * `(emittedThrough, horizon]` (none under early rows: [[changedRows]] emitted each as its
+   * result changed), and says what to keep and when something can close next.
    * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead; running
    * windows start from `prefix`.
    */
@@ -99,20 +101,15 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
     var firstPending = NoClose
-    stored.foreach { bytes =>
-      val row = new UnsafeRow(numFields)
-      row.pointTo(bytes, bytes.length)
-      lifetime(row)
-      val start = times.getLong(0)
-      if (start <= horizon) {
-        replayed += new Stored(bytes, row, start, endOf(start))
+    stored.map(decode).foreach { event =>
+      if (event.start <= horizon) {
+        replayed += event
       } else {
-        pending += bytes
-        firstPending = Math.min(firstPending, start)
+        pending += event.bytes
+        firstPending = Math.min(firstPending, event.start)
       }
     }
-    val sorted = replayed.toArray
-    java.util.Arrays.sort(sorted, (a: Stored, b: Stored) => ordering.compare(a.row, b.row))
+    val sorted = inOrder(replayed)
 
     resuming.foreach { sweep =>
       return resume(sweep, sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
@@ -133,7 +130,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
           firstOpen = window.copy()
         }
         nextClose = Math.min(nextClose, close)
-      } else if (close > emittedThrough) {
+      } else if (close > emittedThrough && !spec.earlyRows) {
         output += toRow(out)
       }
     }
@@ -152,6 +149,48 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
     val nextPrefix = if (forgotten.nonEmpty) fold(prefix, forgotten) else prefix
     Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix)
+  }
+
+  /**
+   * Update mode ([[StreamingWindowSpec.earlyRows]]): the current version of every row whose
+   * result the `added` events change, open rows too, in the order the sweep gives them. Two
+   * sweeps over every event known (not only up to the horizon), one without the `added` events
+   * and one with them; a row of the second that the first does not give (a new row or a new
+   * result) is emitted. Rows closed before are the same in both: events arrive after the
+   * watermark, which has passed every close time emitted through. So the last version emitted
+   * of each row is the row append mode emits once it closes.
+   */
+  def changedRows(stored: Iterator[Array[Byte]], added: Array[Array[Byte]]): Seq[Row] = {
+    val before = inOrder(stored.map(decode).toSeq)
+    val unchanged = mutable.HashMap.empty[Row, Int]
+    sweep(before).foreach { out =>
+      val row = toRow(out)
+      unchanged(row) = unchanged.getOrElse(row, 0) + 1
+    }
+    sweep(inOrder(before.toSeq ++ added.map(decode))).map(toRow).filter { row =>
+      unchanged.get(row) match {
+        case Some(n) =>
+          if (n == 1) unchanged.remove(row) else unchanged(row) = n - 1
+          false
+        case None => true
+      }
+    }.toSeq
+  }
+
+  /** The stored event over `bytes`. */
+  private def decode(bytes: Array[Byte]): Stored = {
+    val row = new UnsafeRow(numFields)
+    row.pointTo(bytes, bytes.length)
+    lifetime(row)
+    val start = times.getLong(0)
+    new Stored(bytes, row, start, endOf(start))
+  }
+
+  /** `events` sorted as the batch operator sorts them. */
+  private def inOrder(events: Iterable[Stored]): Array[Stored] = {
+    val sorted = events.toArray
+    java.util.Arrays.sort(sorted, (a: Stored, b: Stored) => ordering.compare(a.row, b.row))
+    sorted
   }
 
   /**

@@ -24,11 +24,14 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  * in the first micro-batch as if they had arrived then.
  *
  * So every row is emitted once, complete, when the watermark has passed its close time; rows
- * behind the watermark were dropped by Spark before they got here. The state holds, per key, the
+ * behind the watermark were dropped by Spark before they got here. In update mode, for families
+ * whose rows are known while open ([[StreamingWindowSpec.earlyRows]]), the new rows of a key
+ * instead emit at once the current version of every row whose result they change, and firings
+ * emit nothing (a row is not emitted again only because it closed). The state holds, per key, the
  * events kept and a [[StreamingProgress]]: what was emitted, the pending timer, and the definition
  * of the aggregation, checked on every use so that a changed query cannot read another one's state.
  */
-final class StreamingWindowProcessor(spec: StreamingWindowSpec)
+final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
   extends StatefulProcessorWithInitialState[Row, Row, Row, Row] {
   import StreamingWindowProcessor._
 
@@ -48,15 +51,15 @@ final class StreamingWindowProcessor(spec: StreamingWindowSpec)
       timerValues: TimerValues): Iterator[Row] = {
     val current = load()
     val added = inputRows.flatMap(replay.encode).toArray
-    if (added.nonEmpty) {
-      events.appendList(added)
-      // Fire in this batch: the new events may close rows at the current watermark already.
-      val watermark = timerValues.getCurrentWatermarkInMs()
-      progress.update(
-        if (current.hasTimer && current.timerMs <= watermark) current
-        else schedule(current, watermark))
-    }
-    Iterator.empty
+    if (added.isEmpty) return Iterator.empty
+    val changed = if (spec.earlyRows) replay.changedRows(events.get(), added) else Nil
+    events.appendList(added)
+    // Fire in this batch: the new events may close rows at the current watermark already.
+    val watermark = timerValues.getCurrentWatermarkInMs()
+    progress.update(
+      if (current.hasTimer && current.timerMs <= watermark) current
+      else schedule(current, watermark))
+    changed.iterator
   }
 
   /** A key's rows of the initial state (one array of input rows) arrive as its first input. */

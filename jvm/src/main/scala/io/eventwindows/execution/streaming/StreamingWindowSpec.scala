@@ -25,6 +25,10 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
  * @param definition what the state of this aggregation depends on, kept in state and compared
  *                   on restart: the family, lifetime, tie order and the layout of stored rows
  * @param maxWindows the most windows one event may lie in under per-window hopping output
+ * @param earlyRows  true in update mode for a family whose rows are known while open
+ *                   ([[io.eventwindows.plans.StreamingRules.knowsOpenRows]]): each micro-batch
+ *                   emits the current version of every row whose result it changed, instead of
+ *                   each row once when it closes; not part of `definition`, the state is the same
  */
 final case class StreamingWindowSpec(
     window: WindowDefinition,
@@ -38,4 +42,7 @@ final case class StreamingWindowSpec(
     inputEncoder: ExpressionEncoder[Row],
     outputEncoder: ExpressionEncoder[Row],
     definition: String,
-    maxWindows: Long)
+    maxWindows: Long,
+    earlyRows: Boolean = false) {
+  require(!earlyRows || rules.knowsOpenRows, s"$rules give no row before it closes")
+}

@@ -1,0 +1,120 @@
+"""A brute-force reference for calendar windows, written on Python's zoneinfo (not from the Scala
+code): hopping and tumbling windows whose size and hop are calendar steps in a time zone.
+
+A step is ``(months, days, micros)``. Window n is ``[alignment + n*hop, alignment + n*hop + size)``
+where ``+`` adds, to the local (naive) alignment, the months (a day the month lacks becomes its
+last day), then the days, reads the local result in the zone (``fold=0``: a time in a gap moves
+forward by the gap, an ambiguous one takes the earlier instant, PEP 495's rules), and then adds
+the microseconds. Times are microseconds since the epoch, rows as in :mod:`reference.streaminsight`.
+"""
+
+import calendar
+import datetime
+from zoneinfo import ZoneInfo
+
+from harness import TIMESTAMP_MAX, sort_rows
+from reference.streaminsight import aggregate, by_key, default_horizon, events_of, intersects
+
+EPOCH = datetime.datetime(1970, 1, 1)
+UTC = datetime.timezone.utc
+
+
+def plus_months(local, months):
+    """The local time `months` later, on the month's last day if it lacks the day."""
+    month = local.month - 1 + months
+    year, month = local.year + month // 12, month % 12 + 1
+    day = min(local.day, calendar.monthrange(year, month)[1])
+    return local.replace(year=year, month=month, day=day)
+
+
+def local_micros(local):
+    """Microseconds of a naive local time since 1970-01-01 00:00."""
+    delta = local - EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def local_time(micros):
+    return EPOCH + datetime.timedelta(microseconds=micros)
+
+
+def boundary(n, size, hop, alignment, zone):
+    """`alignment + (n*hop + size)` in microseconds since the epoch; `alignment` local micros."""
+    local = plus_months(local_time(alignment), n * hop[0] + size[0])
+    local += datetime.timedelta(days=n * hop[1] + size[1])
+    instant = local.replace(tzinfo=ZoneInfo(zone), fold=0).astimezone(UTC)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=UTC)
+    delta = instant - epoch
+    micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return micros + n * hop[2] + size[2]
+
+
+def window(n, size, hop, alignment, zone):
+    return (boundary(n, (0, 0, 0), hop, alignment, zone), boundary(n, size, hop, alignment, zone))
+
+
+def average(step):
+    return step[0] * 30.436875 * 86400e6 + step[1] * 86400e6 + step[2]
+
+
+def windows_touching(lo, hi, size, hop, alignment, zone):
+    """The numbers of every window that intersects [lo, hi), found by walking from a guess."""
+    n = int((lo - average(size) - alignment) // average(hop)) - 3
+    while window(n, size, hop, alignment, zone)[1] > lo:
+        n -= 1
+    found = []
+    while window(n, size, hop, alignment, zone)[0] < hi:
+        ws, we = window(n, size, hop, alignment, zone)
+        if intersects(lo, hi, ws, we):
+            found.append(n)
+        n += 1
+    return found
+
+
+def calendar_window(rows, size, hop, alignment, zone, output="window", horizon=None,
+                    point=False):
+    """hopping_window(..., size, hop, alignment, output, horizon, time_zone) grouped by key:
+    'window' and 'point' as :func:`reference.streaminsight.hopping_window`; 'changes' merges runs
+    of consecutive windows holding the same events into one row from the end of the first to the
+    end of the window after the last (open-ended events last to the end of time there)."""
+    if output == "changes":
+        return calendar_changes(rows, size, hop, alignment, zone, point)
+    if horizon is None:
+        horizon = default_horizon(rows, point)
+    out = []
+    for key, group in by_key(events_of(rows, point)).items():
+        members = {}
+        for e in group:
+            end = max(horizon, e.start) + 1 if e.open else e.end
+            for n in windows_touching(e.start, end, size, hop, alignment, zone):
+                members.setdefault(n, []).append(e)
+        for n, events in members.items():
+            ws, we = window(n, size, hop, alignment, zone)
+            life = (ws, we) if output == "window" else (we, we + 1)
+            out.append((key,) + life + aggregate(events))
+    return sort_rows(out)
+
+
+def calendar_changes(rows, size, hop, alignment, zone, point=False, line_max=TIMESTAMP_MAX):
+    """'changes' from each window's set of events, by walking the windows in order."""
+    out = []
+    for key, group in by_key(events_of(rows, point)).items():
+        lo = min(e.start for e in group)
+        hi = max([e.start + 1 for e in group] + [e.end for e in group if not e.open])
+        numbers = windows_touching(lo, hi, size, hop, alignment, zone)
+        runs = []  # [members, first window, last window]
+        for n in range(numbers[0], numbers[-1] + 2):
+            ws, we = window(n, size, hop, alignment, zone)
+            members = frozenset(i for i, e in enumerate(group)
+                                if e.start < we and (e.open or e.end > ws))
+            if runs and members == runs[-1][0]:
+                runs[-1][2] = n
+            else:
+                runs.append([members, n, n])
+        for i, (members, first, last) in enumerate(runs):
+            if not members:
+                continue
+            forever = i == len(runs) - 1 and any(group[j].open for j in members)
+            end = line_max if forever else window(last + 1, size, hop, alignment, zone)[1]
+            out.append((key, window(first, size, hop, alignment, zone)[1], end)
+                       + aggregate([group[j] for j in members]))
+    return sort_rows(out)
