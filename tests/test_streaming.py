@@ -3,7 +3,6 @@ aggregation, the other families (running index windows too) through Spark's tran
 and give the batch query's rows for the windows the watermark has closed."""
 
 import pytest
-from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -90,18 +89,6 @@ def test_point_events_in_tumbling_windows_run_as_spark_streaming_aggregation(spa
     # Events at 00:00:00 and 00:00:03; the watermark ends at 00:00:02, which closes [0 s, 2 s)
     # alone.
     assert [tuple(r) for r in rows] == [("a", "2024-01-01 00:00:00", "2024-01-01 00:00:02", 1)]
-
-
-@pytest.mark.smoke
-def test_dynamic_windows_on_a_stream_are_an_analysis_error(spark, stream):
-    anchors = spark.createDataFrame([(0, 5)], "s int, e int").selectExpr(
-        "timestamp_seconds(s) AS s", "timestamp_seconds(e) AS e")
-    windows = ew.dynamic_window(anchors, stream, "ts", "s", "e")
-    with pytest.raises(AnalysisException) as e:
-        windows.agg(F.count("*").alias("n")).writeStream.format("memory").queryName(
-            "ew_stream_dynamic").start()
-    assert "dynamic windows (dynamic_window) are not supported on streaming DataFrames" in str(
-        e.value)
 
 
 @pytest.mark.smoke

@@ -100,11 +100,11 @@ class StreamingSuite extends EventWindowsSuite {
     val session = spark.asInstanceOf[classic.SparkSession].sessionState
     val parsed = session.sqlParser.parsePlan(
       "SELECT k, count(*) FROM stream_events " +
-        "GROUP BY k, anchor_window(ts, ts, te, named_struct('v', v))")
+        "GROUP BY k, spl_tumbling_window(ts, 'count(2)', flush_at_end => true)")
     val node = session.analyzer.execute(parsed).collectFirst { case a: EventWindowAggregate => a }
     assert(node.exists(_.isStreaming))
     val e = intercept[AnalysisException](EventWindowStrategy(node.get))
-    assert(e.getMessage.startsWith("anchor_window: dynamic windows (dynamic_window) are not " +
+    assert(e.getMessage.startsWith("spl_tumbling_window: `flush_at_end` => true is not " +
       "supported on streaming DataFrames"), e.getMessage)
   }
 

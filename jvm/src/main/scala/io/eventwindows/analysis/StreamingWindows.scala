@@ -8,8 +8,9 @@ import io.eventwindows.plans.{EventWindowAggregate, StreamingRules}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, BoundReference, Expression, Literal, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, LocalRelation, LogicalPlan, Project, TransformWithState}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, BoundReference, Cast, CreateStruct, Expression, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.CollectList
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CatalystSerde, EventTimeWatermark, LocalRelation, LogicalPlan, Project, TransformWithState}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
@@ -32,6 +33,9 @@ import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType, Tim
  * batch runs after it, so the deserializers are resolved here, as Spark's `ResolveDeserializer`
  * would (the encoder's own `resolveAndBind`, its bound ordinals turned back into the attributes).
  *
+ * Dynamic windows are prepared first ([[StreamingAnchors]]): their sort time becomes the column
+ * with the watermark, and static anchors the node's initial state (a row of them per key).
+ *
  * A window without a watermark on its time column, or a session without the RocksDB state store
  * provider, is an analysis error naming the function and what to set. Families without streaming
  * rules stay [[EventWindowAggregate]]s, which [[CheckStreaming]] rejects.
@@ -47,7 +51,12 @@ object StreamingWindows extends Rule[LogicalPlan] {
       rewrite(a, a.window.family.onStreams.toOption.get)
   }
 
-  private def rewrite(original: EventWindowAggregate, rules: StreamingRules): LogicalPlan = {
+  private def rewrite(windowed: EventWindowAggregate, rules: StreamingRules): LogicalPlan = {
+    // Dynamic windows: the start becomes a column with the watermark, static anchors the
+    // initial state.
+    val (original, staticAnchors) =
+      if (windowed.window.family.carriesAnchor) StreamingAnchors.prepare(windowed)
+      else (windowed, None)
     val (time, horizon) = eventTimeHorizon(original)
     checkStateStore(original.window.function)
     val (a, columns) = oneEventTimeColumn(original, time)
@@ -69,6 +78,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
       EventWindowsConf.maxWindowsPerEvent)
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
+    val initial = staticAnchors.map(
+      initialState(_, grouping.map(k => input.indexWhere(_.exprId == k.exprId)), constantKey))
     val node = TransformWithState(
       keyDeserializer = keyDeserializer,
       valueDeserializer = resolvedDeserializer(inputEncoder, input),
@@ -81,17 +92,45 @@ object StreamingWindows extends Rule[LogicalPlan] {
       keyEncoder = keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
       outputObjAttr = CatalystSerde.generateObjAttr(outputEncoder),
       child = child,
-      hasInitialState = false,
-      // Unused without initial state, as Spark's own transformWithState sets them.
-      initialStateGroupingAttrs = grouping,
-      initialStateDataAttrs = input,
-      initialStateDeserializer = keyDeserializer,
-      initialState = LocalRelation(keyEncoder.schema))
+      hasInitialState = initial.isDefined,
+      // Without initial state, unused: as Spark's own transformWithState sets them.
+      initialStateGroupingAttrs = initial.map(_.grouping).getOrElse(grouping),
+      initialStateDataAttrs = initial.map(i => Seq(i.rows)).getOrElse(input),
+      initialStateDeserializer = initial.map(_.deserializer).getOrElse(keyDeserializer),
+      initialState = initial.map(_.plan).getOrElse(LocalRelation(keyEncoder.schema)))
     val serialized = CatalystSerde.serialize(node)(outputEncoder)
     Project(serialized.output.zip(original.output).map { case (column, named) =>
-      Alias(column, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
+      // A struct's fields lose their metadata (an anchor column's watermark) through the
+      // encoder; the cast gives them back.
+      val typed = if (column.dataType == named.dataType) column else Cast(column, named.dataType)
+      Alias(typed, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
     }, serialized)
   }
+
+  /**
+   * `rows` of the node's input columns (by position) as its initial state, one row per key (Spark
+   * takes no more): the key columns at `keys` (or the constant key) and an array of the rows.
+   */
+  private def initialState(
+      rows: LogicalPlan,
+      keys: Seq[Int],
+      constantKey: Option[Alias]): InitialState = {
+    val input = Project(rows.output ++ constantKey.map(k => Alias(k.child, k.name)()), rows)
+    val grouping = keys.map(input.output)
+    // The rows first: Spark reads the state's value from the first columns of its rows.
+    val plan = Aggregate(grouping, Alias(
+      CollectList(CreateStruct(input.output)).toAggregateExpression(), "rows")() +: grouping, input)
+    val array = plan.output.head
+    val encoder = ExpressionEncoder(StructType(Seq(StructField(array.name, array.dataType))))
+    InitialState(plan, grouping, array, resolvedDeserializer(encoder, Seq(array)))
+  }
+
+  /** The initial state of the node: its plan, key columns, the column of rows, their reader. */
+  private case class InitialState(
+      plan: LogicalPlan,
+      grouping: Seq[Attribute],
+      rows: Attribute,
+      deserializer: Expression)
 
   /**
    * The node over its input columns with the watermark on `time` alone, and those columns:

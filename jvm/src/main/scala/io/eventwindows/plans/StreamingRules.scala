@@ -45,6 +45,13 @@ sealed trait StreamingRules extends Serializable {
   final def forgetsIdleKeys: Boolean = !resumes && !foldsPrefix
 
   /**
+   * True if the open row `window` needs earlier events than the open row `than`, which the replay
+   * met first: `firstOpen` is then the window of `window` (see [[retention]]). By default rows
+   * come in that order; dynamic windows come by end, not by start.
+   */
+  def needsEarlier(window: InternalRow, than: InternalRow): Boolean = false
+
+  /**
    * True if a row's identity is known before it closes (a window position, an anchor), so that
    * in update mode each micro-batch emits the current version of every row whose result it
    * changed, open rows too (see the streaming room's `StreamingReplay.changedRows`). Not for
@@ -57,7 +64,8 @@ sealed trait StreamingRules extends Serializable {
    * Which of the replayed events (`starts`: the starts of the events at or before `horizon`,
    * sorted; `ends`: their exclusive ends, the end of time for open-ended ones) the rows closing
    * after `horizon` need. `firstOpen` is the window of the first row of the replay that closes
-   * after `horizon`, or null.
+   * after `horizon` (of those, the one that needs the earliest events, see [[needsEarlier]]), or
+   * null.
    */
   def retention(starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow)
       : Retention
@@ -239,6 +247,35 @@ object StreamingRules {
         i += 1
       }
       Retention(first, KeepNoEnded)
+    }
+  }
+
+  /**
+   * Dynamic windows: a message sorts at its time, an anchor at its interval's start, and either is
+   * late (dropped by Spark) once the watermark has passed that time, so every anchor still to come
+   * starts after the horizon. An anchor's row is final once the anchor and every message up to its
+   * interval's last instant are known: close time the later of its start and that instant. Rows
+   * come by end; the open anchors need the messages from the earliest start among them on (and
+   * the anchors themselves, which sort there or later; anchors emitted among them are replayed
+   * again, and not emitted twice).
+   */
+  final case class AnchorWindows(family: AnchorWindow) extends StreamingRules {
+    override def closeTime(window: InternalRow): Long = {
+      val end = window.getLong(1)
+      Math.max(window.getLong(0),
+        if (family.bounds.upperInclusive) end else TimeArithmetic.add(end, -1L))
+    }
+
+    override def needsEarlier(window: InternalRow, than: InternalRow): Boolean =
+      window.getLong(0) < than.getLong(0)
+
+    override def retention(
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
+      val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
+      Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
   }
 

@@ -427,7 +427,5 @@ case class AnchorWindow(bounds: Bounds) extends WindowFamily {
   override def functionName: String = "anchor_window"
   override def carriesAnchor: Boolean = true
   override def onStreams: Either[String, StreamingRules] =
-    Left("dynamic windows (dynamic_window) are not supported on streaming DataFrames: an " +
-      "anchor's interval may reach back to any earlier message, so every message would have to " +
-      "be kept; run them on a batch DataFrame")
+    Right(StreamingRules.AnchorWindows(this))
 }

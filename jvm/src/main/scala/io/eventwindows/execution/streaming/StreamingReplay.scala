@@ -126,7 +126,9 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       val window = out.getStruct(spec.keys.size, windowFields)
       val close = spec.rules.closeTime(window)
       if (close > horizon) {
-        if (firstOpen == null) firstOpen = window.copy()
+        if (firstOpen == null || spec.rules.needsEarlier(window, firstOpen)) {
+          firstOpen = window.copy()
+        }
         nextClose = Math.min(nextClose, close)
       } else if (close > emittedThrough && !spec.earlyRows) {
         output += toRow(out)

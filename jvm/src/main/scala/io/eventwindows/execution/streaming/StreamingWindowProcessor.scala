@@ -4,7 +4,7 @@ import io.eventwindows.EventWindowsInputException
 import io.eventwindows.execution.sweep.ResumingSweep
 
 import org.apache.spark.sql.{Encoders, Row}
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
+import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessorWithInitialState, TimeMode, TimerValues, TTLConfig, ValueState}
 
 /**
  * Runs an event-window aggregation on a stream, per key, inside Spark's `TransformWithState` in
@@ -19,6 +19,10 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  *    sweep instead: the window's tuples and the trigger state are kept, only new events are
  *    consumed. Running index windows keep the aggregate of the messages they no longer keep.
  *
+ * The initial state, when the query has one (the static anchors of dynamic windows over a stream
+ * of messages, see [[StreamingWindowSpec]]), is a row per key holding its rows of the input, read
+ * in the first micro-batch as if they had arrived then.
+ *
  * So every row is emitted once, complete, when the watermark has passed its close time; rows
  * behind the watermark were dropped by Spark before they got here. In update mode, for families
  * whose rows are known while open ([[StreamingWindowSpec.earlyRows]]), the new rows of a key
@@ -28,7 +32,7 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  * of the aggregation, checked on every use so that a changed query cannot read another one's state.
  */
 final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
-  extends StatefulProcessor[Row, Row, Row] {
+  extends StatefulProcessorWithInitialState[Row, Row, Row, Row] {
   import StreamingWindowProcessor._
 
   @transient private var events: ListState[Array[Byte]] = _
@@ -57,6 +61,10 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
       else schedule(current, watermark))
     changed.iterator
   }
+
+  /** A key's rows of the initial state (one array of input rows) arrive as its first input. */
+  override def handleInitialState(key: Row, initialState: Row, timerValues: TimerValues): Unit =
+    handleInputRows(key, initialState.getSeq[Row](0).iterator, timerValues)
 
   override def handleExpiredTimer(
       key: Row,

@@ -1,0 +1,201 @@
+"""Dynamic windows on streams (issue 33, item 4): `dynamic_window` with the messages as a stream
+and the anchors as a static DataFrame or as a stream. An anchor's row is emitted once the
+watermark passes its interval's end, equal to the batch query's row over the rows Spark did not
+drop as late; a restart from the checkpoint loses and repeats nothing; state keeps only what open
+anchors can still need."""
+import datetime
+import random
+
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+
+import eventwindows as ew
+from harness import run_stream, write_batches
+
+BASE = datetime.datetime(2024, 1, 1)
+DELAY_MS = 1500
+MESSAGES = "k string, ts timestamp, v int"
+ANCHORS = "id int, k string, s timestamp, e timestamp"
+
+
+def _at(ms):
+    return (BASE + datetime.timedelta(milliseconds=ms)).isoformat()
+
+
+def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4)):
+    """Micro-batches of messages (k, ms, v) and of anchors (id, k, start ms, end ms) on a 100 ms
+    grid (ties), each up to 3.5 s behind its batch's second, so that some are late; the late rows
+    and Spark's final watermark (ms).
+
+    Spark drops a row at or before the watermark of the batch before its own (the smallest of
+    each stream's latest time minus the delay; an anchor's time is its start), which is the
+    watermark of the data before it or, when batches follow each other with no batch without
+    data between them, of the data before the previous batch. Rows that one of those would
+    drop and the other not are left out, so whether a row is late does not depend on that.
+    """
+    rng = random.Random(seed)
+    messages, anchors, late = [], [], set()
+    latest = []  # After each batch, the latest time so far of each stream.
+
+    def watermark(batches_before):
+        if batches_before < 1:
+            return float("-inf")
+        return min(latest[batches_before - 1]) - DELAY_MS
+
+    for b in range(n_batches):
+        strict, lax = watermark(b), watermark(b - 1)
+
+        def time():
+            while True:
+                t = (b * 1000 + rng.randint(-3500, 600)) // 100 * 100
+                if t > strict or t <= lax:
+                    return t
+
+        messages.append([(rng.choice("ab"), time(), rng.randint(0, 20))
+                         for _ in range(per_batch[0])])
+        batch = []
+        for _ in range(per_batch[1]):
+            s = time() if anchor_stream else rng.randint(-20, 60) * 100
+            batch.append((len(batch) + 100 * b, rng.choice("ab"), s,
+                          s + rng.choice([0, 100, 700, 1500, 3000])))
+        anchors.append(batch)
+        late |= {m for m in messages[-1] if m[1] <= strict}
+        if anchor_stream:
+            late |= {a for a in batch if a[2] <= strict}
+        top = (max(t for _, t, _ in messages[-1]),) + (
+            (max(s for _, _, s, _ in batch),) if anchor_stream else ())
+        latest.append(top if not latest else tuple(map(max, latest[-1], top)))
+    return messages, anchors, late, watermark(n_batches)
+
+
+def _windows(anchors, messages, bounds="[]"):
+    return (ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k", bounds=bounds)
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
+                 F.collect_list("v").alias("vs"))
+            .select("id", "k", F.col("window.start").alias("start"),
+                    F.col("window.end").alias("end"), "n", "total", "vs"))
+
+
+def _closed(rows, watermark_ms, bounds):
+    """The rows whose anchor's close time (the later of its start and its interval's last
+    instant) the final watermark has passed."""
+    last = datetime.timedelta(microseconds=0 if bounds.endswith("]") else 1)
+    horizon = BASE + datetime.timedelta(milliseconds=watermark_ms)
+    return [r for r in rows if max(r.start, r.end - last) <= horizon]
+
+
+def _rows(frame):
+    return sorted((r.id, r.k, r.start, r.end, r.n, r.total, tuple(r.vs)) for r in frame)
+
+
+def _static_frame(spark, rows, schema):
+    return spark.createDataFrame([(i, k, BASE + datetime.timedelta(milliseconds=s),
+                                   BASE + datetime.timedelta(milliseconds=e))
+                                  for i, k, s, e in rows], schema)
+
+
+def _message_frame(spark, rows):
+    return spark.createDataFrame([(k, BASE + datetime.timedelta(milliseconds=t), v)
+                                  for k, t, v in rows], MESSAGES)
+
+
+def _run_in_two_parts(spark, tmp_path, messages, anchors, frame):
+    """Writes the first half of the micro-batches, runs the query `frame(sources)` to the end,
+    then the rest from the same checkpoint; returns the rows written."""
+    half = len(messages) // 2
+    sources = {"messages": tmp_path / "messages", "anchors": tmp_path / "anchors"}
+    for part in (slice(0, half), slice(half, None)):
+        first = 1_700_000_000 + (part.start or 0)
+        write_batches(sources["messages"], [[{"k": k, "ts": _at(t), "v": v} for k, t, v in b]
+                                            for b in messages[part]], first_mtime=first)
+        if anchors is not None:
+            write_batches(sources["anchors"], [[{"id": i, "k": k, "s": _at(s), "e": _at(e)}
+                                                for i, k, s, e in b] for b in anchors[part]],
+                          first_mtime=first)
+        run_stream(frame(sources), tmp_path / "out", tmp_path / "checkpoint")
+    return _rows(spark.read.parquet(str(tmp_path / "out")).collect())
+
+
+def _stream(spark, folder, schema, time, delay=f"{DELAY_MS} milliseconds"):
+    return (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(folder))
+            .withWatermark(time, delay))
+
+
+@pytest.mark.parametrize("seed,bounds", [pytest.param(1, "[]", marks=pytest.mark.smoke),
+                                         (2, "[)"), (3, "(]")])
+def test_a_stream_of_messages_and_static_anchors_give_the_batch_rows(spark, tmp_path, seed,
+                                                                      bounds):
+    messages, anchor_batches, late, watermark = _random_batches(seed, anchor_stream=False)
+    anchors = [a for batch in anchor_batches for a in batch]
+    kept = [m for batch in messages for m in batch if m not in late]
+    assert late, "no late message"
+    static = _static_frame(spark, anchors, ANCHORS)
+
+    def query(sources):
+        return _windows(static, _stream(spark, sources["messages"], MESSAGES, "ts"), bounds)
+
+    streamed = _run_in_two_parts(spark, tmp_path, messages, None, query)
+    batch = _windows(static, _message_frame(spark, kept), bounds).collect()
+    expected = _rows(_closed(batch, watermark, bounds))
+    assert expected and len(expected) < len(anchors), "every anchor or none closed"
+    assert streamed == expected
+
+
+@pytest.mark.parametrize("seed", [4])
+def test_streams_of_messages_and_of_anchors_give_the_batch_rows(spark, tmp_path, seed):
+    messages, anchors, late, watermark = _random_batches(seed, anchor_stream=True)
+    kept_messages = [m for batch in messages for m in batch if m not in late]
+    kept_anchors = [a for batch in anchors for a in batch if a not in late]
+    assert len(kept_anchors) < sum(map(len, anchors)), "no late anchor"
+
+    def query(sources):
+        return _windows(_stream(spark, sources["anchors"], ANCHORS, "s"),
+                        _stream(spark, sources["messages"], MESSAGES, "ts"))
+
+    streamed = _run_in_two_parts(spark, tmp_path, messages, anchors, query)
+    batch = _windows(_static_frame(spark, kept_anchors, ANCHORS),
+                     _message_frame(spark, kept_messages)).collect()
+    expected = _rows(_closed(batch, watermark, "[]"))
+    assert expected and len(expected) < len(kept_anchors), "every anchor or none closed"
+    assert streamed == expected
+
+
+def test_the_state_keeps_only_what_open_anchors_can_still_need(spark, tmp_path):
+    # Messages each second from 1 s to 10 s in keys a and b, in two micro-batches; the
+    # watermark ends at 9 s. Anchors of a: [2 s, 3 s] (emitted) and [7 s, 20 s] (open); b has
+    # none.
+    seconds = range(1, 11)
+    messages = [[(k, t * 1000, t) for k in "ab" for t in seconds if t <= 5],
+                [(k, t * 1000, t) for k in "ab" for t in seconds if t > 5]]
+    static = _static_frame(spark, [(1, "a", 2000, 3000), (2, "a", 7000, 20000)], ANCHORS)
+
+    def query(sources):
+        return _windows(static, _stream(spark, sources["messages"], MESSAGES, "ts", "1 second"))
+
+    rows = _run_in_two_parts(spark, tmp_path, messages, None, query)
+    assert [r[:1] + r[4:] for r in rows] == [(1, 2, 5, (2, 3))]
+    kept = (spark.read.format("statestore").option("path", str(tmp_path / "checkpoint"))
+            .option("stateVarName", "events").load().groupBy("key.k").count().collect())
+    # a: the open anchor and the messages from its start on (7 s to 10 s); b: its message after
+    # the watermark (10 s), which a later firing drops; every other message is gone.
+    assert sorted(tuple(r) for r in kept) == [("a", 5), ("b", 1)]
+
+
+def test_what_stays_unsupported_is_an_analysis_error_naming_the_function(spark, tmp_path):
+    write_batches(tmp_path / "messages", [[{"k": "a", "ts": _at(0), "v": 1}]])
+    write_batches(tmp_path / "anchors", [[{"id": 1, "k": "a", "s": _at(0), "e": _at(0)}]])
+    unwatermarked = spark.readStream.schema(MESSAGES).json(str(tmp_path / "messages"))
+    static_anchors = _static_frame(spark, [(1, "a", 0, 0)], ANCHORS)
+    with pytest.raises(AnalysisException, match="anchor_window: on a streaming DataFrame the "
+                                                "messages' time column ts needs an event-time"):
+        _windows(static_anchors, unwatermarked)
+    anchors = _stream(spark, tmp_path / "anchors", ANCHORS, "s")
+    with pytest.raises(AnalysisException, match="anchor_window: on a streaming DataFrame the "
+                                                "messages must be a stream"):
+        _windows(anchors, _message_frame(spark, [("a", 0, 1)]))
+    # Complete mode: Spark's own error, as for every window on transformWithState.
+    windows = _windows(static_anchors, _stream(spark, tmp_path / "messages", MESSAGES, "ts"))
+    with pytest.raises(AnalysisException):
+        windows.writeStream.format("memory").queryName("ew_dynamic_complete").outputMode(
+            "complete").start()
