@@ -203,7 +203,7 @@ def test_calendar_windows_match_the_zoneinfo_reference(spark, zone):
 # Against Polars
 
 
-@pytest.mark.parametrize("zone", ZONES[:3])
+@pytest.mark.parametrize("zone", ZONES)
 @pytest.mark.parametrize("every", ["1d", "1w", "1mo", "1q", "1y"])
 def test_tumbling_calendar_windows_match_polars(spark, zone, every):
     pl = pytest.importorskip("polars")
