@@ -2,6 +2,7 @@ package io.eventwindows.analysis
 
 import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
 import io.eventwindows.plans.EventWindowAggregate
+import io.eventwindows.shims.SparkLine
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, Union}
@@ -48,6 +49,12 @@ private[analysis] object StreamingAnchors {
         s"${time.sql} needs an event-time watermark (withWatermark(\"${time.name}\", delay); a " +
         "stream of anchors takes one on its own time column too): an anchor's row is emitted " +
         "once the watermark has passed its interval's end")
+    }
+    if (SparkLine.line == "4.0") {
+      WindowParameters.fail(function, "on a streaming DataFrame needs Spark 4.1 or later: Spark " +
+        "4.0's transformWithState refuses the messages' time column beside the column the " +
+        "messages and anchors are ordered by (two event-time columns); run it on a batch " +
+        "DataFrame, or on Spark 4.1 or later")
     }
     def withTime(plan: LogicalPlan, metadata: Option[Metadata]): Project = {
       val columns = AttributeMap(a.child.output.zip(plan.output))
