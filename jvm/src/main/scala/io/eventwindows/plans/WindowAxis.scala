@@ -1,7 +1,8 @@
 package io.eventwindows.plans
 
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
-import io.eventwindows.expressions.{CalendarWindows, CumulatingWindows, TimeArithmetic}
+import io.eventwindows.expressions.{CalendarWindows, CumulatingWindows, NumberedWindows,
+  TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
@@ -105,6 +106,48 @@ case class SnapshotAxis(lineMax: Long) extends WindowAxis {
 }
 
 /**
+ * An axis whose every position is a window, each a row (per-window output): a row's extent is its
+ * window, clipped to the time line, and its output lifetime the window, or under output 'point'
+ * the tick at the window's end. The axes of hopping, calendar and cumulating windows give the
+ * bounds of their windows.
+ */
+sealed trait PerWindowAxis extends WindowAxis {
+  import TimeArithmetic._
+
+  /** True if each row is a point event at its window's end (output 'point'). */
+  def pointOutput: Boolean
+
+  /** The last tick that open-ended events cover. */
+  def horizon: Long
+
+  /** The time line's first tick. */
+  def lineMin: Long
+
+  /** The time line's last tick. */
+  def lineMax: Long
+
+  /** The start of the window at `position`, within the time line. */
+  protected def windowStart(position: Long): Long
+
+  /** The exclusive end of the window at `position`, within the time line. */
+  protected def windowEnd(position: Long): Long
+
+  /** Open-ended events last through the horizon tick (and at least their own start tick). */
+  override final def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
+
+  override final def rowPerPosition: Boolean = true
+
+  override final def outputStart(position: Long, runEnd: Long): Long =
+    if (pointOutput) windowEnd(position) else windowStart(position)
+
+  override final def outputEnd(position: Long, runEnd: Long): Long =
+    if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
+
+  override final def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
+  override final def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
+}
+
+/**
  * Hopping windows with per-window output: the axis is the window index n of
  * `[alignment + n*hop, alignment + n*hop + size)`, shifted so that the first window that reaches
  * into the time line (it may start before it: it is clipped there) is at `Long.MinValue`. An
@@ -123,7 +166,7 @@ case class HoppingAxis(
     pointOutput: Boolean,
     horizon: Long,
     lineMin: Long,
-    lineMax: Long) extends WindowAxis {
+    lineMax: Long) extends PerWindowAxis {
   import TimeArithmetic._
 
   /**
@@ -158,67 +201,57 @@ case class HoppingAxis(
         "the BIGINT time line); use a hop of more than one tick, or times further from the end")
     }
 
-  /** Open-ended events last through the horizon tick (and at least their own start tick). */
-  override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
-
-  override def rowPerPosition: Boolean = true
-
   override def maxWindowsOfPoint: Long = size / hop + (if (size % hop == 0) 0 else 1)
 
   // Both ends from the window's exact index: a window starting before the line keeps its end.
-  private def windowStart(p: Long): Long = boundaryPlus(p, shift, alignment, hop, 0L, lineMin, lineMax)
-  private def windowEnd(p: Long): Long = boundaryPlus(p, shift, alignment, hop, size, lineMin, lineMax)
+  override protected def windowStart(position: Long): Long =
+    boundaryPlus(position, shift, alignment, hop, 0L, lineMin, lineMax)
 
-  override def outputStart(position: Long, runEnd: Long): Long =
-    if (pointOutput) windowEnd(position) else windowStart(position)
+  override protected def windowEnd(position: Long): Long =
+    boundaryPlus(position, shift, alignment, hop, size, lineMin, lineMax)
+}
 
-  override def outputEnd(position: Long, runEnd: Long): Long =
-    if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
+/**
+ * An axis of windows known by number ([[NumberedWindows]]): the positions are the numbers. An
+ * event enters at the first window ending after its start and leaves at the window after the last
+ * one starting before its end ([[nextPosition]]), each bound computed by the windows. Windows
+ * reaching past the time line are clipped to it.
+ */
+sealed trait NumberedAxis extends PerWindowAxis {
+  import TimeArithmetic._
 
-  override def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
-  override def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
+  /** The windows, by number. */
+  def windows: NumberedWindows
+
+  override final def enter(start: Long, end: Long): Long = windows.firstEndingAfter(start)
+
+  override final def leave(start: Long, end: Long): Long =
+    nextPosition(windows.lastStartingBy(subtract(end, 1L)))
+
+  override protected final def windowStart(position: Long): Long =
+    clamp(windows.start(position), lineMin, lineMax)
+
+  override protected final def windowEnd(position: Long): Long =
+    clamp(windows.end(position), lineMin, lineMax)
 }
 
 /**
  * Calendar windows with per-window output: the axis is the window number n of
- * [[CalendarWindows]]. An event enters at the first window ending after its start and leaves after
- * the last window starting before its end, as on a [[HoppingAxis]], with each bound computed on
- * the zone's calendar. Windows reaching past the time line are clipped to it.
+ * [[CalendarWindows]], each number a window. An event's windows are those of a [[HoppingAxis]],
+ * with each bound computed on the zone's calendar.
  */
 case class CalendarAxis(
     windows: CalendarWindows,
     pointOutput: Boolean,
     horizon: Long,
     lineMin: Long,
-    lineMax: Long) extends WindowAxis {
-  import TimeArithmetic._
-
-  override def enter(start: Long, end: Long): Long = windows.firstEndingAfter(start)
-
-  override def leave(start: Long, end: Long): Long = windows.lastStartingBy(subtract(end, 1L)) + 1
-
-  /** Open-ended events last through the horizon tick (and at least their own start tick). */
-  override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
-
-  override def rowPerPosition: Boolean = true
+    lineMax: Long) extends NumberedAxis {
 
   /**
    * One if windows cannot overlap; otherwise no bound is taken: a calendar day is as short as a
    * zone's change makes it.
    */
   override def maxWindowsOfPoint: Long = if (windows.disjoint) 1L else Long.MaxValue
-
-  private def windowStart(p: Long): Long = clamp(windows.start(p), lineMin, lineMax)
-  private def windowEnd(p: Long): Long = clamp(windows.end(p), lineMin, lineMax)
-
-  override def outputStart(position: Long, runEnd: Long): Long =
-    if (pointOutput) windowEnd(position) else windowStart(position)
-
-  override def outputEnd(position: Long, runEnd: Long): Long =
-    if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
-
-  override def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
-  override def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
 }
 
 /**
@@ -228,40 +261,17 @@ case class CalendarAxis(
  * window of the bucket after its last tick's: every window of a later bucket starts at its bucket's
  * start, so the event's windows are contiguous. Numbers that are no window (a calendar bucket with
  * fewer windows than `perBucket`) are skipped by [[nextPosition]]; enter and leave points are
- * always windows. Windows reaching past the time line are clipped to it.
+ * always windows.
  */
 case class CumulateAxis(
     windows: CumulatingWindows,
     pointOutput: Boolean,
     horizon: Long,
     lineMin: Long,
-    lineMax: Long) extends WindowAxis {
-  import TimeArithmetic._
-
-  override def enter(start: Long, end: Long): Long = windows.firstEndingAfter(start)
-
-  override def leave(start: Long, end: Long): Long =
-    windows.nextWindow(windows.lastStartingBy(subtract(end, 1L)))
-
-  /** Open-ended events last through the horizon tick (and at least their own start tick). */
-  override def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
-
-  override def rowPerPosition: Boolean = true
+    lineMax: Long) extends NumberedAxis {
 
   override def nextPosition(position: Long): Long = windows.nextWindow(position)
 
   /** A point lies in the windows of its bucket that end after it. */
   override def maxWindowsOfPoint: Long = windows.perBucket
-
-  private def windowStart(p: Long): Long = clamp(windows.start(p), lineMin, lineMax)
-  private def windowEnd(p: Long): Long = clamp(windows.end(p), lineMin, lineMax)
-
-  override def outputStart(position: Long, runEnd: Long): Long =
-    if (pointOutput) windowEnd(position) else windowStart(position)
-
-  override def outputEnd(position: Long, runEnd: Long): Long =
-    if (pointOutput) clamp(add(windowEnd(position), 1L), lineMin, lineMax) else windowEnd(position)
-
-  override def extentStart(position: Long, runEnd: Long): Long = windowStart(position)
-  override def extentEnd(position: Long, runEnd: Long): Long = windowEnd(position)
 }
