@@ -1,14 +1,11 @@
 package io.eventwindows.expressions
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{arity, lifetime, lifetimeArguments,
-  namedArguments, optional, register}
-import io.eventwindows.plans.{Cumulating, OutputPolicy}
+import io.eventwindows.expressions.FunctionArguments.{axisArguments, axisParameters,
+  lifetimeArguments, register}
+import io.eventwindows.plans.Cumulating
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{LongType, TimestampType}
 
 /**
  * Apache Flink's windows: cumulating windows follow the `CUMULATE` window table-valued function of
@@ -16,9 +13,6 @@ import org.apache.spark.sql.types.{LongType, TimestampType}
  * to every `step`), with the output policies, calendar units and lifetimes of hopping windows.
  */
 object FlinkFunctions {
-
-  /** The optional parameters of cumulating windows, which SQL may also name. */
-  private val cumulateNames = Seq("alignment", "output", "horizon", "time_zone")
 
   val cumulateWindow: Registration = register(
     "cumulate_window",
@@ -77,27 +71,13 @@ object FlinkFunctions {
         4	6	2
         6	8	3
         10	14	1
-    """, named = cumulateNames)(cumulateBuilder)
+    """, named = axisParameters)(cumulateBuilder)
 
   private def cumulateBuilder(args: Seq[Expression]): Expression = {
     val name = "cumulate_window"
-    val (positional, named) = namedArguments(name, args, cumulateNames)
-    val (start, end, params) = lifetime(name, positional, 2)
-    if (params.size > 6) arity(name, "at most 6 parameters after the lifetime columns (step, " +
-      "size, alignment, output, horizon, time_zone)", args)
-    def parameter(i: Int) = optional(name, params, 2 + i, named, cumulateNames(i))
-    val time = start.dataType
-    val output = OutputPolicy(WindowParameters.policy(name, "output", parameter(1),
-      OutputPolicy.all.map(_.sqlName), OutputPolicy.Window.sqlName))
-    val horizon = WindowParameters.optionalTime(name, "horizon", parameter(2), time)
-    val zone = WindowParameters.timeZone(name, parameter(3), time)
-    val calendar = if (time == LongType) None else {
-      val step = WindowParameters.calendarStep(name, "step", params.head, time)
-      val size = WindowParameters.calendarStep(name, "size", params(1), time)
-      if (step.months == 0 && size.months == 0 && zone.isEmpty) None else Some((step, size))
-    }
-    val windows = calendar match {
-      case Some((step, size)) =>
+    val axis = axisArguments(name, args, Seq("step", "size"))
+    val windows = axis.windows(
+      calendar = (step, size) => {
         if (step.months > 0 && size.months == 0) {
           WindowParameters.fail(name, s"`size` must have months when `step` has them (a " +
             s"bucket of whole months or years cumulated by months), got step $step, size $size")
@@ -106,35 +86,27 @@ object FlinkFunctions {
           WindowParameters.fail(name, s"`step` must not be longer than `size`, got step $step, " +
             s"size $size")
         }
-        val zoneId = zone.getOrElse(if (time == TimestampType) sessionTimeZone else "UTC")
-        // ISO weeks start on Mondays: buckets of whole weeks align on Monday 1970-01-05.
-        val weekly = size.months == 0 && size.micros == 0 && size.days % 7 == 0
-        val alignment = WindowParameters.calendarAlignment(name, parameter(0), time, zoneId,
-          default = if (weekly) 4 * CalendarStep.DayMicros else 0L)
-        val windows = CalendarCumulating(size, step, alignment, zoneId)
+        val alignment = axis.calendarAlignment(period = size)
+        val windows = CalendarCumulating(size, step, alignment, axis.calendarZone)
         if (windows.perBucket > MaxWindowsPerBucket) {
           WindowParameters.fail(name, s"`step` $step cuts `size` $size into up to " +
             s"${windows.perBucket} windows, more than $MaxWindowsPerBucket; use a longer step")
         }
         windows
-      case None =>
-        val step = WindowParameters.durationTicks(name, "step", params.head, time)
-        val size = WindowParameters.durationTicks(name, "size", params(1), time)
+      },
+      exact = (step, size) => {
         if (size % step != 0) {
+          val Seq(stepArgument, sizeArgument) = axis.lengthArguments.map(_.sql)
           WindowParameters.fail(name, s"`size` must be a multiple of `step` (as Flink's CUMULATE " +
-            s"requires), got step ${params.head.sql}, size ${params(1).sql}")
+            s"requires), got step $stepArgument, size $sizeArgument")
         }
         // The windows depend only on the alignment modulo the size; the smallest keeps every
         // window number within Long for as long as it can be.
-        ExactCumulating(size, step,
-          Math.floorMod(WindowParameters.alignmentTicks(name, parameter(0), time), size))
-    }
-    EventWindow(start, end, Cumulating(windows, output, horizon))
+        ExactCumulating(size, step, Math.floorMod(axis.alignmentTicks, size))
+      })
+    EventWindow(axis.start, axis.end, Cumulating(windows, axis.output, axis.horizon))
   }
 
   /** The most windows a calendar bucket may have: positions are numbered per bucket. */
   private val MaxWindowsPerBucket = 1000000L
-
-  private def sessionTimeZone: String =
-    DateTimeUtils.getZoneId(SQLConf.get.sessionLocalTimeZone).getId
 }

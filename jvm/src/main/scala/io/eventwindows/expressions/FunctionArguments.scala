@@ -3,18 +3,22 @@ package io.eventwindows.expressions
 import java.util.Locale
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.plans.OutputPolicy
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, NamedArgumentExpression}
-import org.apache.spark.sql.types.NullType
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DataType, LongType, NullType, TimestampType}
 
 /**
  * What the registrations of every source share: [[register]], which builds a function's
  * `ExpressionInfo` (the documentation `DESCRIBE FUNCTION EXTENDED` shows) and rejects named
  * arguments the function does not take, the documentation of the lifetime columns, and the
  * parsing of the arguments before the constant parameters: the arity, the `start[, end]` columns
- * of an event's lifetime, and SQL's named arguments. The constant parameters themselves are read by
- * [[WindowParameters]].
+ * of an event's lifetime, and SQL's named arguments; for windows on a time axis (hopping, tumbling
+ * and cumulating windows) also the parameters they share ([[axisArguments]]). The constant
+ * parameters themselves are read by [[WindowParameters]].
  */
 object FunctionArguments {
 
@@ -115,4 +119,96 @@ object FunctionArguments {
       WindowParameters.fail(name, s"`$parameter` is given both by position and by name")
     case (given, byName) => given.orElse(byName)
   }
+
+  /** The optional parameters of windows on a time axis, after their lengths; SQL may name them. */
+  private[expressions] val axisParameters = Seq("alignment", "output", "horizon", "time_zone")
+
+  /**
+   * Splits the arguments of windows on a time axis, `start[, end], lengths..., alignment, output,
+   * horizon, time_zone` (the last four optional, which SQL may also name), and reads `output`,
+   * `horizon` and `time_zone` ([[AxisArguments]]). `lengths`: the names of the one or two
+   * lengths, in the function's order.
+   */
+  private[expressions] def axisArguments(name: String, args: Seq[Expression], lengths: Seq[String])
+      : AxisArguments = {
+    val (positional, named) = namedArguments(name, args, axisParameters)
+    val (start, end, params) = lifetime(name, positional, lengths.size)
+    val most = lengths.size + axisParameters.size
+    if (params.size > most) arity(name, s"at most $most parameters after the lifetime columns " +
+      s"(${(lengths ++ axisParameters).mkString(", ")})", args)
+    new AxisArguments(name, start, end, lengths, params.take(lengths.size), parameter =>
+      optional(name, params, lengths.size + axisParameters.indexOf(parameter), named, parameter))
+  }
+}
+
+/**
+ * The arguments of windows on a time axis, which hopping, tumbling and cumulating windows share,
+ * as [[FunctionArguments.axisArguments]] splits them: `start[, end]`, one or two constant lengths
+ * and the optional [[FunctionArguments.axisParameters]]. `output`, `horizon` and `time_zone` are
+ * read at once; the lengths and the alignment when [[windows]] builds the windows, so that each
+ * function checks its lengths before the alignment is read.
+ *
+ * @param lengths         the lengths' names, in the function's order (`size` alone: the second
+ *                        length is the first, as a tumbling window's hop is its size)
+ * @param lengthArguments the lengths' arguments
+ * @param parameter       the optional parameter of a name, given by position or by name
+ */
+private[expressions] final class AxisArguments(
+    name: String,
+    val start: Expression,
+    val end: Option[Expression],
+    lengths: Seq[String],
+    val lengthArguments: Seq[Expression],
+    parameter: String => Option[Expression]) {
+
+  private val time = start.dataType
+
+  /** What each window emits: 'window' (by default), 'point' or 'changes'. */
+  val output: OutputPolicy = OutputPolicy(WindowParameters.policy(name, "output",
+    parameter("output"), OutputPolicy.all.map(_.sqlName), OutputPolicy.Window.sqlName))
+
+  /** The last time open-ended events cover; None: the latest finite time of the input. */
+  val horizon: Option[Long] = WindowParameters.optionalTime(name, "horizon", parameter("horizon"),
+    time)
+
+  private val zone = WindowParameters.timeZone(name, parameter("time_zone"), time)
+
+  /**
+   * The windows: calendar windows, built by `calendar` from the two lengths as calendar steps,
+   * when either has months or years or a time zone is given (timestamps only); otherwise windows
+   * of exact durations, built by `exact` from the lengths in ticks.
+   */
+  def windows[T](calendar: (CalendarStep, CalendarStep) => T, exact: (Long, Long) => T): T = {
+    val steps = if (time == LongType) None else Some(both(WindowParameters.calendarStep))
+    steps.filterNot { case (a, b) => a.months == 0 && b.months == 0 && zone.isEmpty } match {
+      case Some((a, b)) => calendar(a, b)
+      case None =>
+        val (a, b) = both(WindowParameters.durationTicks)
+        exact(a, b)
+    }
+  }
+
+  /** The two lengths as `read` reads them; one length is both. */
+  private def both[L](read: (String, String, Expression, DataType) => L): (L, L) = {
+    val first = read(name, lengths.head, lengthArguments.head, time)
+    (first, if (lengths.size == 1) first else read(name, lengths(1), lengthArguments(1), time))
+  }
+
+  /** The time zone of calendar windows: `time_zone`, or the session's (UTC for TIMESTAMP_NTZ). */
+  lazy val calendarZone: String = zone.getOrElse(
+    if (time == TimestampType) DateTimeUtils.getZoneId(SQLConf.get.sessionLocalTimeZone).getId
+    else "UTC")
+
+  /**
+   * The local time on which calendar windows starting every `period` align: `alignment`, or by
+   * default 1970-01-01 00:00, for whole weeks Monday 1970-01-05 00:00 (ISO weeks start on Mondays).
+   */
+  def calendarAlignment(period: CalendarStep): Long = {
+    val weekly = period.months == 0 && period.micros == 0 && period.days % 7 == 0
+    WindowParameters.calendarAlignment(name, parameter("alignment"), time, calendarZone,
+      default = if (weekly) 4 * CalendarStep.DayMicros else 0L)
+  }
+
+  /** The alignment of windows of exact durations, in ticks. */
+  def alignmentTicks: Long = WindowParameters.alignmentTicks(name, parameter("alignment"), time)
 }

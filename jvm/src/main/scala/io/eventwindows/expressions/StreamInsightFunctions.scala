@@ -1,14 +1,11 @@
 package io.eventwindows.expressions
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{arity, lifetime, lifetimeArguments,
-  namedArguments, optional, register}
+import io.eventwindows.expressions.FunctionArguments.{arity, axisArguments, axisParameters,
+  lifetime, lifetimeArguments, register}
 import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolicy, Snapshot}
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{LongType, TimestampType}
 
 /**
  * StreamInsight's windows. Hopping and tumbling windows follow StreamInsight's "Hopping Windows"
@@ -18,9 +15,6 @@ import org.apache.spark.sql.types.{LongType, TimestampType}
  * follow its "Count Windows" documentation.
  */
 object StreamInsightFunctions {
-
-  /** The optional parameters of hopping and tumbling windows, which SQL may also name. */
-  private val hoppingNames = Seq("alignment", "output", "horizon", "time_zone")
 
   private val hoppingParameters =
     """
@@ -70,7 +64,7 @@ object StreamInsightFunctions {
         2023-12-31 23:59:58	2024-01-01 00:00:02	1
         2024-01-01 00:00:00	2024-01-01 00:00:04	2
         2024-01-01 00:00:02	2024-01-01 00:00:06	1
-    """, named = hoppingNames)(hoppingBuilder("hopping_window", tumbling = false))
+    """, named = axisParameters)(hoppingBuilder("hopping_window", tumbling = false))
 
   val tumblingWindow: Registration = register(
     "tumbling_window",
@@ -90,7 +84,7 @@ object StreamInsightFunctions {
         0	1
         2	1
         4	2
-    """, named = hoppingNames)(hoppingBuilder("tumbling_window", tumbling = true))
+    """, named = axisParameters)(hoppingBuilder("tumbling_window", tumbling = true))
 
   val snapshotWindow: Registration = register(
     "snapshot_window",
@@ -137,51 +131,27 @@ object StreamInsightFunctions {
     """)(countBuilder)
 
   private def hoppingBuilder(name: String, tumbling: Boolean)(args: Seq[Expression]): Expression = {
-    val required = if (tumbling) 1 else 2
-    val (positional, named) = namedArguments(name, args, hoppingNames)
-    val (start, end, params) = lifetime(name, positional, required)
-    if (params.size > required + 4) arity(name, s"at most ${required + 4} parameters after " +
-      "the lifetime columns (size" + (if (tumbling) "" else ", hop") +
-      ", alignment, output, horizon, time_zone)", args)
-    def parameter(i: Int) = optional(name, params, required + i, named, hoppingNames(i))
-    val time = start.dataType
-    val output = OutputPolicy(WindowParameters.policy(name, "output", parameter(1),
-      OutputPolicy.all.map(_.sqlName), OutputPolicy.Window.sqlName))
-    val horizon = WindowParameters.optionalTime(name, "horizon", parameter(2), time)
-    val zone = WindowParameters.timeZone(name, parameter(3), time)
-    val calendar = if (time == LongType) None else {
-      val size = WindowParameters.calendarStep(name, "size", params.head, time)
-      val hop = if (tumbling) size else WindowParameters.calendarStep(name, "hop", params(1), time)
-      if (size.months == 0 && hop.months == 0 && zone.isEmpty) None else Some((size, hop))
-    }
-    val family = calendar match {
-      case Some((size, hop)) =>
-        if (output == OutputPolicy.Changes && !hop.atMost(size)) {
+    val axis = axisArguments(name, args, if (tumbling) Seq("size") else Seq("size", "hop"))
+    val changes = axis.output == OutputPolicy.Changes
+    val family = axis.windows(
+      calendar = (size, hop) => {
+        if (changes && !hop.atMost(size)) {
           WindowParameters.fail(name, "`output` 'changes' needs windows without gaps: a hop " +
             s"never longer than the size, got hop $hop, size $size")
         }
-        val zoneId = zone.getOrElse(if (time == TimestampType) sessionTimeZone else "UTC")
-        // ISO weeks start on Mondays: weekly windows align on Monday 1970-01-05.
-        val weekly = hop.months == 0 && hop.micros == 0 && hop.days % 7 == 0
-        val alignment = WindowParameters.calendarAlignment(name, parameter(0), time, zoneId,
-          default = if (weekly) 4 * CalendarStep.DayMicros else 0L)
-        CalendarHopping(CalendarWindows(size, hop, alignment, zoneId), output, horizon)
-      case None =>
-        val size = WindowParameters.durationTicks(name, "size", params.head, time)
-        val hop =
-          if (tumbling) size else WindowParameters.durationTicks(name, "hop", params(1), time)
-        if (output == OutputPolicy.Changes && hop > size) {
+        val alignment = axis.calendarAlignment(period = hop)
+        CalendarHopping(CalendarWindows(size, hop, alignment, axis.calendarZone), axis.output,
+          axis.horizon)
+      },
+      exact = (size, hop) => {
+        if (changes && hop > size) {
           WindowParameters.fail(name, s"`output` 'changes' needs hop <= size (windows without " +
             s"gaps), got hop $hop > size $size")
         }
-        Hopping(size, hop, WindowParameters.alignmentTicks(name, parameter(0), time), output,
-          horizon)
-    }
-    EventWindow(start, end, family)
+        Hopping(size, hop, axis.alignmentTicks, axis.output, axis.horizon)
+      })
+    EventWindow(axis.start, axis.end, family)
   }
-
-  private def sessionTimeZone: String =
-    DateTimeUtils.getZoneId(SQLConf.get.sessionLocalTimeZone).getId
 
   private def snapshotBuilder(args: Seq[Expression]): Expression = {
     val (start, end, params) = lifetime("snapshot_window", args, 0)
