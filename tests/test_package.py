@@ -118,8 +118,12 @@ def test_every_list_of_the_lines_agrees():
     tested = re.search(r"for release in ([\d. ]+); do", (ROOT / "bin" / "test").read_text())
     smoke = sorted(line_of(v) for v in tested.group(1).split())
     assert build == scala == shims == table == lines
-    # Every line but the default one (pyspark 4.2.0 in .venv, the whole suite) has its smoke run,
-    # and so has the default line's newest release.
-    assert smoke == lines
+    # Every line but the default one (its newest release in .venv runs the whole suite) has its
+    # smoke run.
+    default = re.search(r'default: SparkLine = all.find\(_.line == "(\d\.\d)"\)',
+                        (ROOT / "project" / "SparkLines.scala").read_text()).group(1)
+    venv = re.search(r"'pyspark\[connect\]==([\d.]+)'", (ROOT / "bin" / "setup").read_text())
+    assert line_of(venv.group(1)) == default
+    assert sorted(smoke + [default]) == lines
     pyproject = (ROOT / "python" / "pyproject.toml").read_text()
     assert f'"pyspark>={lines[0]},<4.{int(lines[-1][2:]) + 1}"' in pyproject

@@ -90,6 +90,13 @@ FAMILIES = [
     ("sessions", lambda: ew.event_session_window("s", "e", 2)),
     ("sessions-pieces", lambda: ew.event_session_window("s", "e", 2, max_duration=3)),
     ("sessions-changes", lambda: ew.event_session_window("s", "e", 2, output="changes")),
+    ("cumulate", lambda: ew.cumulate_window("s", "e", 2, 6)),
+    ("cumulate-changes", lambda: ew.cumulate_window("s", "e", 2, 6, output="changes")),
+    # Ticks as hours: local days in New York, across its change to daylight saving time.
+    ("calendar", lambda: ew.hopping_window(
+        F.timestamp_seconds(F.col("s") * 3600 + 1710046800 - 36000),
+        F.timestamp_seconds(F.col("e") * 3600 + 1710046800 - 36000), "2 days", "1 day",
+        time_zone="America/New_York")),
 ]
 
 
@@ -219,7 +226,8 @@ def test_apply_in_pandas_calls_the_function_once_per_window(spark):
     schema = "k int, start long, end long, n long, columns string, values string"
     for window in [lambda: ew.hopping_window("s", "e", 4, 2), lambda: ew.count_window("s", "e", 3),
                    lambda: ew.index_window("s", -2, 0), lambda: ew.event_session_window("s", "e", 1),
-                   lambda: ew.hopping_window("s", "e", 4, 2, output="changes")]:
+                   lambda: ew.hopping_window("s", "e", 4, 2, output="changes"),
+                   lambda: ew.cumulate_window("s", "e", 2, 6)]:
         applied = events.groupBy("k", window()).applyInPandas(per_window, schema).collect()
         expected = events.groupBy("k", window()).agg(
             F.count("*").alias("n"), built_in_values("k", "s", "e", "v").alias("values")) \

@@ -30,6 +30,8 @@ FAMILIES = [
     ("index", lambda: ew.index_window("s", -1, 0)),
     ("sessions", lambda: ew.event_session_window("s", "e", "2 seconds")),
     ("sliding", lambda: ew.sliding_window("s", ew.count(2))),
+    ("calendar", lambda: ew.tumbling_window("s", "e", "1 day", time_zone="Europe/Berlin")),
+    ("cumulate", lambda: ew.cumulate_window("s", "e", "2 seconds", "6 seconds")),
 ]
 
 
