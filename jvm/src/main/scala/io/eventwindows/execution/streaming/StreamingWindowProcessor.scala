@@ -109,11 +109,11 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
   }
 
   /** True, once, if the key's rows of the initial state are still to be emitted. */
-  private def takeUnemittedInitialRows(): Boolean =
-    tracksInitialRows && unemittedInitialRows.exists() && {
-      unemittedInitialRows.clear()
-      true
-    }
+  private def takeUnemittedInitialRows(): Boolean = {
+    val unemitted = tracksInitialRows && unemittedInitialRows.exists()
+    if (unemitted) unemittedInitialRows.clear()
+    unemitted
+  }
 
   override def handleExpiredTimer(
       key: Row,
