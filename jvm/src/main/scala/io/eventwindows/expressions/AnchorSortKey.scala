@@ -17,9 +17,9 @@ object AnchorSortKey {
   /** The sort time and the tie order of a row, from its message time and anchor columns. */
   def apply(time: Expression, start: Expression, anchor: Expression, bounds: Bounds)
       : (Expression, Expression) = {
+    val lineStart = Literal(EventTime.lineMin(time.dataType), time.dataType)
     val side = If(IsNull(anchor), Literal(1), Literal(if (bounds.lowerInclusive) 0 else 2))
-    (sortTime(time, Coalesce(Seq(start, Literal(EventTime.lineMin(time.dataType), time.dataType))),
-      anchor), side)
+    (sortTime(time, Coalesce(Seq(start, lineStart)), anchor), side)
   }
 
   /** The sort time of a row: `time` for a message, `anchorStart` for an anchor. */
