@@ -2,17 +2,19 @@
 and the anchors as a static DataFrame or as a stream. An anchor's row is emitted once the
 watermark passes its interval's end, equal to the batch query's row over the rows Spark did not
 drop as late; a restart from the checkpoint loses and repeats nothing; state keeps only what open
-anchors can still need."""
+anchors can still need. In update mode every anchor's row is emitted as it changes, open ones
+too, a static anchor that no message reaches included. A bad anchor fails the query as on a
+batch DataFrame."""
 import datetime
 import random
 
 import pyspark
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, StreamingQueryException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import run_stream, write_batches
+from harness import plain, run_stream, write_batches
 
 BASE = datetime.datetime(2024, 1, 1)
 DELAY_MS = 1500
@@ -104,6 +106,14 @@ def _message_frame(spark, rows):
 def _run_in_two_parts(spark, tmp_path, messages, anchors, frame):
     """Writes the first half of the micro-batches, runs the query `frame(sources)` to the end,
     then the rest from the same checkpoint; returns the rows written."""
+    _in_two_parts(tmp_path, messages, anchors, frame,
+                  lambda windows: run_stream(windows, tmp_path / "out", tmp_path / "checkpoint"))
+    return _rows(spark.read.parquet(str(tmp_path / "out")).collect())
+
+
+def _in_two_parts(tmp_path, messages, anchors, frame, run):
+    """Writes the first half of the micro-batches, calls `run` on the query `frame(sources)`,
+    then writes the rest and calls it again (from the same checkpoint)."""
     half = len(messages) // 2
     sources = {"messages": tmp_path / "messages", "anchors": tmp_path / "anchors"}
     for part in (slice(0, half), slice(half, None)):
@@ -114,8 +124,7 @@ def _run_in_two_parts(spark, tmp_path, messages, anchors, frame):
             write_batches(sources["anchors"], [[{"id": i, "k": k, "s": _at(s), "e": _at(e)}
                                                 for i, k, s, e in b] for b in anchors[part]],
                           first_mtime=first)
-        run_stream(frame(sources), tmp_path / "out", tmp_path / "checkpoint")
-    return _rows(spark.read.parquet(str(tmp_path / "out")).collect())
+        run(frame(sources))
 
 
 def _stream(spark, folder, schema, time, delay=f"{DELAY_MS} milliseconds"):
@@ -169,6 +178,54 @@ def test_streams_of_messages_and_of_anchors_give_the_batch_rows(spark, tmp_path,
     assert streamed == expected
 
 
+def test_update_mode_emits_every_anchor_as_it_changes_open_ones_too(spark, tmp_path):
+    # Static anchors, one of them of a key that no message has; a restart from the checkpoint.
+    messages, anchor_batches, late, watermark = _random_batches(5, anchor_stream=False,
+                                                                n_batches=4)
+    anchors = [a for batch in anchor_batches for a in batch] + [(999, "z", 0, 100)]
+    kept = [m for batch in messages for m in batch if m not in late]
+    assert late, "no late message"
+    static = _static_frame(spark, anchors, ANCHORS)
+    updates = []
+
+    def run(windows):
+        def collect(rows, batch_id):
+            updates.extend((batch_id, plain(r)) for r in rows.collect())
+        query = (windows.writeStream.outputMode("update").foreachBatch(collect)
+                 .option("checkpointLocation", str(tmp_path / "checkpoint"))
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+
+    _in_two_parts(tmp_path, messages, None, lambda sources: _windows(
+        static, _stream(spark, sources["messages"], MESSAGES, "ts")), run)
+    versions = {}
+    for _, row in sorted(updates, key=lambda u: u[0]):
+        versions.setdefault(row[0], []).append(row)
+    batch = _windows(static, _message_frame(spark, kept)).collect()
+    # Every anchor's last version is the batch query's row; the anchor no message reaches too.
+    assert sorted(rows[-1] for rows in versions.values()) == _rows(batch)
+    assert versions[999][-1][4] == 0
+    # Rows are emitted while open: anchors open at the end, and anchors emitted before they
+    # changed; each version is a change.
+    assert len(_closed(batch, watermark, "[]")) < len(batch)
+    assert any(len(rows) > 1 for rows in versions.values())
+    assert all(a != b for rows in versions.values() for a, b in zip(rows, rows[1:]))
+
+
+def test_an_anchor_without_a_start_fails_the_stream_naming_it(spark, tmp_path):
+    # Its sort time would be the line's start, which Spark drops as late: it is checked first.
+    write_batches(tmp_path / "messages", [[{"k": "a", "ts": _at(1000), "v": 1}]])
+    write_batches(tmp_path / "anchors", [[{"id": 17, "k": "a", "s": None, "e": _at(2000)},
+                                          {"id": 18, "k": "a", "s": _at(0), "e": _at(2000)}]])
+    windows = _windows(_stream(spark, tmp_path / "anchors", ANCHORS, "s"),
+                       _stream(spark, tmp_path / "messages", MESSAGES, "ts"))
+    with pytest.raises(StreamingQueryException) as info:
+        run_stream(windows, tmp_path / "out", tmp_path / "checkpoint")
+    line = next(x for x in str(info.value).splitlines() if "NULL start or end" in x)
+    # The batch query's error: the function, the anchor by its own columns.
+    assert "anchor_window: the anchor (id=17, k=a, s=null" in line and "__ew_" not in line, line
+
+
 def test_the_state_keeps_only_what_open_anchors_can_still_need(spark, tmp_path):
     # Messages each second from 1 s to 10 s in keys a and b, in two micro-batches; the
     # watermark ends at 9 s. Anchors of a: [2 s, 3 s] (emitted) and [7 s, 20 s] (open); b has
@@ -202,8 +259,9 @@ def test_what_stays_unsupported_is_an_analysis_error_naming_the_function(spark, 
     with pytest.raises(AnalysisException, match="anchor_window: on a streaming DataFrame the "
                                                 "messages must be a stream"):
         _windows(anchors, _message_frame(spark, [("a", 0, 1)]))
-    # Complete mode: Spark's own error, as for every window on transformWithState.
+    # Complete mode: Spark's own error, as for every window on transformWithState. Spark raises
+    # it as it resolves the query's write (ResolveWriteToStream), before any rule of ours runs.
     windows = _windows(static_anchors, _stream(spark, tmp_path / "messages", MESSAGES, "ts"))
-    with pytest.raises(AnalysisException):
+    with pytest.raises(AnalysisException, match="STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"):
         windows.writeStream.format("memory").queryName("ew_dynamic_complete").outputMode(
             "complete").start()

@@ -1,7 +1,8 @@
 package io.eventwindows.analysis
 
+import io.eventwindows.execution.streaming.CheckedAnchorStart
 import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
-import io.eventwindows.plans.EventWindowAggregate
+import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
 import io.eventwindows.shims.SparkLine
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, NamedExpression}
@@ -21,6 +22,8 @@ import org.apache.spark.sql.types.Metadata
  * becomes an aggregate whose start is a column of its own carrying the watermark of the messages'
  * time column: Spark then drops a message at or before the watermark, and an anchor whose
  * interval starts there, as it drops any late row, and the processor's horizon is that column's.
+ * That column checks each anchor as it is read ([[CheckedAnchorStart]]): one without a start
+ * would otherwise be dropped as late.
  *
  * Static anchors cannot stay in the union (Spark runs no union of a stream and a static
  * DataFrame): they are taken out as the operator's initial state, the same columns over the
@@ -56,10 +59,15 @@ private[analysis] object StreamingAnchors {
         "messages and anchors are ordered by (two event-time columns); run it on a batch " +
         "DataFrame, or on Spark 4.1 or later")
     }
+    // The anchors are checked as they are read: Spark drops a row whose sort time is at or
+    // before the watermark before the operator sees it.
+    val Seq(start, end, anchor) = a.window.values
+    val sortTime = AnchorSortKey.sortTime(time,
+      CheckedAnchorStart(start, end, anchor, a.window.family.asInstanceOf[AnchorWindow]), anchor)
     def withTime(plan: LogicalPlan, metadata: Option[Metadata]): Project = {
       val columns = AttributeMap(a.child.output.zip(plan.output))
-      val start = a.window.start.transform { case c: Attribute => columns(c) }
-      Project(plan.output :+ Alias(start, TimeColumn)(explicitMetadata = metadata), plan)
+      val read = sortTime.transform { case c: Attribute => columns(c) }
+      Project(plan.output :+ Alias(read, TimeColumn)(explicitMetadata = metadata), plan)
     }
     val child = withTime(streamed, Some(time.metadata))
     val prepared = a.copy(window = a.window.copy(start = child.output.last), child = child)

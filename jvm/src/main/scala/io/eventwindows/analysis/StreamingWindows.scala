@@ -75,7 +75,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
       a.clippedLifetime, input, inputEncoder,
       outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
-      EventWindowsConf.maxWindowsPerEvent)
+      EventWindowsConf.maxWindowsPerEvent, hasInitialState = staticAnchors.isDefined)
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val initial = staticAnchors.map(

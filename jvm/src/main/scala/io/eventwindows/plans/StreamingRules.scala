@@ -257,9 +257,13 @@ object StreamingRules {
    * interval's last instant are known: close time the later of its start and that instant. Rows
    * come by end; the open anchors need the messages from the earliest start among them on (and
    * the anchors themselves, which sort there or later; anchors emitted among them are replayed
-   * again, and not emitted twice).
+   * again, and not emitted twice). An anchor's row exists from the anchor's arrival on, so rows
+   * are known while open (static anchors, which arrive as initial state, in the first
+   * micro-batch).
    */
   final case class AnchorWindows(family: AnchorWindow) extends StreamingRules {
+    override def knowsOpenRows: Boolean = true
+
     override def closeTime(window: InternalRow): Long = {
       val end = window.getLong(1)
       Math.max(window.getLong(0),

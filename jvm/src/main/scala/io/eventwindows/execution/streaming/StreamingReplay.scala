@@ -177,6 +177,14 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     }.toSeq
   }
 
+  /**
+   * Update mode: the current version of every row the `stored` events give, open rows too, in
+   * the order the sweep gives them (one sweep over every event known): the rows of a key that
+   * were never emitted, such as those of its initial state.
+   */
+  def currentRows(stored: Iterator[Array[Byte]]): Seq[Row] =
+    sweep(inOrder(stored.map(decode).toSeq)).map(toRow).toSeq
+
   /** The stored event over `bytes`. */
   private def decode(bytes: Array[Byte]): Stored = {
     val row = new UnsafeRow(numFields)

@@ -21,7 +21,9 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  *
  * The initial state, when the query has one (the static anchors of dynamic windows over a stream
  * of messages, see [[StreamingWindowSpec]]), is a row per key holding its rows of the input, read
- * in the first micro-batch as if they had arrived then.
+ * in the first micro-batch as if they had arrived then. `handleInitialState` cannot emit rows, so
+ * in update mode the key's rows of them (an anchor that no message reaches too) are emitted at the
+ * key's first input or firing, whichever comes first: see [[unemittedInitialRows]].
  *
  * So every row is emitted once, complete, when the watermark has passed its close time; rows
  * behind the watermark were dropped by Spark before they got here. In update mode, for families
@@ -37,12 +39,31 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
 
   @transient private var events: ListState[Array[Byte]] = _
   @transient private var progress: ValueState[StreamingProgress] = _
+  /**
+   * Present for a key whose rows of the initial state are not emitted yet, in update mode only
+   * ([[tracksInitialRows]]). A state variable of its own, not a field of [[StreamingProgress]]:
+   * Spark refuses to restore a state variable whose value schema changed (a field added to the
+   * progress would fail every checkpoint written before), while it takes a new variable, or one no
+   * longer registered, on restart (Spark 4.0 to 4.2 compare the schemas of the variables that
+   * both runs have, and `transformWithState`'s properties refuse only a variable whose type
+   * changed). Every key of the initial state fires in the first micro-batch (its timer is at that
+   * batch's watermark), so the variable is set and cleared within that batch: no checkpoint holds
+   * it set, and a checkpoint serves update and append mode alike.
+   */
+  @transient private var unemittedInitialRows: ValueState[Boolean] = _
   @transient private lazy val replay = new StreamingReplay(spec)
+
+  /** True if the initial state's rows must be emitted apart: update mode with initial state. */
+  private def tracksInitialRows: Boolean = spec.earlyRows && spec.hasInitialState
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     events = getHandle.getListState[Array[Byte]]("events", Encoders.BINARY, TTLConfig.NONE)
     progress = getHandle.getValueState[StreamingProgress]("progress",
       Encoders.product[StreamingProgress], TTLConfig.NONE)
+    if (tracksInitialRows) {
+      unemittedInitialRows = getHandle.getValueState[Boolean]("unemittedInitialRows",
+        Encoders.scalaBoolean, TTLConfig.NONE)
+    }
   }
 
   override def handleInputRows(
@@ -51,25 +72,54 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
       timerValues: TimerValues): Iterator[Row] = {
     val current = load()
     val added = inputRows.flatMap(replay.encode).toArray
-    if (added.isEmpty) return Iterator.empty
-    val changed = if (spec.earlyRows) replay.changedRows(events.get(), added) else Nil
+    val changed =
+      if (takeUnemittedInitialRows()) replay.currentRows(events.get() ++ added.iterator)
+      else if (spec.earlyRows && added.nonEmpty) replay.changedRows(events.get(), added)
+      else Nil
+    if (added.nonEmpty) keep(current, added, timerValues)
+    changed.iterator
+  }
+
+  /**
+   * A key's rows of the initial state (one array of input rows) arrive as its first input; in
+   * update mode its rows are emitted at its first input or firing, in this micro-batch.
+   */
+  override def handleInitialState(key: Row, initialState: Row, timerValues: TimerValues): Unit = {
+    val current = load()
+    val added = initialState.getSeq[Row](0).iterator.flatMap(replay.encode).toArray
+    if (added.nonEmpty) {
+      keep(current, added, timerValues)
+      if (tracksInitialRows) unemittedInitialRows.update(true)
+    }
+  }
+
+  /**
+   * Appends `added` events to the key's state and makes the key fire in this batch: the new
+   * events may close rows at the current watermark already.
+   */
+  private def keep(
+      current: StreamingProgress,
+      added: Array[Array[Byte]],
+      timerValues: TimerValues): Unit = {
     events.appendList(added)
-    // Fire in this batch: the new events may close rows at the current watermark already.
     val watermark = timerValues.getCurrentWatermarkInMs()
     progress.update(
       if (current.hasTimer && current.timerMs <= watermark) current
       else schedule(current, watermark))
-    changed.iterator
   }
 
-  /** A key's rows of the initial state (one array of input rows) arrive as its first input. */
-  override def handleInitialState(key: Row, initialState: Row, timerValues: TimerValues): Unit =
-    handleInputRows(key, initialState.getSeq[Row](0).iterator, timerValues)
+  /** True, once, if the key's rows of the initial state are still to be emitted. */
+  private def takeUnemittedInitialRows(): Boolean = {
+    val unemitted = tracksInitialRows && unemittedInitialRows.exists()
+    if (unemitted) unemittedInitialRows.clear()
+    unemitted
+  }
 
   override def handleExpiredTimer(
       key: Row,
       timerValues: TimerValues,
       expiredTimerInfo: ExpiredTimerInfo): Iterator[Row] = {
+    val initialRows = if (takeUnemittedInitialRows()) replay.currentRows(events.get()) else Nil
     // Spark deletes the timer that fires.
     val current = load().copy(hasTimer = false)
     val watermarkMs = timerValues.getCurrentWatermarkInMs()
@@ -90,7 +140,7 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
         else schedule(emitted, Math.max(watermarkMs + 1,
           ceilMillis(spec.horizon.watermarkReaching(firing.nextClose)))))
     }
-    firing.output.iterator
+    (initialRows ++ firing.output).iterator
   }
 
   /** The key's progress, checked against this query's definition, or a fresh one. */

@@ -29,6 +29,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
  *                   ([[io.eventwindows.plans.StreamingRules.knowsOpenRows]]): each micro-batch
  *                   emits the current version of every row whose result it changed, instead of
  *                   each row once when it closes; not part of `definition`, the state is the same
+ * @param hasInitialState true if the node has initial state (static anchors): in update mode its
+ *                   rows are emitted at each key's first input or firing
  */
 final case class StreamingWindowSpec(
     window: WindowDefinition,
@@ -43,6 +45,7 @@ final case class StreamingWindowSpec(
     outputEncoder: ExpressionEncoder[Row],
     definition: String,
     maxWindows: Long,
-    earlyRows: Boolean = false) {
+    earlyRows: Boolean = false,
+    hasInitialState: Boolean = false) {
   require(!earlyRows || rules.knowsOpenRows, s"$rules give no row before it closes")
 }

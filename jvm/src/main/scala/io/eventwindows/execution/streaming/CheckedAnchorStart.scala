@@ -1,0 +1,80 @@
+package io.eventwindows.execution.streaming
+
+import io.eventwindows.EventWindowsInputException
+import io.eventwindows.execution.sweep.AnchorSweep
+import io.eventwindows.plans.AnchorWindow
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, TernaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.types.DataType
+
+/**
+ * The start of a dynamic window's anchor on a stream, checked where the stream reads the anchor:
+ * an anchor with a NULL start or end, or an end before its start, fails the query naming the
+ * anchor by its own columns, with the batch operator's error ([[AnchorSweep.rejectionMessage]]).
+ * The check cannot wait for the operator: the start is the anchor's sort time, the column with
+ * the watermark, and Spark drops a row at or before the watermark before the processor sees it,
+ * so an anchor sorting at the line's first instant (as a NULL start does in the batch operator's
+ * table) would be dropped as late, silently.
+ */
+case class CheckedAnchorStart(
+    start: Expression,
+    end: Expression,
+    anchor: Expression,
+    family: AnchorWindow) extends TernaryExpression {
+
+  override def first: Expression = start
+  override def second: Expression = end
+  override def third: Expression = anchor
+  override def dataType: DataType = start.dataType
+  override def nullable: Boolean = false
+  override def prettyName: String = "checked_anchor_start"
+
+  override def eval(input: InternalRow): Any = {
+    val s = start.eval(input)
+    val e = end.eval(input)
+    if (s == null || e == null || e.asInstanceOf[Long] < s.asInstanceOf[Long]) {
+      reject(anchor.eval(input), s, e)
+    }
+    s
+  }
+
+  /** Fails the query on the anchor `value` with its start `s` and end `e` (each may be null). */
+  def reject(value: Any, s: Any, e: Any): Nothing = throw new EventWindowsInputException(
+    AnchorSweep.rejectionMessage(family, anchor.dataType, value, dataType, s, e))
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val s = start.genCode(ctx)
+    val e = end.genCode(ctx)
+    val a = anchor.genCode(ctx)
+    val self = ctx.addReferenceObj("checkedAnchorStart", this)
+    ev.copy(code = code"""
+      ${s.code}
+      ${e.code}
+      if (${s.isNull} || ${e.isNull} || ${e.value} < ${s.value}) {
+        ${a.code}
+        $self.reject(${boxed(a, anchor.dataType)}, ${boxed(s, dataType)}, ${boxed(e, dataType)});
+      }
+      boolean ${ev.isNull} = false;
+      long ${ev.value} = ${s.value};""")
+  }
+
+  /** Generated code for the value of `code` as an object, null if it is NULL. */
+  private def boxed(code: ExprCode, dataType: DataType): String = {
+    val value =
+      if (CodeGenerator.isPrimitiveType(dataType)) {
+        s"${CodeGenerator.boxedType(dataType)}.valueOf(${code.value})"
+      } else {
+        code.value.toString
+      }
+    s"(${code.isNull} ? null : (Object) $value)"
+  }
+
+  override protected def withNewChildrenInternal(
+      newFirst: Expression,
+      newSecond: Expression,
+      newThird: Expression): CheckedAnchorStart =
+    copy(start = newFirst, end = newSecond, anchor = newThird)
+}
