@@ -12,7 +12,7 @@ import io.eventwindows.analysis.StreamingWindows
 
 import org.apache.spark.sql.{AnalysisException, DataFrame, Encoders, Row}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
-import org.apache.spark.sql.functions.{col, expr, from_json, lit, struct, to_json}
+import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /** An event whose columns are all fixed-width (its unsafe row has no variable-length part). */
@@ -99,65 +99,21 @@ class StreamingStateSuite extends EventWindowsSuite {
       watermarkMs: Long,
       aggregates: Seq[String])
 
-  /** How rows cross the union of [[streamedAll]]: as JSON, with times to the microsecond. */
-  private val json = Map("timestampFormat" -> "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX").asJava
-
   /**
-   * Starts one query of every window of `windows` over `stream` in `mode`, each window a stateful
-   * operator of its own over the same input: a union of their rows, each as its window's number
-   * and its row as JSON (the windows' rows differ in type). The rows of each micro-batch go to
-   * the returned buffer (foreachBatch, which, unlike the memory sink, restarts from a checkpoint).
+   * Starts `window` over `stream` in `mode`; the rows of each micro-batch go to the returned
+   * buffer (foreachBatch, which, unlike the memory sink, restarts from a checkpoint).
    */
   private def start(
-      stream: MemoryStream[StreamEvent], windows: Seq[String], mode: String,
+      stream: MemoryStream[StreamEvent], window: String, mode: String,
       checkpoint: Option[String],
-      aggregates: Seq[String] = measures): (StreamingQuery, ConcurrentLinkedQueue[(Int, String)]) = {
-    val emitted = new ConcurrentLinkedQueue[(Int, String)]
-    val sink: (DataFrame, Long) => Unit =
-      (batch, _) => batch.collect().foreach(r => emitted.add(r.getInt(0) -> r.getString(1)))
-    val events = stream.toDF().withWatermark("ts", delay)
-    val writer = windows.zipWithIndex.map { case (window, i) =>
-      val rows = aggregated(events, window, aggregates)
-      rows.select(lit(i), to_json(struct(rows.columns.map(col).toSeq: _*), json))
-    }.reduce(_ union _)
+      aggregates: Seq[String] = measures): (StreamingQuery, ConcurrentLinkedQueue[Seq[Any]]) = {
+    val emitted = new ConcurrentLinkedQueue[Seq[Any]]
+    val sink: (DataFrame, Long) => Unit = (batch, _) => batch.collect().foreach(r => emitted.add(r.toSeq))
+    val writer = aggregated(stream.toDF().withWatermark("ts", delay), window, aggregates)
       .writeStream.queryName(s"eventwindows_state_${queries.incrementAndGet()}")
       .outputMode(mode).foreachBatch(sink)
     val query = checkpoint.map(c => writer.option("checkpointLocation", c)).getOrElse(writer).start()
     (query, emitted)
-  }
-
-  /**
-   * Runs every window of `windows` over `input` (one micro-batch each) in one query, returning
-   * the rows each emitted. Every window's operator sees the same rows, so each drops as many late.
-   */
-  private def streamedAll(
-      windows: Seq[String],
-      input: Seq[Seq[StreamEvent]] = batches,
-      mode: String = "append",
-      checkpoint: Option[String] = None,
-      stream: MemoryStream[StreamEvent] = newStream(),
-      aggregates: Seq[String] = measures): Seq[Run] = withRocksDB {
-    val (query, emitted) = start(stream, windows, mode, checkpoint, aggregates)
-    val (progress, emittedRows) = try {
-      input.foreach { batch =>
-        stream.addData(batch)
-        query.processAllAvailable()
-      }
-      (query.recentProgress.toSeq, emitted.asScala.toSeq)
-    } finally query.stop()
-    val dropped = progress.map(_.stateOperators.map(_.numRowsDroppedByWatermark).toSeq)
-      .reduceOption((a, b) => a.zip(b).map { case (x, y) => x + y }).getOrElse(Nil).distinct
-    assert(dropped.size <= 1, s"the windows' operators dropped different rows: $dropped")
-    val watermark = progress.lastOption.flatMap(p => Option(p.eventTime.get("watermark")))
-      .map(w => Instant.parse(w).toEpochMilli - baseMillis).getOrElse(Long.MinValue)
-    windows.zipWithIndex.map { case (window, i) =>
-      val schema = aggregated(spark.createDataset(Seq.empty[StreamEvent])(Encoders.product)
-        .toDF(), window, aggregates).schema
-      val texts = spark.createDataset(emittedRows.collect { case (`i`, text) => text })(
-        Encoders.STRING)
-      Run(rows(texts.select(from_json(col("value"), schema, json).as("r")).select("r.*")),
-        dropped.headOption.getOrElse(0L), watermark, aggregates)
-    }
   }
 
   /** Runs `window` over `input` (one micro-batch each), returning every row emitted. */
@@ -167,8 +123,20 @@ class StreamingStateSuite extends EventWindowsSuite {
       mode: String = "append",
       checkpoint: Option[String] = None,
       stream: MemoryStream[StreamEvent] = newStream(),
-      aggregates: Seq[String] = measures): Run =
-    streamedAll(Seq(window), input, mode, checkpoint, stream, aggregates).head
+      aggregates: Seq[String] = measures): Run = withRocksDB {
+    val (query, emitted) = start(stream, window, mode, checkpoint, aggregates)
+    try {
+      input.foreach { batch =>
+        stream.addData(batch)
+        query.processAllAvailable()
+      }
+      val progress = query.recentProgress.toSeq
+      val dropped = progress.flatMap(_.stateOperators.map(_.numRowsDroppedByWatermark)).sum
+      val watermark = progress.lastOption.flatMap(p => Option(p.eventTime.get("watermark")))
+        .map(w => Instant.parse(w).toEpochMilli - baseMillis).getOrElse(Long.MinValue)
+      Run(emitted.asScala.toSeq, dropped, watermark, aggregates)
+    } finally query.stop()
+  }
 
   /** The events Spark keeps (not the late row). */
   private val kept = batches.flatten.filterNot(_ == late)
@@ -313,19 +281,19 @@ class StreamingStateSuite extends EventWindowsSuite {
     "spl_tumbling_window(ts, 'delta(v, 5)')",
     "spl_tumbling_window(ts, 'delta(ts, 1)')").map(_ -> slidingClosed)
 
-  test("append mode: every family gives the batch rows the watermark closed, each once") {
-    val all = cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases ++
-      sessionCases ++ tumblingCases
-    for (((window, closed), run) <- all.zip(streamedAll(all.map(_._1)))) {
+  for ((window, closed) <- cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases ++
+      sessionCases ++ tumblingCases) {
+    test(s"append mode: $window gives the batch rows the watermark closed, each once") {
+      val run = streamed(window)
       agrees(window, closed, run)
       assert(run.droppedByWatermark > 0)
     }
   }
 
   test("update mode: families whose rows exist once closed emit the same closed rows, each once") {
-    val some = Seq(cases(0), cases(2), cases(6), runningCases(1), sessionCases(1), slidingCases(0))
-    for (((window, closed), run) <- some.zip(streamedAll(some.map(_._1), mode = "update"))) {
-      agrees(window, closed, run)
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), runningCases(1), sessionCases(1),
+        slidingCases(0))) {
+      agrees(window, closed, streamed(window, mode = "update"))
     }
   }
 
@@ -349,45 +317,35 @@ class StreamingStateSuite extends EventWindowsSuite {
 
   test("complete mode is an error: there is no streaming aggregation to complete") {
     val message = errorOf(withRocksDB {
-      start(newStream(), Seq("count_window(ts, te, 2)"), "complete", None)._1.stop()
+      start(newStream(), "count_window(ts, te, 2)", "complete", None)._1.stop()
     })
     assert(message.contains("Invalid streaming output mode: complete"), message)
   }
 
   /**
    * Runs `first` over the first two batches and `second` over the rest, on one checkpoint (the
-   * second run with `secondAggregates`), in output `mode`: each window of `first` with its
-   * counterpart in `second`, all in one query.
+   * second run with `secondAggregates`), in output `mode`.
    */
-  private def restartedAll(
-      first: Seq[String],
-      second: Seq[String],
-      secondAggregates: Seq[String] = measures,
-      mode: String = "append"): Seq[Run] = {
-    val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
-    val stream = newStream()
-    val before = streamedAll(first, batches.take(2), mode, Some(checkpoint), stream)
-    val after = streamedAll(second, batches.drop(2), mode, Some(checkpoint), stream,
-      aggregates = secondAggregates)
-    before.zip(after).map { case (b, a) =>
-      Run(b.rows ++ a.rows, b.droppedByWatermark + a.droppedByWatermark, a.watermarkMs,
-        secondAggregates)
-    }
-  }
-
   private def restarted(
       first: String,
       second: String,
       secondAggregates: Seq[String] = measures,
-      mode: String = "append"): Run =
-    restartedAll(Seq(first), Seq(second), secondAggregates, mode).head
+      mode: String = "append"): Run = {
+    val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+    val stream = newStream()
+    val before = streamed(first, batches.take(2), mode, Some(checkpoint), stream)
+    val after = streamed(second, batches.drop(2), mode, Some(checkpoint), stream,
+      aggregates = secondAggregates)
+    Run(before.rows ++ after.rows, before.droppedByWatermark + after.droppedByWatermark,
+      after.watermarkMs, secondAggregates)
+  }
 
   test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
-    val some = Seq(cases(0), cases(2), cases(6), cases(10), runningCases(0), runningCases(2),
-      hoppingCases(1), changesCases(0), slidingCases(2), slidingCases(5), slidingCases(7),
-      sessionCases(2), sessionCases(4), tumblingCases(2), tumblingCases(4))
-    val windows = some.map(_._1)
-    for (((window, closed), run) <- some.zip(restartedAll(windows, windows))) {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(0),
+        runningCases(2), hoppingCases(1), changesCases(0),
+        slidingCases(2), slidingCases(5), slidingCases(7), sessionCases(2), sessionCases(4),
+        tumblingCases(2), tumblingCases(4))) {
+      val run = restarted(window, window)
       agrees(window, closed, run)
       assert(run.droppedByWatermark > 0)
     }
@@ -407,8 +365,9 @@ class StreamingStateSuite extends EventWindowsSuite {
     val aggregates = Seq("count(*) FILTER (WHERE v % 2 = 0) AS evens", "stddev(v) AS sd",
       "percentile(v, 0.5) AS median", "approx_count_distinct(v) AS distinct", "last(v) AS tail",
       "max_by(v, te) AS latest")
-    val runs = streamedAll(runningCases.map(_._1), aggregates = aggregates)
-    for (((window, closed), run) <- runningCases.zip(runs)) agrees(window, closed, run)
+    for ((window, closed) <- runningCases) {
+      agrees(window, closed, streamed(window, aggregates = aggregates))
+    }
   }
 
   test("a running window's state holds its aggregates: changed aggregates are an error too") {
@@ -601,9 +560,10 @@ class StreamingStateSuite extends EventWindowsSuite {
       batch.filter(e => e.ts.getTime - baseMillis > w)
     }
     assert(notLate.size < input.flatten.size, "no late row")
-    val some = Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1), changesCases(0),
-      slidingCases(5), slidingCases(7)) ++ runningCases ++ randomSessions ++ tumblingCases
-    for (((window, closed), run) <- some.zip(streamedAll(some.map(_._1), input))) {
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
+        changesCases(0), slidingCases(5), slidingCases(7)) ++ runningCases ++ randomSessions ++
+        tumblingCases) {
+      val run = streamed(window, input)
       assert(run.droppedByWatermark === input.flatten.size - notLate.size)
       agrees(window, closed, run, notLate, watermarks.last)
     }
