@@ -147,11 +147,15 @@ def check_all(spark, function, queries):
 
 @pytest.fixture(scope="module")
 def views(spark):
+    # One shuffle partition: a UNION ALL of a hundred aggregations over four rows is mostly tasks.
+    partitions = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
     for time, sql in EVENTS.items():
         spark.sql(sql).createOrReplaceTempView(f"generated_{time}")
     yield
     for time in EVENTS:
         spark.catalog.dropTempView(f"generated_{time}")
+    spark.conf.set("spark.sql.shuffle.partitions", partitions)
 
 
 @pytest.mark.parametrize("time, function, arguments",

@@ -363,10 +363,9 @@ class StreamingStateSuite extends EventWindowsSuite {
   }
 
   test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(0),
-        runningCases(2), hoppingCases(1), changesCases(0),
-        slidingCases(2), slidingCases(5), slidingCases(7), sessionCases(2), sessionCases(4),
-        tumblingCases(2), tumblingCases(4))) {
+    // A window of each family and route through the state (two queries each).
+    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(2),
+        hoppingCases(1), changesCases(0), slidingCases(7), sessionCases(4), tumblingCases(4))) {
       val run = restarted(window, window)
       agrees(window, closed, run)
       assert(run.droppedByWatermark > 0)
