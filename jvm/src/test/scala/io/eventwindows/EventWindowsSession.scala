@@ -40,4 +40,14 @@ trait EventWindowsSuite extends AnyFunSuite {
   protected def ts(text: String): java.sql.Timestamp = java.sql.Timestamp.valueOf(text)
 
   protected def row(values: Any*): Row = Row(values: _*)
+
+  /** Runs `body` with the session's `conf` set, then restores it. */
+  protected def withConf[T](conf: (String, String)*)(body: => T): T = {
+    val previous = conf.map { case (key, _) => key -> spark.conf.getOption(key) }
+    conf.foreach { case (key, value) => spark.conf.set(key, value) }
+    try body finally previous.foreach {
+      case (key, Some(value)) => spark.conf.set(key, value)
+      case (key, None) => spark.conf.unset(key)
+    }
+  }
 }

@@ -60,16 +60,6 @@ class StreamingStateSuite extends EventWindowsSuite {
     Seq(ev("a", 12000, 12100, 22)))
   private val finalWatermarkMs = 10500L
 
-  /** Runs `body` with the session's `conf` set, then restores it. */
-  private def withConf[T](conf: (String, String)*)(body: => T): T = {
-    val previous = conf.map { case (key, _) => key -> spark.conf.getOption(key) }
-    conf.foreach { case (key, value) => spark.conf.set(key, value) }
-    try body finally previous.foreach {
-      case (key, Some(value)) => spark.conf.set(key, value)
-      case (key, None) => spark.conf.unset(key)
-    }
-  }
-
   /**
    * The RocksDB state store that event windows on streams need, and one shuffle partition (one
    * state store per micro-batch: a fifth less time than two here; the Python streaming suites

@@ -138,11 +138,6 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
        |FROM dynamic_window(TABLE(anchors), TABLE(messages), 't', 's', 'e', '$aggregates', 'k',
        |                    '$bounds')""".stripMargin)
 
-  private def withConf[T](pairs: (String, String)*)(body: => T): T = {
-    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally pairs.foreach { case (k, _) => spark.conf.unset(k) }
-  }
-
   /** The plans to compare: name, confs. */
   private val plans = Seq(
     "broadcast slices" -> Nil,
