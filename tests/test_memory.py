@@ -23,15 +23,22 @@ def _child():
     result = {"max_heap": spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()}
     # Event t lasts [t, t + N): at t = N - 1 all N events are active. Snapshot intervals: [0, 1),
     # [1, 2), ..., [N - 1, N) while events enter, then [N, N + 1), ... while they leave: 2N - 1
-    # rows; the interval [N - 1, N) holds every event.
-    windows = f"FROM range({N}) AS ev(t) GROUP BY snapshot_window(t, t + {N})"
-    result["all_active"] = [list(r) for r in spark.sql(
-        f"SELECT count(*), max(n), sum(n) FROM (SELECT count(*) AS n {windows})").collect()]
-    # Per-key contents of three aggregates of wide buffers (over 40 bytes an event) cannot fit.
+    # intervals; [t, t + 1) holds the events from max(0, t - N + 1) to min(t, N - 1), so its
+    # average is t / 2 and its sum (min + max)(max - min + 1) / 2. Checked for every interval,
+    # and given for the first, the one holding every event and the last.
+    ev = f"(SELECT 7 AS k, id FROM range({N})) AS ev GROUP BY k, snapshot_window(id, id + {N})"
+    result["all_active"] = [list(r) for r in spark.sql(f"""
+        SELECT count(*),
+               count_if(mn = greatest(t - {N - 1}, 0) AND mx = least(t, {N - 1}) AND a * 2 = t
+                        AND s = (mn + mx) * (mx - mn + 1) DIV 2),
+               sort_array(collect_list(
+                 CASE WHEN t IN (0, {N - 1}, {2 * N - 2}) THEN struct(t, a, s, mx, mn) END))
+        FROM (SELECT window.start AS t, avg(id) AS a, sum(id) AS s, max(id) AS mx, min(id) AS mn
+              FROM {ev})""").collect()]
+    # Buffers of 17 fields (over 130 bytes an event) for the same events cannot fit.
     try:
-        spark.sql(f"SELECT window.start, avg(id), sum(id), max(id), min(id) "
-                  f"FROM (SELECT 7 AS k, id FROM range({N})) AS ev "
-                  f"GROUP BY k, snapshot_window(id, id + {N})").collect()
+        spark.sql(f"SELECT window.start, avg(id), sum(id), max(id), min(id), stddev(id), "
+                  f"variance(id), corr(id, id) FROM {ev}").collect()
         result["out_of_memory"] = None
     except Exception as e:  # noqa: BLE001  (the error's class and text are what is checked)
         result["out_of_memory"] = str(e)
@@ -46,11 +53,14 @@ def _child():
 def test_five_million_active_events_under_a_one_gib_driver():
     result = child_result(__file__, "a 1 GiB driver")
     assert result["max_heap"] <= 1 << 30
-    # sum over intervals of the events active: each event is active in N intervals of 1 tick.
-    assert result["all_active"] == [[2 * N - 1, N, N * N]]
+    # 2N - 1 intervals, every one as worked out; the first, the one of every event, the last.
+    assert result["all_active"] == [[2 * N - 1, 2 * N - 1, [
+        [0, 0.0, 0, 0, 0],
+        [N - 1, (N - 1) / 2, N * (N - 1) // 2, N - 1, 0],
+        [2 * N - 2, N - 1, N - 1, N - 1, N - 1]]]]
 
     error = result["out_of_memory"]
-    assert error is not None, "avg, sum, max and min over 5,000,000 active events fit in 1 GiB"
+    assert error is not None, "17 buffer fields over 5,000,000 active events fit in 1 GiB"
     assert "UNABLE_TO_ACQUIRE_MEMORY" in error, error
     assert "eventwindows: EventWindowAggregate snapshot_window holds" in error, error
     assert "the window contents of the key (k=7)" in error, error

@@ -184,6 +184,25 @@ private[execution] final class AggregateBuffers(
     }
   }
 
+  /**
+   * Merges `other` into `buffer`, on its right, leaving `other` as it was, as Spark's aggregation
+   * iterators merge partial buffers into theirs: one projection over both for the declarative
+   * functions (it reads every field before it writes any), the imperative ones through their own
+   * merge.
+   */
+  def merge(buffer: InternalRow, other: InternalRow): Unit = {
+    combine.target(buffer)(joined(buffer, other))
+    var i = 0
+    while (i < imperative.length) {
+      if (typed(i) != null) {
+        typed(i).mergeBuffersObjects(buffer, other)
+      } else {
+        imperative(i).merge(buffer, other)
+      }
+      i += 1
+    }
+  }
+
   /** The fields of a buffer as bytes can hold them: typed imperative objects serialized. */
   private val storable = new SpecificInternalRow(bufferTypes.toIndexedSeq)
   private val toUnsafe = UnsafeProjection.create(bufferTypes)

@@ -23,6 +23,16 @@ private[execution] final class LongPages(memory: WindowMemory) {
     pages(pageCount) = memory.longs(PageSize)
     pageCount += 1
   }
+
+  /** Frees the pages past those slots `[0, n)` lie in; slots kept hold what they held. */
+  def truncate(n: Long): Unit = {
+    val kept = ((n + PageMask) >>> PageBits).toInt
+    while (pageCount > kept) {
+      pageCount -= 1
+      pages(pageCount) = null
+      memory.release(8L * PageSize)
+    }
+  }
 }
 
 private object LongPages {

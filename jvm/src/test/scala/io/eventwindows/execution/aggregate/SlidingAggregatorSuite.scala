@@ -13,10 +13,11 @@ import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.types.LongType
 
 /**
- * The segment tree against recomputation from scratch, on random appends (panes of one or more
- * rows), removals in any order and range queries, long enough to pack and grow the tree many
- * times across pages of buffers: buffers kept as bytes (sum, count, max, first, last) and as
- * objects (with collect_list, which also shows arrival order).
+ * The sliding aggregate against recomputation from scratch, on random appends (panes of one or
+ * more rows), removals in any order and range queries
+ * (their ends anywhere in their blocks), long enough to pack and grow the tree many times across
+ * blocks and pages of buffers, then restarted: buffers kept as bytes (sum, count, max, first,
+ * last) and as objects (with collect_list, which also shows arrival order).
  */
 class SlidingAggregatorSuite extends AnyFunSuite {
 
@@ -49,8 +50,9 @@ class SlidingAggregatorSuite extends AnyFunSuite {
     assert(buffers.fixedWidth === !withList)
     val memory = new WindowMemory(TestMemory.taskMemoryManager(), "SlidingAggregatorSuite")
     val random = new Random(if (withList) 11 else 5)
+    val tree = new SlidingAggregator(buffers, memory, withTimes = true)
+    val restarted = mutable.Set.empty[Long]
     for (round <- 0 until 6) {
-      val tree = new SlidingAggregator(buffers, memory, withTimes = true)
       // The live entries, in arrival order: entry, time, its pane of values.
       val held = mutable.ArrayBuffer.empty[(Long, Long, Seq[java.lang.Long])]
       // Phases that grow the contents to thousands of entries, then shrink them.
@@ -91,7 +93,77 @@ class SlidingAggregatorSuite extends AnyFunSuite {
       held.foreach(h => tree.remove(h._1))
       tree.restart()
       assert(actual(tree.results(), withList) === expected(Nil, withList))
+      // What the thousands of entries took is given back: every restart leaves the same.
+      restarted += memory.getUsed
+      assert(restarted.size === 1, s"round $round: $restarted")
     }
+  }
+
+  test("entries sealed out of arrival order are merged in arrival order") {
+    def panes(values: Long*): Seq[java.lang.Long] = values.map(java.lang.Long.valueOf)
+    for (withList <- Seq(false, true)) {
+      val memory = new WindowMemory(TestMemory.taskMemoryManager(), "SlidingAggregatorSuite")
+      val tree = new SlidingAggregator(buffersOf(withList), memory)
+      val Seq(a, b, c) = Seq(1L, 2L, 3L).map { value =>
+        val entry = tree.append(value)
+        tree.update(entry, InternalRow(value))
+        entry
+      }
+      tree.seal(c)
+      assert(actual(tree.results(), withList) === expected(panes(3L), withList))
+      tree.seal(a)
+      assert(actual(tree.results(), withList) === expected(panes(1L, 3L), withList))
+      tree.seal(b)
+      assert(actual(tree.results(), withList) === expected(panes(1L, 2L, 3L), withList))
+      assert(actual(tree.rangeResults(b, c), withList) === expected(panes(2L, 3L), withList))
+    }
+  }
+
+  test("a large aggregator (blocks of 16) agrees with recomputation and holds a buffer per " +
+      "entry and a fraction of one for the tree") {
+    val buffers = buffersOf(withList = false)
+    val slotBytes = 8L * buffers.initialWords.length
+    val memory = new WindowMemory(TestMemory.taskMemoryManager(), "SlidingAggregatorSuite")
+    val tree = new SlidingAggregator(buffers, memory)
+    val random = new Random(3)
+    // Entry i holds the value i.
+    val held = mutable.ArrayBuffer.empty[Long]
+    def add(count: Int): Unit = for (_ <- 0 until count) {
+      val entry = tree.append(0L)
+      tree.update(entry, InternalRow(entry))
+      tree.seal(entry)
+      held += entry
+    }
+    def check(): Unit = {
+      assert(actual(tree.results(), withList = false) ===
+        expected(held.map(java.lang.Long.valueOf).toSeq, withList = false), s"${held.size} entries")
+      for (_ <- 0 until 8) {
+        val a = random.nextInt(held.size)
+        val b = a + random.nextInt(Math.min(held.size - a, 100))
+        val c = a + random.nextInt(held.size - a)
+        for (last <- Seq(b, c)) {
+          assert(actual(tree.rangeResults(held(a), held(last)), withList = false) ===
+            expected(held.slice(a, last + 1).map(java.lang.Long.valueOf).toSeq, withList = false),
+            s"range $a..$last of ${held.size}")
+        }
+      }
+    }
+    val n = 100000
+    add(n)
+    check()
+    // Leaves and the tree over blocks, with up to a page of buffers (1024) per level of the tree
+    // left partly used, a long per entry and the live bits, counts and flags of a capacity
+    // under twice the entries; where a full binary tree over the leaves would take twice the
+    // leaves' bytes.
+    val bound = n * (slotBytes + 2 * slotBytes / 16 + 8 + 1) + 32 * 1024 * slotBytes
+    assert(memory.getUsed <= bound, s"${memory.getUsed} bytes held for $n entries")
+    // Two thirds leave, anywhere; the rest stay through packing as more arrive.
+    val leaving = held.filter(_ => random.nextInt(3) > 0)
+    leaving.foreach(tree.remove)
+    held --= leaving
+    check()
+    add(n)
+    check()
   }
 
   test("a task that cannot reserve the memory fails with Spark's out-of-memory error naming " +
