@@ -404,31 +404,42 @@ def dynamic_points(spark: SparkSession, events: DataFrame, repeat: int) -> list:
     """(i) dynamic windows: 10,000 anchors in the 100 keys, each an interval of random length
     (0 to 10 minutes) starting anywhere in the hour, count + avg + max over the messages of (a),
     against the range join a Spark user writes (a left outer join, so anchors without messages
-    keep their row) and a groupBy per anchor."""
-    anchors = spark.range(10_000, numPartitions=4).select(
-        F.col("id").alias("aid"), (F.col("id") % 100).cast("int").alias("k"),
-        F.timestamp_micros(F.lit(ORIGIN) + (F.rand(7) * 3600 * MICROS_PER_SECOND).cast("long"))
-        .alias("s")).withColumn("e", F.col("s") + F.make_dt_interval(secs=F.rand(8) * 600)).cache()
-    ours = ew.dynamic_window(anchors, events, "ts", "s", "e", on="k").agg(
-        F.count("v").alias("n"), F.avg("v").alias("a"), F.max("v").alias("m"))
-    m, a = events.alias("m"), anchors.alias("a")
-    builtin = (
-        a.join(m, (F.col("a.k") == F.col("m.k")) & (F.col("m.ts") >= F.col("a.s"))
-               & (F.col("m.ts") <= F.col("a.e")), "left")
-        .groupBy("a.aid", "a.k", "a.s", "a.e")
-        .agg(F.count("m.v").alias("n"), F.avg("m.v").alias("a"), F.max("m.v").alias("m")))
-    columns = ["aid", "k", "s", "e", "n", "a", "m"]
+    keep their row) and a groupBy per anchor; then the same without slices, with anchors of up to
+    30 minutes, and with the anchors made from a Python list (which Spark cannot size)."""
+    def anchors_of(seconds: int) -> DataFrame:
+        return spark.range(10_000, numPartitions=4).select(
+            F.col("id").alias("aid"), (F.col("id") % 100).cast("int").alias("k"),
+            F.timestamp_micros(F.lit(ORIGIN) + (F.rand(7) * 3600 * MICROS_PER_SECOND)
+                               .cast("long")).alias("s")
+        ).withColumn("e", F.col("s") + F.make_dt_interval(secs=F.rand(8) * seconds)).cache()
+
+    def queries(anchors: DataFrame) -> tuple:
+        ours = ew.dynamic_window(anchors, events, "ts", "s", "e", on="k").agg(
+            F.count("v").alias("n"), F.avg("v").alias("a"), F.max("v").alias("m"))
+        m, a = events.alias("m"), anchors.alias("a")
+        builtin = (
+            a.join(m, (F.col("a.k") == F.col("m.k")) & (F.col("m.ts") >= F.col("a.s"))
+                   & (F.col("m.ts") <= F.col("a.e")), "left")
+            .groupBy("a.aid", "a.k", "a.s", "a.e")
+            .agg(F.count("m.v").alias("n"), F.avg("m.v").alias("a"), F.max("m.v").alias("m")))
+        columns = ["aid", "k", "s", "e", "n", "a", "m"]
+        return ours, builtin, ours.select(*columns), builtin.select(*columns)
+
     results = [compare("(i) dynamic_window, 10,000 anchors over the events of (a), count + avg + "
-                       "max", ours, builtin, ours.select(*columns), builtin.select(*columns),
-                       repeat)]
+                       "max", *queries(anchors_of(600)), repeat)]
     # The sweep over every message, which order-sensitive aggregates (first, collect_list) take.
     spark.conf.set("spark.eventwindows.sliceDynamicWindows", "false")
     try:
         results.append(compare("(i) the same without slices (the sweep over every message)",
-                               ours, builtin, ours.select(*columns), builtin.select(*columns),
-                               repeat))
+                               *queries(anchors_of(600)), repeat))
     finally:
         spark.conf.unset("spark.eventwindows.sliceDynamicWindows")
+    long_anchors = anchors_of(1800)
+    results.append(compare("(i) the same with anchors of up to 30 minutes",
+                           *queries(long_anchors), repeat))
+    listed = spark.createDataFrame(long_anchors.collect(), long_anchors.schema)
+    results.append(compare("(i) anchors of up to 30 minutes from a Python list (no size known)",
+                           *queries(listed), repeat))
     return results
 
 
