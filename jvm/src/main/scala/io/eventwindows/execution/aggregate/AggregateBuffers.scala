@@ -173,13 +173,8 @@ private[execution] final class AggregateBuffers(
     var i = 0
     while (i < imperative.length) {
       imperative(i).initialize(target)
-      if (typed(i) != null) {
-        typed(i).mergeBuffersObjects(target, left)
-        typed(i).mergeBuffersObjects(target, right)
-      } else {
-        imperative(i).merge(target, left)
-        imperative(i).merge(target, right)
-      }
+      mergeImperative(i, target, left)
+      mergeImperative(i, target, right)
       i += 1
     }
   }
@@ -194,14 +189,15 @@ private[execution] final class AggregateBuffers(
     combine.target(buffer)(joined(buffer, other))
     var i = 0
     while (i < imperative.length) {
-      if (typed(i) != null) {
-        typed(i).mergeBuffersObjects(buffer, other)
-      } else {
-        imperative(i).merge(buffer, other)
-      }
+      mergeImperative(i, buffer, other)
       i += 1
     }
   }
+
+  /** Merges imperative function i's buffer in `other` into its buffer in `buffer`. */
+  private def mergeImperative(i: Int, buffer: InternalRow, other: InternalRow): Unit =
+    if (typed(i) != null) typed(i).mergeBuffersObjects(buffer, other)
+    else imperative(i).merge(buffer, other)
 
   /** The fields of a buffer as bytes can hold them: typed imperative objects serialized. */
   private val storable = new SpecificInternalRow(bufferTypes.toIndexedSeq)
