@@ -425,13 +425,14 @@ def dynamic_points(spark: SparkSession, events: DataFrame, repeat: int) -> list:
         columns = ["aid", "k", "s", "e", "n", "a", "m"]
         return ours, builtin, ours.select(*columns), builtin.select(*columns)
 
+    anchors = anchors_of(600)
     results = [compare("(i) dynamic_window, 10,000 anchors over the events of (a), count + avg + "
-                       "max", *queries(anchors_of(600)), repeat)]
+                       "max", *queries(anchors), repeat)]
     # The sweep over every message, which order-sensitive aggregates (first, collect_list) take.
     spark.conf.set("spark.eventwindows.sliceDynamicWindows", "false")
     try:
         results.append(compare("(i) the same without slices (the sweep over every message)",
-                               *queries(anchors_of(600)), repeat))
+                               *queries(anchors), repeat))
     finally:
         spark.conf.unset("spark.eventwindows.sliceDynamicWindows")
     long_anchors = anchors_of(1800)
