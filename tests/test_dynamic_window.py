@@ -245,11 +245,12 @@ def reference_of(messages, anchors, bounds, on=True):
 
 
 def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
-               names=AGGREGATE_NAMES, cache_anchors=False):
+               names=AGGREGATE_NAMES, anchors_as="list"):
     """dynamic_window over the random rows, with the aggregates of `names` (a prefix of
     AGGREGATE_NAMES); rows shaped as reference_of's (without the aggregates left out), times in
-    ticks. With `cache_anchors` the anchors are cached and counted first, so that Spark knows
-    their size: small enough to broadcast their interval ends (see test_random_sliced)."""
+    ticks. The anchors are, by `anchors_as`: "list", a Python list (Spark cannot size it);
+    "cached", cached and counted first, so that Spark knows their size (small enough to
+    broadcast); "unbroadcast", a list with broadcasts turned off (see test_random_sliced)."""
     m = spark.createDataFrame(messages, MESSAGES)
     a = spark.createDataFrame(anchors, ANCHORS)
     if time == "bigint":
@@ -264,15 +265,21 @@ def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
 
         def ticks(col):
             return F.unix_micros(F.col(col).cast("timestamp"))
-    if cache_anchors:
+    if anchors_as == "cached":
         a = a.cache()
         a.count()
     result = dynamic_window(a, m, "t", "s", "e", on=list(on) if on else None,
                             bounds=bounds).agg(*aggregates()[:len(names)])
     assert result.columns == ["c", "k", "id", "s", "e", "window", *names]
-    rows = result.select("c", "k", "id", ticks("s"), ticks("e"), ticks("window.start"),
-                         ticks("window.end"), *names).collect()
-    if cache_anchors:
+    threshold = "spark.sql.autoBroadcastJoinThreshold"
+    if anchors_as == "unbroadcast":
+        spark.conf.set(threshold, "-1")
+    try:
+        rows = result.select("c", "k", "id", ticks("s"), ticks("e"), ticks("window.start"),
+                             ticks("window.end"), *names).collect()
+    finally:
+        spark.conf.unset(threshold)
+    if anchors_as == "cached":
         a.unpersist()
     return refd.sort_rows(plain(r, list) for r in rows)
 
@@ -341,18 +348,20 @@ def test_random_timestamp(spark, time, bounds):
 
 
 @pytest.mark.parametrize("bounds", refd.BOUNDS)
-@pytest.mark.parametrize("broadcast", [True, False], ids=["broadcast-slices", "time-slices"])
-def test_random_sliced(spark, bounds, broadcast):
+@pytest.mark.parametrize("anchors_as", ["cached", "list", "unbroadcast"],
+                         ids=["broadcast-slices", "measured", "time-slices"])
+def test_random_sliced(spark, bounds, anchors_as):
     """Order-insensitive aggregates (no collect_list) fold the messages into slices before the
     shuffle: between the anchors' interval ends when the anchors are small enough to broadcast
-    them (cached here, so Spark knows their size), else one slice per message time. Both give the
-    reference's rows (test_plan_of_slices shows which plan each takes)."""
+    them (cached here, so Spark knows their size; or a Python list, measured by adaptive
+    execution first), else one slice per message time. All give the reference's rows
+    (test_plan_of_slices shows which plan each takes)."""
     rng = random.Random(f"dynamic-sliced-{bounds}")
     messages, anchors = random_cases(rng, 24)
     names = AGGREGATE_NAMES[:-1]
     expected = refd.sort_rows(r[:-1] for r in reference_of(messages, anchors, bounds))
     coverage(expected)
-    actual = run_random(spark, messages, anchors, bounds, names=names, cache_anchors=broadcast)
+    actual = run_random(spark, messages, anchors, bounds, names=names, anchors_as=anchors_as)
     assert_same(actual, expected, messages, anchors)
 
 
@@ -375,9 +384,8 @@ def test_random_at_the_ends_of_the_line(spark, bounds, side):
     assert_same(run_random(spark, messages, anchors, bounds), expected, messages, anchors)
     names = AGGREGATE_NAMES[:-1]
     expected = refd.sort_rows(r[:-1] for r in expected)
-    for broadcast in (False, True):
-        actual = run_random(spark, messages, anchors, bounds, names=names,
-                            cache_anchors=broadcast)
+    for anchors_as in ("unbroadcast", "cached"):
+        actual = run_random(spark, messages, anchors, bounds, names=names, anchors_as=anchors_as)
         assert_same(actual, expected, messages, anchors)
 
 
@@ -392,7 +400,7 @@ def test_random_without_on_keys(spark, sliced):
     expected = refd.sort_rows(r[:len(r) - len(AGGREGATE_NAMES) + len(names)] for r in expected)
     coverage(expected)
     actual = run_random(spark, messages, anchors, "[]", on=None, names=names,
-                        cache_anchors=sliced)
+                        anchors_as="cached" if sliced else "list")
     assert_same(actual, expected, messages, anchors)
 
 
@@ -618,23 +626,39 @@ def test_plan_is_a_sweep_without_join(spark, capsys):
 
 
 def test_plan_of_slices(spark):
-    """Which plan the aggregates and the anchors' known size choose, as test_random_sliced runs
-    them: order-insensitive aggregates fold the messages before the shuffle. With cached anchors
-    (small enough to broadcast) each task folds them into one partial aggregate per anchor
-    (AnchorSliceAggregate) and Spark's final aggregate merges those by anchor; else each message
-    time is a slice of Spark's partial aggregate, whose buffers the window operator merges;
-    collect_list keeps the sweep over every message."""
+    """Which plan the aggregates and the anchors' size choose, as test_random_sliced runs them:
+    order-insensitive aggregates fold the messages before the shuffle. With anchors small enough
+    to broadcast (cached, so Spark knows their size) each task folds them into one partial
+    aggregate per anchor (AnchorSliceAggregate) and Spark's final aggregate merges those by anchor.
+    Anchors from a Python list, which Spark cannot size, are first planned as the sweep over
+    slices behind an exchange of their own; once that stage has run, adaptive execution
+    broadcasts them. With broadcasts off each message time is a slice of Spark's partial
+    aggregate, whose buffers the window operator merges; collect_list keeps the sweep over every
+    message."""
     messages = spark.createDataFrame([(1, 1, 1), (1, 2, 2)], "k INT, ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([(1, "x", 0, 2)], "k INT, id STRING, s BIGINT, e BIGINT")
 
-    def plan(frame, *columns):
+    def plan(frame, *columns, run=True):
+        """The plan adaptive execution ran (or, with run=False, the one it starts from)."""
         df = dynamic_window(frame, messages, "ts", "s", "e", on="k").agg(*columns)
-        assert [tuple(r) for r in df.select("id", "sv").collect()] == [("x", 3)]
+        if run:  # this DataFrame's own execution, whose final plan its explain() shows
+            assert [(r.id, r.sv) for r in df.collect()] == [("x", 3)]
         return df._jdf.queryExecution().executedPlan().toString()
 
-    uncached = plan(anchors, F.sum("v").alias("sv"))
+    listed = plan(anchors, F.sum("v").alias("sv"), run=False)
+    assert "merging partial buffers" in listed and "partial_sum" in listed, listed
+    assert "REPARTITION_BY_COL" in listed and "BroadcastExchange" not in listed, listed
+    measured = plan(anchors, F.sum("v").alias("sv"))
+    for word in ("AnchorSliceAggregate", "BroadcastExchange", "REPARTITION_BY_COL"):
+        assert word in measured, measured
+    assert "EventWindowAggregate" not in measured.split("Initial Plan")[0], measured
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        uncached = plan(anchors, F.sum("v").alias("sv"))
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
     assert "merging partial buffers" in uncached and "partial_sum" in uncached, uncached
-    assert "BroadcastExchange" not in uncached, uncached
+    assert "BroadcastExchange" not in uncached and "REPARTITION" not in uncached, uncached
     assert "EventWindowAggregate anchor_window" in uncached, uncached
     cached = anchors.cache()
     cached.count()
@@ -644,12 +668,13 @@ def test_plan_of_slices(spark):
                      "BroadcastExchange", "HashAggregate(keys=[anchor"):
             assert word in broadcast, broadcast
         assert "partial_sum" not in broadcast and "EventWindowAggregate" not in broadcast, broadcast
+        assert "REPARTITION" not in broadcast, broadcast
         sweep = plan(cached, F.sum("v").alias("sv"), F.collect_list("v").alias("vs"))
         assert "merging" not in sweep and "partial_sum" not in sweep, sweep
         assert "EventWindowAggregate anchor_window" in sweep, sweep
     finally:
         cached.unpersist()
-    for text in (uncached, broadcast, sweep):
+    for text in (listed, measured, uncached, broadcast, sweep):
         for word in FORBIDDEN_IN_PLAN:
             assert word not in text, text
 

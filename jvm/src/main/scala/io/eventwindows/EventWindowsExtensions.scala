@@ -34,9 +34,11 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     // A clipped lifetime left in the plan is one outside the aggregates of a window.
     extensions.injectCheckRule(_ => ClippedLifetimes.check)
     // Dynamic windows take their messages and anchors apart, so that the messages are folded
-    // before the shuffle; once the anchors' size is known, they are broadcast or swept over.
+    // before the shuffle; once the anchors' size is known, they are broadcast or swept over
+    // (anchors Spark cannot size are measured by adaptive execution first).
     extensions.injectOptimizerRule(_ => SliceAnchorWindows)
     extensions.injectPreCBORule(_ => SweepAnchorSlices)
+    extensions.injectRuntimeOptimizerRule(_ => SweepAnchorSlices.AtRuntime)
     // EventWindowAggregate runs as EventWindowAggregateExec, AnchorWindowAggregate with the
     // anchors broadcast, AnchorSlices as a partial aggregate.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)

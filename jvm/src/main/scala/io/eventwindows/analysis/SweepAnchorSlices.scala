@@ -5,18 +5,20 @@ import io.eventwindows.plans.{AnchorSlices, AnchorWindow, AnchorWindowAggregate,
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.UnsafeFixedWidthAggregationMap
+import org.apache.spark.sql.execution.adaptive.{LogicalQueryStage, ShuffleQueryStageExec}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
  * Picks the plan of [[AnchorWindowAggregate]] once Spark's operator optimizations have put its
  * messages and anchors apart (a rule of the batch before cost-based optimization, when the
  * anchors' statistics are their own). It stays as it is, to be planned with the anchors broadcast,
- * when the anchors are small enough to be the build side of a broadcast join
- * (`spark.sql.autoBroadcastJoinThreshold`) and every aggregation buffer can be updated in place
+ * when the anchors are small enough to be the build side of a broadcast join (Spark's own test,
+ * `spark.sql.autoBroadcastJoinThreshold`) and every aggregation buffer can be updated in place
  * in an UnsafeRow (as Spark's hash aggregate needs). Otherwise it becomes the sweep over slices:
  * {{{
  *   EventWindowAggregate anchor_window keys, merging partial buffers
@@ -30,18 +32,61 @@ import org.apache.spark.sql.internal.SQLConf
  *         +- anchors
  * }}}
  * which sorts and sweeps one row per key and slice instead of every message.
+ *
+ * Anchors Spark cannot size (a leaf without statistics, as an RDD's or a Python list's) are
+ * measured first when adaptive execution is on, as Spark measures a join's sides: the node stays
+ * undecided, over the anchors behind an exchange of their own, and
+ * [[io.eventwindows.execution.EventWindowStrategy]] plans it as the sweep until it is decided, so
+ * that the anchors' stage is the first to run. Once it has run, [[SweepAnchorSlices.AtRuntime]]
+ * (a rule of adaptive execution's re-optimization) decides by its size, with
+ * `spark.sql.adaptive.autoBroadcastJoinThreshold`, as Spark decides a join.
  */
-object SweepAnchorSlices extends Rule[LogicalPlan] {
+object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
-    case a: AnchorWindowAggregate if !(fitsBroadcast(a.anchors) && inPlace(a.aggregates)) =>
-      sweep(a)
+    case a: AnchorWindowAggregate if !inPlace(a.aggregates) => sweep(a)
+    case a: AnchorWindowAggregate if sizeKnown(a.anchors) => decide(a)
+    // Already behind an exchange: it waits for that stage.
+    case a: AnchorWindowAggregate if a.anchors.isInstanceOf[RepartitionByExpression] => a
+    case a: AnchorWindowAggregate if measurable =>
+      val exchange = a.anchorKeys ++ Seq(a.anchorStart, a.anchorEnd)
+      a.copy(anchors = RepartitionByExpression(exchange, a.anchors, None))
+    case a: AnchorWindowAggregate => sweep(a)
   }
 
+  /**
+   * Decides, in adaptive execution's re-optimization, each node whose anchors are a shuffle stage
+   * that has run: the stage of the anchors' exchange (or one of the user's, which is as good).
+   */
+  object AtRuntime extends Rule[LogicalPlan] {
+    override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
+      case a: AnchorWindowAggregate if shuffleStageRan(a.anchors) && inPlace(a.aggregates) =>
+        decide(a)
+    }
+
+    private def shuffleStageRan(plan: LogicalPlan): Boolean = plan match {
+      case LogicalQueryStage(_, _: ShuffleQueryStageExec) => plan.stats.isRuntime
+      case _ => false
+    }
+  }
+
+  /** Broadcast if the anchors fit, else the sweep. */
+  private def decide(a: AnchorWindowAggregate): LogicalPlan =
+    if (fitsBroadcast(a.anchors)) a else sweep(a)
+
   /** True if the plan is small enough to broadcast, as the build side of a join would be. */
-  def fitsBroadcast(plan: LogicalPlan): Boolean = {
-    val threshold = SQLConf.get.autoBroadcastJoinThreshold
-    threshold >= 0 && plan.stats.sizeInBytes <= threshold
+  def fitsBroadcast(plan: LogicalPlan): Boolean = canBroadcastBySize(plan, SQLConf.get)
+
+  /** True if Spark knows the plan's size: from a stage that has run, or from every leaf. */
+  def sizeKnown(plan: LogicalPlan): Boolean = plan.stats.isRuntime ||
+    !plan.collectLeaves().exists(_.stats.sizeInBytes >= SQLConf.get.defaultSizeInBytes)
+
+  /** True if adaptive execution may yet broadcast anchors once it knows their size. */
+  private def measurable: Boolean = {
+    val conf = SQLConf.get
+    conf.adaptiveExecutionEnabled &&
+      conf.getConf(SQLConf.ADAPTIVE_AUTO_BROADCASTJOIN_THRESHOLD)
+        .getOrElse(conf.autoBroadcastJoinThreshold) >= 0
   }
 
   /** True if the aggregates' buffers can be updated in place in an UnsafeRow. */
@@ -50,7 +95,8 @@ object SweepAnchorSlices extends Rule[LogicalPlan] {
       UnsafeFixedWidthAggregationMap.supportsAggregationBufferSchema(
         DataTypeUtils.fromAttributes(aggregates.flatMap(_.aggBufferAttributes)))
 
-  private def sweep(a: AnchorWindowAggregate): LogicalPlan = {
+  /** The sweep over slices (see above). */
+  def sweep(a: AnchorWindowAggregate): LogicalPlan = {
     // AnchorSlices reads the anchors' keys and interval alone (and broadcasts them).
     val ends = Project(a.anchorKeys ++ Seq(a.anchorStart, a.anchorEnd), a.anchors)
     val slice = AttributeReference("slice", a.time.dataType, nullable = false)()

@@ -23,6 +23,8 @@ import org.apache.spark.sql.types.IntegerType
  *   :     +- BroadcastExchange anchors
  *   +- BroadcastExchange anchors          (the same broadcast, reused)
  * }}}
+ * and as the sweep over slices while its anchors' size is not known (it waits for the stage of
+ * their exchange, see [[SweepAnchorSlices]]).
  *
  * Plans [[AnchorSlices]] with the anchors' interval ends broadcast when they are small enough
  * to be the build side of a broadcast join (`spark.sql.autoBroadcastJoinThreshold`): Spark's
@@ -41,7 +43,10 @@ object EventWindowStrategy extends SparkStrategy {
         c.function, planLater(c.child)) :: Nil
     case p: Project if PandasGroups.placedIn(p).isDefined =>
       EventWindowing.misplaced(PandasGroups.placedIn(p).get)
-    case a: AnchorWindowAggregate => broadcastAnchors(a) :: Nil
+    case a: AnchorWindowAggregate if SweepAnchorSlices.sizeKnown(a.anchors) =>
+      broadcastAnchors(a) :: Nil
+    // Undecided: the sweep, whose first stage is the anchors' (see SweepAnchorSlices).
+    case a: AnchorWindowAggregate => planLater(SweepAnchorSlices.sweep(a)) :: Nil
     case s: AnchorSlices => partialAggregate(s, sliced(s)) :: Nil
     case _ => Nil
   }

@@ -10,10 +10,11 @@ import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
-import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.apache.spark.sql.catalyst.plans.logical.RepartitionByExpression
+import org.apache.spark.sql.execution.{SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
-import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec
+import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleExchangeExec}
 import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -181,6 +182,42 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
       === Seq(Seq("anchor")), plan)
     assert(collect(plan) { case e: EventWindowAggregateExec => e }.isEmpty, plan)
     assert(!plan.toString.contains("Join"), plan)
+  }
+
+  test("anchors Spark cannot size (an RDD): measured by adaptive execution, then broadcast or " +
+    "swept over by their size; without adaptive execution, swept over") {
+    val (messages, anchors) = randomInput(new Random(7))
+    spark.sparkContext.parallelize(messages, 3).toDF("k", "t", "v")
+      .createOrReplaceTempView("messages")
+    spark.sparkContext.parallelize(anchors, 2).toDF("k", "id", "s", "e")
+      .createOrReplaceTempView("anchors")
+    val expected = reference(messages, anchors, Bounds("[]"))
+    def run(): (Seq[Seq[Any]], SparkPlan) = {
+      val df = query("[]")
+      val result = rows(df).sortBy(_.head.asInstanceOf[Int])
+      (result, df.queryExecution.executedPlan)
+    }
+    def operators(plan: SparkPlan): Seq[String] = collect(plan) {
+      case _: AnchorSliceAggregateExec => "broadcast"
+      case _: EventWindowAggregateExec => "sweep"
+    }
+    val (measured, broadcast) = run()
+    assert(measured === expected)
+    assert(operators(broadcast) === Seq("broadcast"), broadcast)
+    assert(query("[]").queryExecution.optimizedPlan.collectFirst {
+      case a: AnchorWindowAggregate => a.anchors
+    }.exists(_.isInstanceOf[RepartitionByExpression]))
+    withConf("spark.sql.adaptive.autoBroadcastJoinThreshold" -> "10") {
+      val (tooLarge, sweep) = run()
+      assert(tooLarge === expected)
+      assert(operators(sweep) === Seq("sweep"), sweep)
+    }
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      val (unknown, sweep) = run()
+      assert(unknown === expected)
+      assert(operators(sweep) === Seq("sweep"), sweep)
+      assert(collect(sweep) { case e: ShuffleExchangeExec => e }.size === 1, sweep)
+    }
   }
 
   test("messages over several partitions, the first empty: every anchor once, as the reference") {
