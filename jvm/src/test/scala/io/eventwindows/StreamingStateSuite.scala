@@ -11,6 +11,7 @@ import scala.jdk.CollectionConverters._
 import io.eventwindows.analysis.StreamingWindows
 
 import org.apache.spark.sql.{AnalysisException, DataFrame, Encoders, Row}
+import org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.streaming.StreamingQuery
@@ -63,11 +64,16 @@ class StreamingStateSuite extends EventWindowsSuite {
   /**
    * The RocksDB state store that event windows on streams need, and one shuffle partition (one
    * state store per micro-batch: a fifth less time than two here; the Python streaming suites
-   * run with four).
+   * run with four). Checkpoint files are renamed through Hadoop's FileSystem, Spark's other
+   * checkpoint file manager: the default one renames through Hadoop's FileContext, which without
+   * Hadoop's native library starts a `readlink` process for every file, most of a micro-batch's
+   * time here.
    */
   private def withRocksDB[T](body: => T): T = withConf(
     "spark.sql.streaming.stateStore.providerClass" -> StreamingWindows.RocksDBProvider,
-    "spark.sql.shuffle.partitions" -> "1")(body)
+    "spark.sql.shuffle.partitions" -> "1",
+    "spark.sql.streaming.checkpointFileManagerClass" ->
+      classOf[FileSystemBasedCheckpointFileManager].getName)(body)
 
   /** Aggregates of every kind: declarative, order-sensitive, typed imperative (collect_list). */
   private val measures = Seq("count(*) AS n", "sum(v) AS total", "avg(v) AS mean", "max(v) AS top",
