@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 
+import pyspark
 import pytest
 from pyspark.errors import AnalysisException
 from pyspark.logger import PySparkLogger
@@ -36,6 +37,12 @@ TEST_CONFIG = {
     "spark.sql.codegen.fallback": "false",
     # Read when the driver JVM starts (quoted: the launcher splits this option at spaces).
     "spark.driver.extraJavaOptions": f'-Dlog4j2.configurationFile="{LOG4J2_CONFIG}"',
+    # Streams' checkpoint files renamed through Hadoop's FileSystem, Spark's other checkpoint file
+    # manager: the default renames through Hadoop's FileContext, which without Hadoop's native
+    # library starts a readlink process per file (a good part of each micro-batch here).
+    "spark.sql.streaming.checkpointFileManagerClass": "org.apache.spark.sql.execution.streaming."
+    + ("" if pyspark.__version__.startswith("4.0.") else "checkpointing.")
+    + "FileSystemBasedCheckpointFileManager",
 }
 """Every test session's settings; no answer depends on the machine's time zone."""
 
