@@ -278,7 +278,8 @@ def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
         rows = result.select("c", "k", "id", ticks("s"), ticks("e"), ticks("window.start"),
                              ticks("window.end"), *names).collect()
     finally:
-        spark.conf.unset(threshold)
+        if anchors_as == "unbroadcast":
+            spark.conf.unset(threshold)
     if anchors_as == "cached":
         a.unpersist()
     return refd.sort_rows(plain(r, list) for r in rows)
