@@ -3,10 +3,11 @@
     .venv/bin/python benchmarks/run.py            # the sizes of the README table
     .venv/bin/python benchmarks/run.py --quick    # a tenth of the events, to try it out
 
-Each case builds the input once, caches it, then times both queries (best of ``--repeat`` runs,
-each written to Spark's ``noop`` sink so every row is computed and none is collected, after
-untimed runs for ``--warmup`` seconds, as Spark's own ``Benchmark`` warms each case up so that
-the JIT has compiled the code it runs), checks that
+Each case builds the input once, caches it, then times both queries (the best of at least
+``--repeat`` runs lasting at least ``--min-time`` seconds together, each written to Spark's
+``noop`` sink so every row is computed and none is collected, after untimed runs for ``--warmup``
+seconds, as Spark's own ``Benchmark`` warms each case up so that the JIT has compiled the code it
+runs and times it for a minimum time), checks that
 the two answers are the same rows (an order-independent checksum and a row count, computed
 outside the timings), and prints the time ratio built-in / ours. Not a test: nothing here asserts
 a time.
@@ -96,6 +97,9 @@ ORIGIN = 1_704_067_200 * MICROS_PER_SECOND
 NOTES: list = []
 #: Seconds of untimed runs before each query is timed (--warmup).
 WARMUP_SECONDS = 2.0
+#: Seconds the timed runs of a query last at least (--min-time), as in Spark's own Benchmark: a
+#: query under a second gets more runs, so that its best one is not a run slowed by the machine.
+MIN_TIME_SECONDS = 2.0
 
 
 def session(driver_memory: str) -> SparkSession:
@@ -141,20 +145,26 @@ def interval_events(spark: SparkSession, n: int, keys: int, span_seconds: int,
     )
 
 
-def best_time(df: DataFrame, repeat: int) -> float:
-    """The best wall time of `repeat` full evaluations of df (written to the noop sink), after
-    untimed ones for WARMUP_SECONDS (at least one)."""
+def timed_runs(df: DataFrame, repeat: int) -> list:
+    """The wall times of at least `repeat` full evaluations of df (written to the noop sink)
+    lasting at least MIN_TIME_SECONDS together, after untimed ones for WARMUP_SECONDS (at least
+    one)."""
     start = time.perf_counter()
     while True:
         df.write.format("noop").mode("overwrite").save()
         if time.perf_counter() - start >= WARMUP_SECONDS:
             break
     times = []
-    for _ in range(repeat):
+    while len(times) < repeat or sum(times) < MIN_TIME_SECONDS:
         t0 = time.perf_counter()
         df.write.format("noop").mode("overwrite").save()
         times.append(time.perf_counter() - t0)
-    return min(times)
+    return times
+
+
+def best_time(df: DataFrame, repeat: int) -> float:
+    """The best of timed_runs."""
+    return min(timed_runs(df, repeat))
 
 
 #: The floor's time of each input, by the input's name (see floor_time).
@@ -314,8 +324,9 @@ def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) ->
     collectors = jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
     t_input = best_time(events, repeat)
     gc_before = sum(c.getCollectionTime() for c in collectors)
-    t_ours = best_time(ours, repeat)
-    gc_ms = (sum(c.getCollectionTime() for c in collectors) - gc_before) / repeat
+    runs = timed_runs(ours, repeat)
+    t_ours = min(runs)
+    gc_ms = (sum(c.getCollectionTime() for c in collectors) - gc_before) / len(runs)
     result = {"case": f"(g) one key of {n:,} messages, index_window(ts, -999, 0), avg + max, "
                       f"{spark.conf.get('spark.driver.memory')} driver",
               "builtin_s": None, "ours_s": t_ours, "ratio": None, "ours_rows": ours.count(),
@@ -342,7 +353,8 @@ def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) ->
 def memory_subprocess(n: int, repeat: int, driver_memory: str, with_builtin: bool) -> dict:
     """(g) in a fresh process: the driver's memory is fixed when its JVM starts."""
     command = [sys.executable, __file__, "--memory-case", str(n), "--repeat", str(repeat),
-               "--driver-memory", driver_memory, "--warmup", str(WARMUP_SECONDS)]
+               "--driver-memory", driver_memory, "--warmup", str(WARMUP_SECONDS),
+               "--min-time", str(MIN_TIME_SECONDS)]
     command += ["--memory-builtin"] if with_builtin else []
     out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
@@ -892,7 +904,7 @@ def pandas_index(events: DataFrame, repeat: int) -> dict:
 
 
 def main() -> None:
-    global WARMUP_SECONDS
+    global WARMUP_SECONDS, MIN_TIME_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
     parser.add_argument("--cases", default="zabBcdefghijklmnopqrst",
@@ -906,7 +918,10 @@ def main() -> None:
                              "r (streaming windows over windows), s (calendar days, months), "
                              "t (cumulating windows over points), "
                              "z (the floor: shuffle + sort of the inputs of a and b)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (best kept)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="timed runs per query at least (best kept)")
+    parser.add_argument("--min-time", type=float, default=MIN_TIME_SECONDS,
+                        help="seconds the timed runs of a query last at least together")
     parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
                         help="seconds of untimed runs before each query is timed")
     parser.add_argument("--driver-memory", default="6g")
@@ -918,6 +933,7 @@ def main() -> None:
     args = parser.parse_args()
     scale = 10 if args.quick else 1
     WARMUP_SECONDS = args.warmup
+    MIN_TIME_SECONDS = args.min_time
 
     if args.memory_case is not None:  # case g's own process: one JSON line on stdout
         spark = session(args.driver_memory)
