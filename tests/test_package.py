@@ -89,6 +89,53 @@ def test_a_jar_on_another_line_stops_the_session_naming_the_jar_to_use(tmp_path)
             f"eventwindows-spark-{line}.jar" in output), output[-3000:]
 
 
+PANDAS_APP = """
+import eventwindows as ew
+import pandas as pd
+from pyspark.sql import functions as F
+spark = ew.builder().master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+@F.pandas_udf("long")
+def size(v: pd.Series) -> int:
+    return len(v)
+rows = (spark.createDataFrame([(0,), (1,), (5,)], "t bigint")
+        .groupBy(ew.tumbling_window("t", None, 4)).agg(size("t").alias("n"))
+        .orderBy("window.start").collect())
+print("RESULT", [(r.window.start, r.n) for r in rows])
+"""
+
+
+@pytest.mark.smoke
+def test_a_program_run_by_its_python_runs_pandas_udfs_on_that_python(tmp_path):
+    """A program run directly by the virtualenv's Python, without PYSPARK_PYTHON: ew.builder()
+    starts the Python workers with that interpreter. `python3` on the PATH here is a stand-in that
+    fails, as a system Python without pandas would."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("python3", "python"):
+        stand_in = bin_dir / name
+        stand_in.write_text("#!/bin/sh\necho 'not the driver python' >&2\nexit 1\n")
+        stand_in.chmod(0o755)
+    app = tmp_path / "app.py"
+    app.write_text(PANDAS_APP)
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    result = subprocess.run([sys.executable, str(app)], capture_output=True, text=True, env=env,
+                            timeout=300)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    # [0, 4) holds 0 and 1, [4, 8) holds 5.
+    assert "RESULT [(0, 2), (4, 1)]" in result.stdout
+
+
+def test_a_python_the_user_names_is_kept(monkeypatch):
+    """PYSPARK_PYTHON already set stays; spark.pyspark.python given to the builder is used."""
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/their/python")
+    ew.builder()._apply_worker_python()
+    assert os.environ["PYSPARK_PYTHON"] == "/opt/their/python"
+    monkeypatch.delenv("PYSPARK_PYTHON")
+    ew.builder().config("spark.pyspark.python", "/opt/named/python")._apply_worker_python()
+    assert os.environ["PYSPARK_PYTHON"] == "/opt/named/python"
+
+
 # ----------------------------------------------------------------------------------------------
 # The wheel, and the lines listed alike everywhere
 
