@@ -8,6 +8,8 @@
 
 ThisBuild / organization := "io.eventwindows"
 ThisBuild / version := "0.1.0"
+ThisBuild / licenses := List(
+  "Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
 
 /** What every line's project shares: sources, compiler flags, Spark as a provided dependency. */
 def lineSettings(l: SparkLine): Seq[Setting[_]] = Seq(
