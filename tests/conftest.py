@@ -36,6 +36,32 @@ SMOKE_PYSPARK = os.environ.get("EVENTWINDOWS_SMOKE_PYSPARK")
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)")
+    config.addinivalue_line(
+        "markers", "slow: left out of the quick tier (bin/test --quick, `pytest -m 'not slow'`)")
+
+
+# ----------------------------------------------------------------------------------------------
+# The quick tier (bin/test --quick): every test but the slow kinds, which bin/test runs too.
+
+SLOW_MODULES = {
+    "test_bad_input_generated",  # generated bad input, many queries
+    "test_connect",  # child processes, each a session of its own
+    "test_local_cluster",
+    "test_memory",
+    "test_spark_submit",
+}
+"""Modules whose every test is slow: child processes (a JVM each), memory, generated input."""
+
+SLOW_WORDS = ("random", "restart", "program")
+"""Words in a test's name that make it slow: random inputs against a reference, streams stopped
+and restarted from a checkpoint, programs run in a child process."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rpartition(".")[2]
+        if module in SLOW_MODULES or any(word in item.name for word in SLOW_WORDS):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -358,7 +358,8 @@ class StreamingStateSuite extends EventWindowsSuite {
       after.watermarkMs, secondAggregates)
   }
 
-  test("a query stopped and restarted from its checkpoint continues: no row lost or repeated") {
+  test("a query stopped and restarted from its checkpoint continues: no row lost or repeated",
+      SlowTest) {
     // A window of each family and route through the state (two queries each).
     for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(2),
         hoppingCases(1), changesCases(0), slidingCases(7), sessionCases(4), tumblingCases(4))) {
@@ -547,7 +548,8 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("random streams (ties, disorder within the delay, late rows) agree with the batch query") {
+  test("random streams (ties, disorder within the delay, late rows) agree with the batch query",
+      SlowTest) {
     val random = new scala.util.Random(20240101)
     // Times on a 100 ms grid (ties), up to 2 s before each batch's second (some late).
     val input = (0 until 6).map { b =>

@@ -198,7 +198,7 @@ class StreamingSuite extends EventWindowsSuite {
     assert(table === batchAnswer(window))
   }
 
-  test("a query restarted from its checkpoint between batches repeats and loses nothing") {
+  test("a query restarted from its checkpoint between batches repeats and loses nothing", SlowTest) {
     val window = "hopping_window(ts, te, '3 seconds', '1 second')"
     val stream = newStream()
     val checkpoint = java.nio.file.Files.createTempDirectory("eventwindows-checkpoint").toString

@@ -2,7 +2,7 @@ package io.eventwindows.execution.slices
 
 import scala.util.Random
 
-import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite}
+import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite, SlowTest}
 import io.eventwindows.analysis.SliceAnchorWindows
 import io.eventwindows.execution.{AnchorSliceAggregateExec, AnchorWindowResultsExec, EventWindowAggregateExec}
 import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
@@ -149,7 +149,8 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     "the sweep over every message" -> Seq(EventWindowsConf.SliceDynamicWindows -> "false"))
 
   for (bounds <- Bounds.all.map(_.sqlName); seed <- 1 to 3) {
-    test(s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference") {
+    test(s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference",
+        SlowTest) {
       val rng = new Random(seed * 31 + bounds.hashCode)
       val (messages, anchors) = randomInput(rng)
       spark.sparkContext.parallelize(messages, 3).toDF("k", "t", "v")

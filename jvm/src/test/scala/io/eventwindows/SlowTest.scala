@@ -1,0 +1,9 @@
+package io.eventwindows
+
+import org.scalatest.Tag
+
+/**
+ * The tests that `bin/test --quick` leaves out (`-l io.eventwindows.SlowTest`): random inputs
+ * through whole queries, streams stopped and restarted from a checkpoint. `bin/test` runs them.
+ */
+object SlowTest extends Tag("io.eventwindows.SlowTest")
