@@ -40,7 +40,7 @@ FUNCTIONS = [
 ]
 
 #: The Python helpers that write SPL policies (no SQL function of their own).
-POLICIES = [ew.count, ew.time, ew.delta, ew.punct]
+POLICIES = [ew.spl.count, ew.spl.time, ew.spl.delta, ew.spl.punct]
 
 END_OF_TIME = "9999-12-31 23:59:59.999999"
 
@@ -93,7 +93,7 @@ def test_hopping_interval_events_overlapping_windows(spark):
         ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
         ("b", "2024-01-01 00:00:01", "2024-01-01 00:00:02", 5),
     ])
-    result = events.groupBy("k", ew.hopping_window("s", "e", "4 seconds", "2 seconds")).agg(
+    result = events.groupBy("k", ew.hopping_window("s", "4 seconds", "2 seconds", end="e")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     assert result.columns == ["k", "window", "n", "total"]
     assert windowed(result, "n", "total", keys=["k"]) == [
@@ -108,11 +108,11 @@ def test_hopping_interval_events_overlapping_windows(spark):
 
 def test_window_column_is_a_struct_named_window(spark):
     events = timestamp_events(spark, [("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 1)])
-    result = events.groupBy("k", ew.hopping_window("s", "e", "4 seconds", "2 seconds")).count()
+    result = events.groupBy("k", ew.hopping_window("s", "4 seconds", "2 seconds", end="e")).count()
     assert result.columns == ["k", "window", "count"]
     assert result.schema["window"].dataType.simpleString() == "struct<start:timestamp,end:timestamp>"
     bigint = spark.createDataFrame([(1,)], "t bigint").groupBy(
-        ew.tumbling_window("t", None, 2)).count()
+        ew.tumbling_window("t", 2)).count()
     assert bigint.columns == ["window", "count"]
     assert bigint.schema["window"].dataType.simpleString() == "struct<start:bigint,end:bigint>"
 
@@ -141,7 +141,7 @@ def test_tumbling_point_events_with_alignment(spark, alignment):
     # Tumbling windows of 3 s aligned on 00:00:01: [1 + 3j, 4 + 3j) seconds after midnight.
     # Point events at 0 -> [-2, 1); 1 and 2 -> [1, 4); 4 -> [4, 7); 7 -> [7, 10).
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
-    result = events.groupBy(ew.tumbling_window("s", None, "3 seconds", alignment())).count()
+    result = events.groupBy(ew.tumbling_window("s", "3 seconds", alignment())).count()
     assert windowed(result, "count") == [
         ("2023-12-31 23:59:58", "2024-01-01 00:00:01", 1),
         ("2024-01-01 00:00:01", "2024-01-01 00:00:04", 2),
@@ -157,7 +157,7 @@ def test_tumbling_timestamp_ntz_with_alignment(spark, alignment):
     # datetime alignment is the same wall-clock time.
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS]).withColumn(
         "s", F.col("s").cast("timestamp_ntz"))
-    result = events.groupBy(ew.tumbling_window("s", None, "3 seconds", alignment)).count()
+    result = events.groupBy(ew.tumbling_window("s", "3 seconds", alignment)).count()
     assert result.schema["window"].dataType.simpleString() == (
         "struct<start:timestamp_ntz,end:timestamp_ntz>")
     assert windowed(result, "count") == [
@@ -175,7 +175,7 @@ def test_tumbling_point_events_default_alignment_is_the_epoch(spark, size):
     # a multiple of 3, so the windows are [0, 3), [3, 6), [6, 9) seconds after midnight:
     # 0, 1, 2 -> [0, 3); 4 -> [3, 6); 7 -> [6, 9). An int is microseconds, as for window().
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
-    result = events.groupBy(ew.tumbling_window("s", None, size)).count()
+    result = events.groupBy(ew.tumbling_window("s", size)).count()
     assert windowed(result, "count") == [
         ("2024-01-01 00:00:00", "2024-01-01 00:00:03", 3),
         ("2024-01-01 00:00:03", "2024-01-01 00:00:06", 1),
@@ -189,7 +189,7 @@ def test_snapshot_windows_over_interval_events(spark):
     # [0,2) A; [2,4) A B; [4,5) B; [5,6) B C; [6,7) C; (nothing in [7,9)); [9,10) D.
     events = spark.createDataFrame([(0, 4, 1), (2, 6, 10), (5, 7, 100), (9, 10, 1000)],
                                    "s bigint, e bigint, v bigint")
-    result = events.groupBy(ew.snapshot_window("s", "e")).agg(
+    result = events.groupBy(ew.snapshot_window("s", end="e")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     assert result.columns == ["window", "n", "total"]
     assert windowed(result, "n", "total") == [
@@ -222,8 +222,8 @@ def taming_events(spark):
 
 def taming_query(spark, output, horizon=None):
     return taming_events(spark).groupBy(ew.hopping_window(
-        "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00", output=output,
-        horizon=horizon)).agg(F.count("*").alias("n"))
+        "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00", output=output,
+        horizon=horizon, end="e")).agg(F.count("*").alias("n"))
 
 
 @pytest.mark.smoke
@@ -289,7 +289,7 @@ def test_duration_forms_agree(spark, durations):
         ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
         ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
     ])
-    result = events.groupBy(ew.hopping_window("s", "e", size, hop)).count()
+    result = events.groupBy(ew.hopping_window("s", size, hop, end="e")).count()
     assert windowed(result, "count") == [
         ("2023-12-31 23:59:58", "2024-01-01 00:00:02", 1),
         ("2024-01-01 00:00:00", "2024-01-01 00:00:04", 1),
@@ -304,7 +304,7 @@ def test_sub_second_timedelta(spark):
     # Points at 0, 1 -> [0, 1.5); 2 -> [1.5, 3); 4 -> [3, 4.5).
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS[:4]])
     result = events.groupBy(
-        ew.tumbling_window("s", None, datetime.timedelta(milliseconds=1500))).count()
+        ew.tumbling_window("s", datetime.timedelta(milliseconds=1500))).count()
     assert windowed(result, "count") == [
         ("2024-01-01 00:00:00", "2024-01-01 00:00:01.5", 2),
         ("2024-01-01 00:00:01.5", "2024-01-01 00:00:03", 1),
@@ -319,7 +319,7 @@ def bigint_points(spark):
 def test_bigint_hopping_point_events(spark):
     # size 10, hop 5: windows [5j, 5j + 10). A point p is in the windows starting in (p - 10, p]:
     # -3 -> -10, -5 (floor rounding before 0); 7 -> 0, 5; 12 -> 5, 10.
-    result = bigint_points(spark).groupBy(ew.hopping_window("t", None, 10, 5)).count()
+    result = bigint_points(spark).groupBy(ew.hopping_window("t", 10, 5)).count()
     assert windowed(result, "count") == [
         (-10, 0, 1), (-5, 5, 1), (0, 10, 1), (5, 15, 2), (10, 20, 1)]
 
@@ -328,15 +328,15 @@ def test_bigint_output_policies(spark):
     # Same windows as above. 'point': one tick at each window end. 'changes': window ends 0 and 5
     # hold {-3}, 10 holds {7}, 15 holds {7, 12}, 20 holds {12}: runs [0,10) [10,15) [15,20) [20,25).
     points = bigint_points(spark)
-    point = points.groupBy(ew.hopping_window("t", None, 10, 5, output="point")).count()
+    point = points.groupBy(ew.hopping_window("t", 10, 5, output="point")).count()
     assert windowed(point, "count") == [(0, 1, 1), (5, 6, 1), (10, 11, 1), (15, 16, 2), (20, 21, 1)]
-    changes = points.groupBy(ew.hopping_window("t", None, 10, 5, None, "changes")).count()
+    changes = points.groupBy(ew.hopping_window("t", 10, 5, None, "changes")).count()
     assert windowed(changes, "count") == [(0, 10, 1), (10, 15, 1), (15, 20, 2), (20, 25, 1)]
 
 
 def test_bigint_tumbling_with_int_alignment(spark):
     # size 5 aligned on 3: windows [3 + 5j, 8 + 5j): -3 -> [-7, -2); 7 -> [3, 8); 12 -> [8, 13).
-    result = bigint_points(spark).groupBy(ew.tumbling_window("t", None, 5, alignment=3)).count()
+    result = bigint_points(spark).groupBy(ew.tumbling_window("t", 5, alignment=3)).count()
     assert windowed(result, "count") == [(-7, -2, 1), (3, 8, 1), (8, 13, 1)]
 
 
@@ -344,7 +344,7 @@ def test_later_optional_argument_after_none(spark):
     # alignment=None with output given: passed as NULL, which means the epoch. Windows [5j, 5j+5):
     # -3 -> [-5, 0) ends at 0; 7 -> [5, 10) ends at 10; 12 -> [10, 15) ends at 15.
     result = bigint_points(spark).groupBy(
-        ew.tumbling_window("t", None, 5, alignment=None, output="point")).count()
+        ew.tumbling_window("t", 5, alignment=None, output="point")).count()
     assert windowed(result, "count") == [(0, 1, 1), (10, 11, 1), (15, 16, 1)]
 
 
@@ -379,25 +379,25 @@ def session_events(spark):
     # gap 4: a: [1,3) keeps it open to 3 - 1 + 4 = 6; [6,7) joins (6 <= 6), to 10; [12,13)
     # starts [12, 16); [14,20) joins it, to 23. b: [2,2) is empty (in no session); [4,9) alone:
     # [4, 12).
-    (lambda: ew.event_session_window("s", "e", 4), "event_session_window(s, e, 4)",
+    (lambda: ew.event_session_window("s", 4, end="e"), "event_session_window(s, e, 4)",
      [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)]),
     # max_duration 5 cuts [1, 10) into [1, 6) and [6, 10); [12, 23) into [12, 17), [17, 22)
     # (only [14, 20) reaches it) and [22, 23) (no event: no row); [4, 12) into [4, 9) and
     # [9, 12) (no event).
-    (lambda: ew.event_session_window("s", "e", 4, max_duration=5),
+    (lambda: ew.event_session_window("s", 4, max_duration=5, end="e"),
      "event_session_window(s, e, 4, 5)",
      [("a", 1, 6, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 17, 2, 1100), ("a", 17, 22, 1, 1000),
       ("b", 4, 9, 1, 50)]),
     # max_duration=None before a given output: a SQL NULL, no maximum.
-    (lambda: ew.event_session_window(F.col("s"), "e", 4, None, "window"),
+    (lambda: ew.event_session_window(F.col("s"), 4, None, "window", end="e"),
      "event_session_window(s, e, 4, NULL, 'window')",
      [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)]),
     # 'changes': lifetimes extended to the session's end, a row at every distinct start.
-    (lambda: ew.event_session_window("s", "e", 4, output=F.lit("changes")),
+    (lambda: ew.event_session_window("s", 4, output=F.lit("changes"), end="e"),
      "event_session_window(s, e, 4, output => 'changes')",
      [("a", 1, 6, 1, 1), ("a", 6, 10, 2, 11), ("a", 12, 14, 1, 100), ("a", 14, 23, 2, 1100),
       ("b", 4, 12, 1, 50)]),
-    (lambda: ew.event_session_window("s", None, 4),
+    (lambda: ew.event_session_window("s", 4),
      "event_session_window(s, 4)",
      # Points 1, 6, 12, 14 (a), 2, 4 (b): a [1, 5), [6, 10), [12, 18); b [2, 8).
      [("a", 1, 5, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 18, 2, 1100), ("b", 2, 8, 2, 55)]),
@@ -415,10 +415,10 @@ def test_event_session_window_matches_sql(spark, build, sql, expected):
 def test_event_session_window_trill_changes(spark):
     # Trill's progressive session example: points 11, 12, 21, 25 with x = 1, 1, 2, 2, gap 6.
     points = spark.createDataFrame([(11, 1), (12, 1), (21, 2), (25, 2)], "ts bigint, x bigint")
-    result = points.groupBy(ew.event_session_window("ts", None, 6, output="changes")).agg(
+    result = points.groupBy(ew.event_session_window("ts", 6, output="changes")).agg(
         F.sum("x").alias("total"))
     assert windowed(result, "total") == [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)]
-    window = points.groupBy(ew.event_session_window("ts", None, 6)).agg(F.sum("x").alias("total"))
+    window = points.groupBy(ew.event_session_window("ts", 6)).agg(F.sum("x").alias("total"))
     assert windowed(window, "total") == [(11, 18, 2), (21, 31, 4)]
 
 
@@ -431,7 +431,7 @@ def test_event_session_window_timestamp_gap_forms_agree(spark, gap):
     events = timestamp_events(spark, [("a", "2024-01-01 00:00:00", None, 1),
                                       ("a", "2024-01-01 00:00:20", None, 2),
                                       ("a", "2024-01-01 00:01:00", None, 4)])
-    result = events.groupBy(ew.event_session_window("s", None, gap())).agg(
+    result = events.groupBy(ew.event_session_window("s", gap())).agg(
         F.sum("v").alias("total"))
     expected = [("2024-01-01 00:00:00", "2024-01-01 00:00:50", 3),
                 ("2024-01-01 00:01:00", "2024-01-01 00:01:30", 4)]
@@ -452,24 +452,24 @@ def tuples(spark):
 
 @pytest.mark.parametrize("build, sql, expected", [
     # delta(age, 2): {0,1,2} flushed at 3, {3,4,5} at 6; {6,7} stays open.
-    (lambda: ew.spl_tumbling_window("age", ew.delta("age", 2)),
+    (lambda: ew.spl_tumbling_window("age", ew.spl.delta("age", 2)),
      "spl_tumbling_window(age, 'delta(age, 2)')",
      [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
     (lambda: ew.spl_tumbling_window("age", "delta(age, 2)", flush_at_end=True),
      "spl_tumbling_window(age, 'delta(age, 2)', flush_at_end => true)",
      [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
-    (lambda: ew.spl_tumbling_window(F.col("age"), ew.count(3), F.lit(True)),
+    (lambda: ew.spl_tumbling_window(F.col("age"), ew.spl.count(3), F.lit(True)),
      "spl_tumbling_window(age, 'count(3)', true)",
      [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
-    (lambda: ew.spl_tumbling_window("age", ew.count(3), None),
+    (lambda: ew.spl_tumbling_window("age", ew.spl.count(3), None),
      "spl_tumbling_window(age, 'count(3)')",
      [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5])]),
     # time(3): first arrival 0, instants 3, 6: {0,1,2} flushed at 3, {3,4,5} at 6.
-    (lambda: ew.spl_tumbling_window("age", ew.time(3), False),
+    (lambda: ew.spl_tumbling_window("age", ew.spl.time(3), False),
      "spl_tumbling_window(age, 'time(3)', false)",
      [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
     # punct(mark): TRUE at 2 and 5: flushed after them.
-    (lambda: ew.spl_tumbling_window("age", ew.punct("mark"), flush_at_end=True),
+    (lambda: ew.spl_tumbling_window("age", ew.spl.punct("mark"), flush_at_end=True),
      "spl_tumbling_window(age, 'punct(mark)', flush_at_end => true)",
      [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
 ], ids=["delta", "delta-flush-at-end", "count-flush-column", "count-none", "time-false",
@@ -484,7 +484,7 @@ def test_spl_tumbling_window_timestamp_order(spark):
     # count(2) over timestamps: flushed at the second tuple of each pair; the window struct is
     # (start, end = start + 1 µs, first, last), timestamps.
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
-    result = events.groupBy(ew.spl_tumbling_window("s", ew.count(2))).count()
+    result = events.groupBy(ew.spl_tumbling_window("s", ew.spl.count(2))).count()
     assert result.schema["window"].dataType.simpleString() == (
         "struct<start:timestamp,end:timestamp,first:timestamp,last:timestamp>")
     assert windowed(result, F.col("window.first").cast("string"), "count") == [
@@ -495,16 +495,16 @@ def test_spl_tumbling_window_timestamp_order(spark):
 
 def test_session_and_spl_windows_bad_python_values_name_the_parameter(spark):
     for call, parameter in [
-            (lambda: ew.event_session_window("s", None, 1.5), "`gap`"),
-            (lambda: ew.event_session_window("s", None, True), "`gap`"),
-            (lambda: ew.event_session_window("s", None, 5, max_duration=[5]), "`max_duration`"),
-            (lambda: ew.event_session_window("s", None, 5, output=1), "`output`"),
-            (lambda: ew.event_session_window(1, None, 5), "`start`"),
-            (lambda: ew.event_session_window("s", 2, 5), "`end`"),
-            (lambda: ew.spl_tumbling_window("t", ew.count(2), flush_at_end=1), "`flush_at_end`"),
-            (lambda: ew.spl_tumbling_window("t", ew.count(2), "true"), "`flush_at_end`"),
+            (lambda: ew.event_session_window("s", 1.5), "`gap`"),
+            (lambda: ew.event_session_window("s", True), "`gap`"),
+            (lambda: ew.event_session_window("s", 5, max_duration=[5]), "`max_duration`"),
+            (lambda: ew.event_session_window("s", 5, output=1), "`output`"),
+            (lambda: ew.event_session_window(1, 5), "`start`"),
+            (lambda: ew.event_session_window("s", 5, end=2), "`end`"),
+            (lambda: ew.spl_tumbling_window("t", ew.spl.count(2), flush_at_end=1), "`flush_at_end`"),
+            (lambda: ew.spl_tumbling_window("t", ew.spl.count(2), "true"), "`flush_at_end`"),
             (lambda: ew.spl_tumbling_window("t", 5), "`eviction`"),
-            (lambda: ew.spl_tumbling_window(None, ew.count(2)), "`order`")]:
+            (lambda: ew.spl_tumbling_window(None, ew.spl.count(2)), "`order`")]:
         with pytest.raises(TypeError, match=parameter):
             call()
 
@@ -513,13 +513,13 @@ def test_session_and_spl_windows_bad_python_values_name_the_parameter(spark):
 def test_session_and_spl_windows_bad_sql_values_name_the_parameter(spark):
     events = session_events(spark)
     for build, words in [
-            (lambda: ew.event_session_window("s", "e", 4, output="point"),
+            (lambda: ew.event_session_window("s", 4, output="point", end="e"),
              ["event_session_window", "`output`", "'changes'"]),
-            (lambda: ew.event_session_window("s", "e", 4, max_duration=3), ["`max_duration`"]),
-            (lambda: ew.event_session_window("s", "e", 0), ["`gap`"]),
-            (lambda: ew.spl_tumbling_window("s", ew.punct("k")),
+            (lambda: ew.event_session_window("s", 4, max_duration=3, end="e"), ["`max_duration`"]),
+            (lambda: ew.event_session_window("s", 0, end="e"), ["`gap`"]),
+            (lambda: ew.spl_tumbling_window("s", ew.spl.punct("k")),
              ["spl_tumbling_window", "`eviction`", "punct(k)", "BOOLEAN"]),
-            (lambda: ew.sliding_window("s", ew.punct("k")),
+            (lambda: ew.sliding_window("s", ew.spl.punct("k")),
              ["sliding_window", "`eviction`", "spl_tumbling_window"])]:
         message = analysis_error(lambda: events.groupBy(build()).count())
         for word in words:
@@ -571,30 +571,30 @@ def test_scalar_functions_timestamp(spark):
 def test_bad_size_names_the_parameter(spark):
     events = taming_events(spark)
     message = analysis_error(lambda: events.groupBy(
-        ew.hopping_window("s", "e", "0 seconds", "2 seconds")).count())
+        ew.hopping_window("s", "0 seconds", "2 seconds", end="e")).count())
     assert "`size`" in message and "positive" in message
 
 
 def test_bad_output_names_the_parameter(spark):
     events = taming_events(spark)
     message = analysis_error(lambda: events.groupBy(
-        ew.hopping_window("s", "e", "5 seconds", "2 seconds", output="bogus")).count())
+        ew.hopping_window("s", "5 seconds", "2 seconds", output="bogus", end="e")).count())
     assert "`output`" in message and "'changes'" in message
 
 
 def test_end_of_wrong_type_names_the_parameter(spark):
     events = taming_events(spark)
     message = analysis_error(lambda: events.groupBy(
-        ew.hopping_window("s", "id", "5 seconds", "2 seconds")).count())
+        ew.hopping_window("s", "5 seconds", "2 seconds", end="id")).count())
     assert "`end`" in message and "TIMESTAMP" in message
 
 
 @pytest.mark.parametrize("build, parameter", [
-    (lambda e: ew.hopping_window("s", "e", "2 seconds", "5 seconds", output="changes"), "hop"),
-    (lambda e: ew.hopping_window("s", "e", "5 seconds", "2 seconds", horizon=3), "`horizon`"),
-    (lambda e: ew.tumbling_window("s", "e", "1 month", time_zone="Mars/Olympus"), "`time_zone`"),
-    (lambda e: ew.tumbling_window("s", "e", "5 parsecs"), "`size`"),
-    (lambda e: ew.tumbling_window("id", None, "5 seconds"), "`start`"),
+    (lambda e: ew.hopping_window("s", "2 seconds", "5 seconds", output="changes", end="e"), "hop"),
+    (lambda e: ew.hopping_window("s", "5 seconds", "2 seconds", horizon=3, end="e"), "`horizon`"),
+    (lambda e: ew.tumbling_window("s", "1 month", time_zone="Mars/Olympus", end="e"), "`time_zone`"),
+    (lambda e: ew.tumbling_window("s", "5 parsecs", end="e"), "`size`"),
+    (lambda e: ew.tumbling_window("id", "5 seconds"), "`start`"),
 ], ids=["changes-hop-over-size", "int-horizon", "bad-time-zone", "bad-interval", "string-start"])
 def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
     events = taming_events(spark)
@@ -604,25 +604,16 @@ def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
 def test_end_before_start_names_the_row(spark):
     events = spark.createDataFrame([(5, 3)], "s bigint, e bigint")
     with pytest.raises(IllegalArgumentException, match=r"\(s=5, e=3\)"):
-        events.groupBy(ew.snapshot_window("s", "e")).count().collect()
+        events.groupBy(ew.snapshot_window("s", end="e")).count().collect()
 
 
 def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkContext
     with pytest.raises(TypeError, match="`size`"):
-        ew.hopping_window("s", None, 1.5, 1)
+        ew.hopping_window("s", 1.5, 1)
     with pytest.raises(TypeError, match="`alignment`"):
-        ew.tumbling_window("s", None, 5, alignment=1.5)
+        ew.tumbling_window("s", 5, alignment=1.5)
     with pytest.raises(TypeError, match="`start`"):
         ew.snapshot_window(3)
-
-
-def test_functions_return_columns(spark):
-    for column in [ew.hopping_window("s", "e", "1 second", "1 second"),
-                   ew.tumbling_window("s", None, 1), ew.snapshot_window("s"),
-                   ew.snap_to_boundary("t", 0, 1), ew.adjust_start_time("t", 2, 1),
-                   ew.adjust_end_time("t", 2, 1, 0), ew.event_session_window("s", None, 1),
-                   ew.spl_tumbling_window("t", ew.punct("p"), True)]:
-        assert isinstance(column, Column)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -654,7 +645,7 @@ def test_docstring_examples_run(spark):
              **{f.__name__: f for f in FUNCTIONS + POLICIES}}
     # The functions are defined in the modules of eventwindows.functions, one per source.
     sources = pkgutil.iter_modules(ewf.__path__, prefix="eventwindows.functions.")
-    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn]
+    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn, ew.spl]
     report = []
     for module in modules:
         for test in finder.find(module, module.__name__, globs=globs):
@@ -665,24 +656,27 @@ def test_docstring_examples_run(spark):
 
 @pytest.mark.smoke
 def test_exports():
-    assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS + POLICIES}
-    for f in FUNCTIONS + POLICIES + [ew.dynamic_window]:
+    assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS}
+    for f in FUNCTIONS + [ew.dynamic_window]:
         assert getattr(ew, f.__name__) is f
         assert f.__name__ in ew.__all__
+    for policy in POLICIES:
+        assert getattr(ew.spl, policy.__name__) is policy
+    assert "spl" in ew.__all__
     assert {"EXTENSION_CLASS", "builder", "jar_path"} <= set(ew.__all__)
 
 
 def test_spl_policy_helpers_write_spl():
-    assert ew.count(4) == "count(4)"
-    assert ew.time("5 seconds") == "time(5 seconds)"
-    assert ew.time(1.5) == "time(1.5)"
-    assert ew.time(datetime.timedelta(seconds=2)) == "time(2000000 microseconds)"
-    assert ew.delta("temperature", 1.5) == "delta(temperature, 1.5)"
-    assert ew.delta("ts", datetime.timedelta(milliseconds=1)) == "delta(ts, 1000 microseconds)"
-    assert ew.punct("end_of_batch") == "punct(end_of_batch)"
-    for bad in (lambda: ew.count("4"), lambda: ew.count(True), lambda: ew.time(None),
-                lambda: ew.delta(3, 1), lambda: ew.delta("x", None), lambda: ew.punct(None),
-                lambda: ew.punct(F.col("p"))):
+    assert ew.spl.count(4) == "count(4)"
+    assert ew.spl.time("5 seconds") == "time(5 seconds)"
+    assert ew.spl.time(1.5) == "time(1.5)"
+    assert ew.spl.time(datetime.timedelta(seconds=2)) == "time(2000000 microseconds)"
+    assert ew.spl.delta("temperature", 1.5) == "delta(temperature, 1.5)"
+    assert ew.spl.delta("ts", datetime.timedelta(milliseconds=1)) == "delta(ts, 1000 microseconds)"
+    assert ew.spl.punct("end_of_batch") == "punct(end_of_batch)"
+    for bad in (lambda: ew.spl.count("4"), lambda: ew.spl.count(True), lambda: ew.spl.time(None),
+                lambda: ew.spl.delta(3, 1), lambda: ew.spl.delta("x", None), lambda: ew.spl.punct(None),
+                lambda: ew.spl.punct(F.col("p"))):
         with pytest.raises(TypeError):
             bad()
 

@@ -9,24 +9,21 @@ from eventwindows.functions import (
     anchor_window,
     clipped_end,
     clipped_start,
-    count,
     count_window,
     cumulate_window,
-    delta,
     event_session_window,
     hopping_window,
     index_window,
-    punct,
     sliding_window,
     snap_to_boundary,
     snapshot_window,
     spl_tumbling_window,
-    time,
     time_weighted_avg,
     time_weighted_sum,
     time_window,
     tumbling_window,
 )
+from eventwindows import spl
 from eventwindows.plotting import plot
 from eventwindows.session import EXTENSION_CLASS, SPARK_LINES, builder, jar_path, spark_line
 
@@ -41,24 +38,35 @@ __all__ = [
     "anchor_window",
     "clipped_end",
     "clipped_start",
-    "count",
     "count_window",
     "cumulate_window",
-    "delta",
     "dynamic_window",
     "DynamicWindow",
     "event_session_window",
     "hopping_window",
     "index_window",
     "plot",
-    "punct",
     "sliding_window",
     "snap_to_boundary",
     "snapshot_window",
+    "spl",
     "spl_tumbling_window",
-    "time",
     "time_weighted_avg",
     "time_weighted_sum",
     "time_window",
     "tumbling_window",
 ]
+
+
+_MOVED_TO_SPL = {"count", "time", "delta", "punct"}
+
+
+def __getattr__(name):
+    """``ew.count``, ``ew.time``, ``ew.delta`` and ``ew.punct`` of earlier releases: the SPL
+    policies, now ``ew.spl.<name>`` (a ``FutureWarning`` says so)."""
+    if name in _MOVED_TO_SPL:
+        import warnings
+        warnings.warn(f"eventwindows.{name} is deprecated: use eventwindows.spl.{name}",
+                      FutureWarning, stacklevel=2)
+        return getattr(spl, name)
+    raise AttributeError(f"module 'eventwindows' has no attribute {name!r}")

@@ -9,11 +9,12 @@ folds each task's messages into one partial aggregate per anchor. Only DataFrame
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
+from pyspark.sql.types import NumericType
 
 __all__ = ["dynamic_window", "DynamicWindow"]
 
@@ -34,24 +35,69 @@ def _expression(value: Union[Column, str], parameter: str) -> Column:
 
 
 class DynamicWindow:
-    """The dynamic windows of ``anchors`` over ``messages``, waiting for their aggregates: call
-    :meth:`agg`, as after ``DataFrame.groupBy``. Build it with :func:`dynamic_window`."""
+    """The dynamic windows of ``anchors`` over ``messages``, waiting for their aggregates, as
+    ``GroupedData`` after ``DataFrame.groupBy``: :meth:`agg`, :meth:`count`, :meth:`sum`,
+    :meth:`avg` (:meth:`mean`), :meth:`min` and :meth:`max`. Build it with
+    :func:`dynamic_window`."""
 
-    def __init__(self, anchors: DataFrame, messages: DataFrame, time: str,
+    def __init__(self, anchors: DataFrame, messages: DataFrame, time: Column,
                  start: Column, end: Column, on: List[str], bounds: str):
         self._anchors, self._messages = anchors, messages
         self._time, self._start, self._end = time, start, end
         self._on, self._bounds = on, bounds
 
-    def agg(self, *columns: Column) -> DataFrame:
+    def count(self) -> DataFrame:
+        """One row per anchor with ``count``, the number of messages in its window."""
+        return self.agg(F.count("*").alias("count"))
+
+    def sum(self, *columns: str) -> DataFrame:
+        """The sum of each named numeric column of the messages (all, if none is named) per
+        anchor, in columns named ``sum(<column>)``."""
+        return self._numeric("sum", columns)
+
+    def avg(self, *columns: str) -> DataFrame:
+        """The mean of each named numeric column of the messages (all, if none is named) per
+        anchor, in columns named ``avg(<column>)``."""
+        return self._numeric("avg", columns)
+
+    mean = avg
+
+    def min(self, *columns: str) -> DataFrame:
+        """The least value of each named numeric column of the messages (all, if none is
+        named) per anchor, in columns named ``min(<column>)``."""
+        return self._numeric("min", columns)
+
+    def max(self, *columns: str) -> DataFrame:
+        """The greatest value of each named numeric column of the messages (all, if none is
+        named) per anchor, in columns named ``max(<column>)``."""
+        return self._numeric("max", columns)
+
+    def _numeric(self, function: str, columns: Sequence[str]) -> DataFrame:
+        numeric = [f.name for f in self._messages.schema.fields
+                   if isinstance(f.dataType, NumericType)]
+        for c in columns:
+            if not isinstance(c, str):
+                raise TypeError(f"{function}() takes column names, got {type(c).__name__}: {c!r}")
+            if c not in numeric:
+                raise ValueError(f"{function}(): {c!r} is not a numeric column of the messages: "
+                                 f"{numeric}")
+        return self.agg(*[getattr(F, function)(F.col(f"`{c}`")).alias(f"{function}({c})")
+                          for c in (columns or numeric)])
+
+    def agg(self, *columns: Union[Column, Dict[str, str]]) -> DataFrame:
         """One row per anchor row: all the anchor's columns, ``window`` (struct of ``start`` and
         ``end``: the anchor's interval) and one column per aggregate, computed over the messages
         (with equal ``on`` keys) whose time lies in the interval; over no message when none does
         (``count`` 0, ``sum`` NULL).
 
-        The aggregate columns refer to the messages' columns. Their output names must differ from
-        the anchors' column names and from ``window``.
+        The aggregates are Columns over the messages' columns, or, as ``GroupedData.agg`` takes
+        them, one dict from a column name to an aggregate function's name
+        (``{"v": "max"}`` gives ``max(v)``). Their output names must differ from the anchors'
+        column names and from ``window``.
         """
+        if len(columns) == 1 and isinstance(columns[0], dict):
+            columns = tuple(F.expr(f"{function}(`{name}`)").alias(f"{function}({name})")
+                            for name, function in columns[0].items())
         if not columns:
             raise ValueError("agg() needs at least one aggregate column, e.g. F.count('*')")
         for c in columns:
@@ -65,7 +111,7 @@ class DynamicWindow:
             self._end.alias(_END))
         union = self._messages.unionByName(anchors, allowMissingColumns=True)
         window = F.call_function(
-            "anchor_window", F.col(f"`{self._time}`"), F.col(_START), F.col(_END), F.col(_ANCHOR),
+            "anchor_window", self._time, F.col(_START), F.col(_END), F.col(_ANCHOR),
             F.lit(self._bounds))
         grouped = union.groupBy(*self._on, window).agg(*columns)
         results = grouped.columns[len(self._on) + 1:]
@@ -84,7 +130,7 @@ class DynamicWindow:
 def dynamic_window(
         anchors: DataFrame,
         messages: DataFrame,
-        time: str,
+        time: Union[Column, str],
         start: Union[Column, str],
         end: Union[Column, str],
         on: Optional[Union[str, Sequence[str]]] = None,
@@ -104,8 +150,8 @@ def dynamic_window(
     ----------
     anchors, messages : DataFrame
         The anchors and the messages.
-    time : str
-        The name of the messages' time column: TIMESTAMP, TIMESTAMP_NTZ or BIGINT. Messages with
+    time : Column or str
+        The messages' time column, or its name: TIMESTAMP, TIMESTAMP_NTZ or BIGINT. Messages with
         a NULL time are skipped.
     start, end : Column or str
         The anchor's interval, as Columns or SQL expression strings over the anchors' columns, of
@@ -120,7 +166,8 @@ def dynamic_window(
     Returns
     -------
     DynamicWindow
-        Call ``.agg(*columns)`` on it, as on ``DataFrame.groupBy``: aggregates over the messages'
+        Call ``.agg(*columns)``, ``.count()``, ``.sum()``, ``.avg()``, ``.min()`` or ``.max()``
+        on it, as on ``DataFrame.groupBy``'s ``GroupedData``: aggregates over the messages'
         columns. The result has one row per anchor: the anchor's columns, ``window`` (struct of
         ``start`` and ``end``) and the aggregates.
 
@@ -141,8 +188,9 @@ def dynamic_window(
     for name, frame in (("anchors", anchors), ("messages", messages)):
         if not isinstance(frame, DataFrame):
             raise TypeError(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
-    if not isinstance(time, str):
-        raise TypeError(f"`time` must be the name of the messages' time column, got {time!r}")
+    if not isinstance(time, (str, Column)):
+        raise TypeError(f"`time` must be the messages' time column or its name, got "
+                        f"{type(time).__name__}: {time!r}")
     if on is not None and not isinstance(on, (str, list, tuple)):
         raise TypeError(f"`on` must be a column name or a list of column names, got {on!r}")
     keys = [on] if isinstance(on, str) else list(on or [])
@@ -157,5 +205,6 @@ def dynamic_window(
         for name, frame in (("anchors", anchors), ("messages", messages)):
             if k not in frame.columns:
                 raise ValueError(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
+    time = F.col(f"`{time}`") if isinstance(time, str) else time
     return DynamicWindow(anchors, messages, time, _expression(start, "start"),
                          _expression(end, "end"), keys, bounds)

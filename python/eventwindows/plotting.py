@@ -340,7 +340,7 @@ def plot(
     >>> events = spark.createDataFrame(
     ...     [("a", 0, 4, "x"), ("a", 2, 6, "y"), ("b", 1, None, "z")],
     ...     "k string, s bigint, e bigint, id string")
-    >>> windows = events.groupBy("k", hopping_window("s", "e", 4, 2)).agg(
+    >>> windows = events.groupBy("k", hopping_window("s", 4, 2, end="e")).agg(
     ...     F.count("*").alias("n"))
     >>> fig = plot(events, "s", "e", key="k", value="id", windows=windows, labels=["n"])
     >>> [ax.get_title(loc="left") for ax in fig.axes]

@@ -44,9 +44,9 @@ Python values for the constant parameters:
   ``'[]'``).
 * ``order`` of ``index_window``: a :class:`~pyspark.sql.Column`, a column name or ``None``.
 * SPL policies (``eviction``, ``trigger`` of ``sliding_window``, ``eviction`` of
-  ``spl_tumbling_window``): a string as in SPL, such as ``'count(4)'``, what :func:`count`,
-  :func:`time`, :func:`delta` and :func:`punct` (``spl_tumbling_window`` only) return, or a
-  :class:`~pyspark.sql.Column` holding a constant string.
+  ``spl_tumbling_window``): a string as in SPL, such as ``'count(4)'``, what ``ew.spl.count``,
+  ``ew.spl.time``, ``ew.spl.delta`` and ``ew.spl.punct`` (``spl_tumbling_window`` only) return
+  (:mod:`eventwindows.spl`), or a :class:`~pyspark.sql.Column` holding a constant string.
 * ``flush_at_end`` of ``spl_tumbling_window``: ``False`` (the default) or ``None`` omit it,
   ``True`` passes ``TRUE``; or a :class:`~pyspark.sql.Column` holding a constant BOOLEAN.
 
@@ -98,13 +98,10 @@ __all__ = [
     "index_window",
     "time_window",
     "anchor_window",
-    # IBM Streams SPL (spl.py): the windows and the helpers that write their policies
+    # IBM Streams SPL (spl.py): the windows (the helpers that write their policies are
+    # eventwindows.spl's, so that `import *` shadows neither F.count nor the time module)
     "sliding_window",
     "spl_tumbling_window",
-    "count",
-    "time",
-    "delta",
-    "punct",
     # Trill and Azure Stream Analytics: sessions over events (sessions.py)
     "event_session_window",
     # StreamInsight's input policy: clipped lifetimes, time-weighted aggregates (clipped.py)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import numbers
-from typing import List, Optional, Union
+import re
+import warnings
+from typing import Callable, List, Optional, TypeVar, Union
 
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
@@ -107,3 +110,48 @@ def _lifetime(start: ColumnOrName, end: Optional[ColumnOrName]) -> List[Column]:
     if end is not None:
         cols.append(_column(end, "end"))
     return cols
+
+
+_F = TypeVar("_F", bound=Callable[..., Column])
+
+#: How an interval string begins ('5 seconds', '-1 day', 'INTERVAL 2 HOURS', '.5 seconds'); a
+#: column name does not.
+_INTERVAL_STRING = re.compile(r"\s*(interval\b|[+-]?\s*\.?\d)", re.IGNORECASE)
+
+
+def _is_end_of_the_old_form(value, following: int, durations: int) -> bool:
+    """True if `value`, the second positional argument of a window function, is the `end` of the
+    form of earlier releases, f(start, end, <durations>, ...), and not the first duration of
+    f(start, <durations>, ..., end=...): None (no end), a column name (a string that does not
+    read as an interval), or a Column followed by at least the `durations` the old form needs
+    (a Column may also hold a constant duration). A function without durations takes its second
+    positional argument as the end."""
+    if durations == 0 or value is None:
+        return True
+    if isinstance(value, str):
+        return not _INTERVAL_STRING.match(value)
+    return isinstance(value, Column) and following >= durations
+
+
+def end_keyword(durations: int) -> Callable[[_F], _F]:
+    """Decorates a window function over events that may last, ``f(start, <durations>, ...,
+    end=None)`` as ``F.window(timeColumn, windowDuration, ...)`` reads: `durations` is the number
+    of required parameters after ``start``. Calls of the form of earlier releases,
+    ``f(start, end, <durations>, ...)``, still work where the second argument is an end (see
+    :func:`_is_end_of_the_old_form`), with a ``FutureWarning`` that names the new form."""
+    def decorate(function: _F) -> _F:
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            if len(args) >= 2 and _is_end_of_the_old_form(args[1], len(args) - 2, durations):
+                if "end" in kwargs:
+                    raise TypeError(f"{function.__name__}() got two ends: the second positional "
+                                    f"argument {args[1]!r} and end={kwargs['end']!r}")
+                warnings.warn(
+                    f"{function.__name__}(start, end, ...) is deprecated: pass the end as a "
+                    f"keyword, {function.__name__}(start, ..., end=...), or omit it for point "
+                    "events", FutureWarning, stacklevel=2)
+                kwargs["end"] = args[1]
+                args = args[:1] + args[2:]
+            return function(*args, **kwargs)
+        return call  # type: ignore[return-value]
+    return decorate

@@ -28,7 +28,7 @@ def clipped_start() -> Column:
     Examples
     --------
     >>> df = spark.createDataFrame([(1, 7), (4, 5)], "s bigint, e bigint")
-    >>> (df.groupBy(tumbling_window("s", "e", 4))
+    >>> (df.groupBy(tumbling_window("s", 4, end="e"))
     ...    .agg(F.min(clipped_start()).alias("first"),
     ...         F.sum(clipped_end() - clipped_start()).alias("length"))
     ...    .orderBy("window").select("window.start", "first", "length").show())
@@ -60,7 +60,7 @@ def clipped_end() -> Column:
     Examples
     --------
     >>> df = spark.createDataFrame([(1, 7), (4, 5)], "s bigint, e bigint")
-    >>> (df.groupBy(tumbling_window("s", "e", 4))
+    >>> (df.groupBy(tumbling_window("s", 4, end="e"))
     ...    .agg(F.collect_list(clipped_end()).alias("ends"))
     ...    .orderBy("window").select("window.start", "ends").show())
     +-----+------+
@@ -90,7 +90,7 @@ def time_weighted_sum(v: ColumnOrName) -> Column:
     Examples
     --------
     >>> df = spark.createDataFrame([(1, 7, 2.0), (4, 5, 10.0)], "s bigint, e bigint, v double")
-    >>> (df.groupBy(tumbling_window("s", "e", 4)).agg(time_weighted_sum("v").alias("sum"))
+    >>> (df.groupBy(tumbling_window("s", 4, end="e")).agg(time_weighted_sum("v").alias("sum"))
     ...    .orderBy("window").select("window.start", "sum").show())
     +-----+----+
     |start| sum|
@@ -120,7 +120,7 @@ def time_weighted_avg(v: ColumnOrName) -> Column:
     Examples
     --------
     >>> df = spark.createDataFrame([(1, 7, 2.0), (4, 5, 10.0)], "s bigint, e bigint, v double")
-    >>> (df.groupBy(tumbling_window("s", "e", 4)).agg(time_weighted_avg("v").alias("avg"))
+    >>> (df.groupBy(tumbling_window("s", 4, end="e")).agg(time_weighted_avg("v").alias("avg"))
     ...    .orderBy("window").select("window.start", "avg").show())
     +-----+---+
     |start|avg|

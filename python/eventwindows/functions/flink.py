@@ -13,20 +13,23 @@ from eventwindows.functions._arguments import (
     DurationLike,
     TimeLike,
     _duration,
+    end_keyword,
     _lifetime,
 )
 from eventwindows.functions.streaminsight import _hopping_parameters
 
 
+@end_keyword(durations=2)
 def cumulate_window(
         start: ColumnOrName,
-        end: Optional[ColumnOrName],
         step: DurationLike,
         size: DurationLike,
         alignment: Optional[TimeLike] = None,
         output: Optional[Union[str, Column]] = None,
         horizon: Optional[TimeLike] = None,
-        time_zone: Optional[Union[str, Column]] = None) -> Column:
+        time_zone: Optional[Union[str, Column]] = None,
+        *,
+        end: Optional[ColumnOrName] = None) -> Column:
     """cumulate_window(start[, end], step, size[, alignment[, output[, horizon[, time_zone]]]]) -
     Groups events into cumulating windows, as Flink's CUMULATE: the time line is cut into buckets
     [alignment + n * size, alignment + (n + 1) * size), and each bucket has the windows
@@ -72,15 +75,15 @@ def cumulate_window(
       stepped as it is.
     Cost: as hopping windows with as many windows per event; 'changes' costs one row per change.
 
-    In Python, ``end=None`` omits the end column (point events); ``step`` and ``size`` may be
-    strings, ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings,
-    datetimes or ``int``, and ``alignment`` also a ``datetime.timedelta`` (see the module
-    documentation of :mod:`eventwindows.functions`).
+    In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
+    omitted for point events; ``step`` and ``size`` may be strings, ``datetime.timedelta`` or
+    ``int`` ticks, ``alignment``/``horizon`` strings, datetimes or ``int``, and ``alignment`` also a
+    ``datetime.timedelta`` (see the module documentation of :mod:`eventwindows.functions`).
 
     Examples
     --------
     >>> df = spark.createDataFrame([(1,), (3,), (4,), (8,)], "ts bigint")
-    >>> (df.groupBy(cumulate_window("ts", None, 2, 6)).count()
+    >>> (df.groupBy(cumulate_window("ts", 2, 6)).count()
     ...    .orderBy("window.start", "window.end")
     ...    .select("window.start", "window.end", "count").show())
     +-----+---+-----+

@@ -12,6 +12,7 @@ from eventwindows.functions._arguments import (
     DurationLike,
     _choice,
     _duration,
+    end_keyword,
     _lifetime,
     _optional,
 )
@@ -19,12 +20,14 @@ from eventwindows.functions._arguments import (
 _SESSION_OUTPUTS = "'window', 'changes'"
 
 
+@end_keyword(durations=1)
 def event_session_window(
         start: ColumnOrName,
-        end: Optional[ColumnOrName],
         gap: DurationLike,
         max_duration: Optional[DurationLike] = None,
-        output: Optional[Union[str, Column]] = None) -> Column:
+        output: Optional[Union[str, Column]] = None,
+        *,
+        end: Optional[ColumnOrName] = None) -> Column:
     """event_session_window(start[, end], gap[, max_duration[, output]]) - Groups events into sessions, also events
       that last (Trill's session windows, with Azure Stream Analytics' maximum duration). Per
       group, events sorted by start form sessions: an event keeps its session open until its
@@ -59,15 +62,16 @@ def event_session_window(
     'changes'); memory holds the open session. clipped_start(), clipped_end() and the
     time-weighted aggregates clip each event to its session or piece under 'window'.
 
-    In Python, ``end=None`` omits the end column (point events); ``gap`` and ``max_duration``
-    may be strings, ``datetime.timedelta`` or ``int`` ticks; ``max_duration=None`` is no maximum
-    (a SQL NULL when ``output`` is given); ``output=None`` omits it (``'window'``).
+    In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
+    omitted for point events; ``gap`` and ``max_duration`` may be strings, ``datetime.timedelta`` or
+    ``int`` ticks; ``max_duration=None`` is no maximum (a SQL NULL when ``output`` is given);
+    ``output=None`` omits it (``'window'``).
 
     Examples
     --------
     >>> from pyspark.sql import functions as F
     >>> df = spark.createDataFrame([(1, 3), (6, 7), (12, 13)], "s bigint, e bigint")
-    >>> (df.groupBy(event_session_window("s", "e", 4)).count()
+    >>> (df.groupBy(event_session_window("s", 4, end="e")).count()
     ...    .orderBy("window").select("window.start", "window.end", "count").show())
     +-----+---+-----+
     |start|end|count|
@@ -76,7 +80,7 @@ def event_session_window(
     |   12| 16|    1|
     +-----+---+-----+
     >>> points = spark.createDataFrame([(11, 1), (12, 1), (21, 2), (25, 2)], "ts bigint, x bigint")
-    >>> (points.groupBy(event_session_window("ts", None, 6, output="changes"))
+    >>> (points.groupBy(event_session_window("ts", 6, output="changes"))
     ...    .agg(F.sum("x").alias("total"))
     ...    .orderBy("window").select("window.start", "window.end", "total").show())
     +-----+---+-----+

@@ -15,6 +15,7 @@ from eventwindows.functions._arguments import (
     TimeLike,
     _choice,
     _duration,
+    end_keyword,
     _integer,
     _lifetime,
     _optional,
@@ -56,15 +57,17 @@ def _hopping_parameters(
         None if time_zone is None else _time_zone(time_zone))
 
 
+@end_keyword(durations=2)
 def hopping_window(
         start: ColumnOrName,
-        end: Optional[ColumnOrName],
         size: DurationLike,
         hop: DurationLike,
         alignment: Optional[TimeLike] = None,
         output: Optional[Union[str, Column]] = None,
         horizon: Optional[TimeLike] = None,
-        time_zone: Optional[Union[str, Column]] = None) -> Column:
+        time_zone: Optional[Union[str, Column]] = None,
+        *,
+        end: Optional[ColumnOrName] = None) -> Column:
     """hopping_window(start[, end], size, hop[, alignment[, output[, horizon[, time_zone]]]]) -
     Groups events into hopping windows [alignment + n * hop, alignment + n * hop + size) for every
     integer n. An event belongs to every window its lifetime intersects, and aggregates see it
@@ -105,17 +108,17 @@ def hopping_window(
       a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
       TIMESTAMP_NTZ time the wall clock is stepped as it is.
 
-    In Python, ``end=None`` omits the end column (point events); ``size`` and ``hop`` may be
-    strings, ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings,
-    datetimes or ``int``, and ``alignment`` also a ``datetime.timedelta`` (see the module
-    documentation).
+    In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
+    omitted for point events; ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int``
+    ticks, ``alignment``/``horizon`` strings, datetimes or ``int``, and ``alignment`` also a
+    ``datetime.timedelta`` (see the module documentation).
 
     Examples
     --------
     >>> df = spark.createDataFrame(
     ...     [("2024-01-01 00:00:01",), ("2024-01-01 00:00:03",)], "ts string"
     ... ).selectExpr("CAST(ts AS TIMESTAMP) AS ts")
-    >>> (df.groupBy(hopping_window("ts", None, "4 seconds", "2 seconds"))
+    >>> (df.groupBy(hopping_window("ts", "4 seconds", "2 seconds"))
     ...    .count().orderBy("window").select("window.start", "window.end", "count").show())
     +-------------------+-------------------+-----+
     |              start|                end|count|
@@ -133,14 +136,16 @@ def hopping_window(
         *_hopping_parameters(alignment, output, horizon, time_zone))
 
 
+@end_keyword(durations=1)
 def tumbling_window(
         start: ColumnOrName,
-        end: Optional[ColumnOrName],
         size: DurationLike,
         alignment: Optional[TimeLike] = None,
         output: Optional[Union[str, Column]] = None,
         horizon: Optional[TimeLike] = None,
-        time_zone: Optional[Union[str, Column]] = None) -> Column:
+        time_zone: Optional[Union[str, Column]] = None,
+        *,
+        end: Optional[ColumnOrName] = None) -> Column:
     """tumbling_window(start[, end], size[, alignment[, output[, horizon[, time_zone]]]]) - Groups
     events into adjacent, non-overlapping windows of length `size`: hopping_window with hop = size.
 
@@ -177,14 +182,15 @@ def tumbling_window(
       a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
       TIMESTAMP_NTZ time the wall clock is stepped as it is.
 
-    In Python, ``end=None`` omits the end column (point events); ``size`` may be a string, a
-    ``datetime.timedelta`` or ``int`` ticks, ``alignment``/``horizon`` strings, datetimes or
-    ``int``, and ``alignment`` also a ``datetime.timedelta`` (see the module documentation).
+    In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
+    omitted for point events; ``size`` may be a string, a ``datetime.timedelta`` or ``int`` ticks,
+    ``alignment``/``horizon`` strings, datetimes or ``int``, and ``alignment`` also a
+    ``datetime.timedelta`` (see the module documentation).
 
     Examples
     --------
     >>> df = spark.createDataFrame([(1,), (3,), (4,), (5,)], "ts bigint")
-    >>> (df.groupBy(tumbling_window("ts", None, 2)).count()
+    >>> (df.groupBy(tumbling_window("ts", 2)).count()
     ...    .orderBy("window").select("window.start", "count").show())
     +-----+-----+
     |start|count|
@@ -201,7 +207,8 @@ def tumbling_window(
         *_hopping_parameters(alignment, output, horizon, time_zone))
 
 
-def snapshot_window(start: ColumnOrName, end: Optional[ColumnOrName] = None) -> Column:
+@end_keyword(durations=0)
+def snapshot_window(start: ColumnOrName, *, end: Optional[ColumnOrName] = None) -> Column:
     """snapshot_window(start[, end]) - Groups events into snapshot windows: the intervals between consecutive
     distinct event endpoints (starts and ends), one row for each such interval where at least
     one event is active, aggregating the events active there. Use it in GROUP BY; it yields the
@@ -215,12 +222,13 @@ def snapshot_window(start: ColumnOrName, end: Optional[ColumnOrName] = None) -> 
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
 
-    In Python, ``end=None`` omits the end column (point events).
+    In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
+    omitted for point events.
 
     Examples
     --------
     >>> df = spark.createDataFrame([(0, 4), (2, 6)], "s bigint, e bigint")
-    >>> (df.groupBy(snapshot_window("s", "e")).count()
+    >>> (df.groupBy(snapshot_window("s", end="e")).count()
     ...    .orderBy("window").select("window.start", "window.end", "count").show())
     +-----+---+-----+
     |start|end|count|
@@ -233,11 +241,13 @@ def snapshot_window(start: ColumnOrName, end: Optional[ColumnOrName] = None) -> 
     return F.call_function("snapshot_window", *_lifetime(start, end))
 
 
+@end_keyword(durations=1)
 def count_window(
         start: ColumnOrName,
-        end: Optional[ColumnOrName],
         n: IntegerLike,
-        output: Optional[Union[str, Column]] = None) -> Column:
+        output: Optional[Union[str, Column]] = None,
+        *,
+        end: Optional[ColumnOrName] = None) -> Column:
     """count_window(start[, end], n[, output]) - Groups events into StreamInsight's count windows: for
       every n consecutive distinct start times s_i, ..., s_k of the events (k = i + n - 1), the
       window [s_i, s_k + 1 tick) holding every event whose lifetime intersects it (several
@@ -257,14 +267,15 @@ def count_window(
       * output - optional, 'point' (default, as StreamInsight: a point event at s_k) or 'window'
           (the row's lifetime is the window [s_i, s_k + 1 tick)).
 
-    In Python, ``end=None`` omits the end column (point events); ``n`` is an ``int`` (or a
-    constant Column); ``output=None`` omits it (``'point'``).
+    In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
+    omitted for point events; ``n`` is an ``int`` (or a constant Column); ``output=None`` omits it
+    (``'point'``).
 
     Examples
     --------
     >>> from pyspark.sql import functions as F
     >>> df = spark.createDataFrame([(1, 10), (2, 20), (2, 5), (4, 40)], "ts bigint, v bigint")
-    >>> (df.groupBy(count_window("ts", None, 2)).agg(F.sum("v").alias("total"))
+    >>> (df.groupBy(count_window("ts", 2)).agg(F.sum("v").alias("total"))
     ...    .orderBy("window").select("window.*", "total").show())
     +-----+---+-----+----+-----+
     |start|end|first|last|total|
