@@ -641,11 +641,11 @@ def test_docstring_mirrors_the_sql_documentation(spark, function):
 def test_docstring_examples_run(spark):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    globs = {"spark": spark, "F": F, "dynamic_window": ew.dynamic_window,
+    globs = {"spark": spark, "F": F, "ew": ew, "dynamic_window": ew.dynamic_window,
              **{f.__name__: f for f in FUNCTIONS + POLICIES}}
     # The functions are defined in the modules of eventwindows.functions, one per source.
     sources = pkgutil.iter_modules(ewf.__path__, prefix="eventwindows.functions.")
-    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn, ew.spl]
+    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn, ew.spl, ew.errors]
     report = []
     for module in modules:
         for test in finder.find(module, module.__name__, globs=globs):

@@ -172,3 +172,47 @@ def test_dynamic_window_time_start_and_end_are_names_or_columns(anchors_and_mess
     by_name = ew.dynamic_window(anchors, messages, "ts", "s", "e").count()
     by_column = ew.dynamic_window(anchors, messages, F.col("ts"), F.col("s"), F.col("e")).count()
     assert by_anchor(by_column, "count") == by_anchor(by_name, "count")
+
+
+# ----------------------------------------------------------------------------------------------
+# Errors of the Python layer
+
+def test_python_argument_errors_have_conditions(spark):
+    from pyspark.errors import PySparkTypeError, PySparkValueError
+
+    with pytest.raises(PySparkTypeError, match="`size`") as bad_type:
+        ew.tumbling_window("ts", 1.5)
+    assert (bad_type.value.getCondition(), bad_type.value.getSqlState()) == (
+        "EVENTWINDOWS_INVALID_ARGUMENT_TYPE", "42K09")
+    with pytest.raises(PySparkValueError, match="`bounds`") as bad_value:
+        ew.dynamic_window(spark.range(1), spark.range(1), "id", "id", "id", bounds="[[")
+    assert (bad_value.value.getCondition(), bad_value.value.getSqlState()) == (
+        "EVENTWINDOWS_INVALID_ARGUMENT_VALUE", "22023")
+
+
+WITHOUT_EXTENSION = """
+import eventwindows as ew
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+try:
+    ew.hopping_window("ts", "10 minutes", "5 minutes")
+except Exception as e:
+    print("RESULT", type(e).__name__, e.getCondition(), e.getSqlState())
+    print("MESSAGE", e)
+"""
+
+
+def test_a_program_without_the_extension_is_told_what_is_missing(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    app = tmp_path / "app.py"
+    app.write_text(WITHOUT_EXTENSION)
+    result = subprocess.run([sys.executable, str(app)], capture_output=True, text=True,
+                            env=dict(os.environ, PYSPARK_PYTHON=sys.executable), timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "RESULT EventWindowsRuntimeError EVENTWINDOWS_EXTENSION_MISSING 42883" in result.stdout
+    assert ("hopping_window is an eventwindows SQL function, but this Spark session does not "
+            "have the eventwindows extension: make the session with eventwindows.builder()"
+            in result.stdout), result.stdout

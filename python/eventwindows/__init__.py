@@ -23,7 +23,7 @@ from eventwindows.functions import (
     time_window,
     tumbling_window,
 )
-from eventwindows import spl
+from eventwindows import errors, spl
 from eventwindows.plotting import plot
 from eventwindows.session import EXTENSION_CLASS, SPARK_LINES, builder, jar_path, spark_line
 

@@ -16,6 +16,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 from pyspark.sql.types import NumericType
 
+from eventwindows.errors import invalid_type, invalid_value
+from eventwindows.functions._arguments import call
+
 __all__ = ["dynamic_window", "DynamicWindow"]
 
 #: Internal columns of the union (names no user table is expected to have).
@@ -29,7 +32,7 @@ def _expression(value: Union[Column, str], parameter: str) -> Column:
         return value
     if isinstance(value, str):
         return F.expr(value)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be a Column or a SQL expression string over the anchors' columns, "
         f"got {type(value).__name__}: {value!r}")
 
@@ -77,9 +80,9 @@ class DynamicWindow:
                    if isinstance(f.dataType, NumericType)]
         for c in columns:
             if not isinstance(c, str):
-                raise TypeError(f"{function}() takes column names, got {type(c).__name__}: {c!r}")
+                raise invalid_type(f"{function}() takes column names, got {type(c).__name__}: {c!r}")
             if c not in numeric:
-                raise ValueError(f"{function}(): {c!r} is not a numeric column of the messages: "
+                raise invalid_value(f"{function}(): {c!r} is not a numeric column of the messages: "
                                  f"{numeric}")
         return self.agg(*[getattr(F, function)(F.col(f"`{c}`")).alias(f"{function}({c})")
                           for c in (columns or numeric)])
@@ -99,10 +102,10 @@ class DynamicWindow:
             columns = tuple(F.expr(f"{function}(`{name}`)").alias(f"{function}({name})")
                             for name, function in columns[0].items())
         if not columns:
-            raise ValueError("agg() needs at least one aggregate column, e.g. F.count('*')")
+            raise invalid_value("agg() needs at least one aggregate column, e.g. F.count('*')")
         for c in columns:
             if not isinstance(c, Column):
-                raise TypeError(f"agg() takes Columns, got {type(c).__name__}: {c!r}")
+                raise invalid_type(f"agg() takes Columns, got {type(c).__name__}: {c!r}")
         anchor_columns = self._anchors.columns
         anchors = self._anchors.select(
             *self._on,
@@ -110,14 +113,14 @@ class DynamicWindow:
             self._start.alias(_START),
             self._end.alias(_END))
         union = self._messages.unionByName(anchors, allowMissingColumns=True)
-        window = F.call_function(
+        window = call(
             "anchor_window", self._time, F.col(_START), F.col(_END), F.col(_ANCHOR),
             F.lit(self._bounds))
         grouped = union.groupBy(*self._on, window).agg(*columns)
         results = grouped.columns[len(self._on) + 1:]
         clashes = sorted(set(results) & (set(anchor_columns) | {"window"}))
         if clashes:
-            raise ValueError(
+            raise invalid_value(
                 f"dynamic_window: the aggregate column names {clashes} are also anchor columns (or "
                 "`window`); give the aggregates other names with .alias(...)")
         return grouped.select(
@@ -187,24 +190,24 @@ def dynamic_window(
     """
     for name, frame in (("anchors", anchors), ("messages", messages)):
         if not isinstance(frame, DataFrame):
-            raise TypeError(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
+            raise invalid_type(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
     if not isinstance(time, (str, Column)):
-        raise TypeError(f"`time` must be the messages' time column or its name, got "
+        raise invalid_type(f"`time` must be the messages' time column or its name, got "
                         f"{type(time).__name__}: {time!r}")
     if on is not None and not isinstance(on, (str, list, tuple)):
-        raise TypeError(f"`on` must be a column name or a list of column names, got {on!r}")
+        raise invalid_type(f"`on` must be a column name or a list of column names, got {on!r}")
     keys = [on] if isinstance(on, str) else list(on or [])
     if not all(isinstance(k, str) for k in keys):
-        raise TypeError(f"`on` must be a column name or a list of column names, got {on!r}")
+        raise invalid_type(f"`on` must be a column name or a list of column names, got {on!r}")
     if "window" in anchors.columns:
-        raise ValueError("dynamic_window: the anchors have a column named `window`, which the "
+        raise invalid_value("dynamic_window: the anchors have a column named `window`, which the "
                          "result uses for the interval; rename it first")
     if bounds not in _BOUNDS:
-        raise ValueError(f"`bounds` must be one of {', '.join(_BOUNDS)}, got {bounds!r}")
+        raise invalid_value(f"`bounds` must be one of {', '.join(_BOUNDS)}, got {bounds!r}")
     for k in keys:
         for name, frame in (("anchors", anchors), ("messages", messages)):
             if k not in frame.columns:
-                raise ValueError(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
+                raise invalid_value(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
     time = F.col(f"`{time}`") if isinstance(time, str) else time
     return DynamicWindow(anchors, messages, time, _expression(start, "start"),
                          _expression(end, "end"), keys, bounds)

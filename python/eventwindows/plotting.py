@@ -28,6 +28,8 @@ from pyspark.sql.column import Column
 from pyspark.sql.types import (ByteType, DataType, IntegerType, LongType, Row, ShortType,
                                StructType, TimestampNTZType, TimestampType)
 
+from eventwindows.errors import invalid_type, invalid_value
+
 if TYPE_CHECKING:  # only for the annotations: importing eventwindows never imports matplotlib
     from matplotlib.figure import Figure
 
@@ -95,14 +97,14 @@ def _quoted(name: str) -> Column:
 def _column_name(frame: DataFrame, name: Any, parameter: str, what: str) -> str:
     """`name` as it is spelled in `frame` (exactly, else the one case-insensitive match)."""
     if not isinstance(name, str):
-        raise TypeError(f"ew.plot: `{parameter}` must be a column name (str), got "
+        raise invalid_type(f"ew.plot: `{parameter}` must be a column name (str), got "
                         f"{type(name).__name__}: {name!r}")
     if name in frame.columns:
         return name
     matches = [c for c in frame.columns if c.lower() == name.lower()]
     if len(matches) == 1:
         return matches[0]
-    raise ValueError(f"ew.plot: `{parameter}` {name!r} is not a column of {what}; its columns "
+    raise invalid_value(f"ew.plot: `{parameter}` {name!r} is not a column of {what}; its columns "
                      f"are {frame.columns}")
 
 
@@ -113,7 +115,7 @@ def _time_kind(data_type: DataType, what: str) -> str:
         return "timestamp_ntz"
     if isinstance(data_type, _INTEGRAL):
         return "bigint"
-    raise ValueError(f"ew.plot: {what} must be a TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks), got "
+    raise invalid_value(f"ew.plot: {what} must be a TIMESTAMP, TIMESTAMP_NTZ or BIGINT (ticks), got "
                      f"{data_type.simpleString()}")
 
 
@@ -143,7 +145,7 @@ def _collect(frame: DataFrame, columns: List[Column], limit: int, parameter: str
     """At most `limit` rows of `frame`'s `columns`, or an error saying how to filter it."""
     rows = frame.select(*columns).limit(limit + 1).collect()
     if len(rows) > limit:
-        raise ValueError(
+        raise invalid_value(
             f"ew.plot draws at most {limit} {what} ({parameter}); the DataFrame has more: filter "
             f"it first, e.g. {name}.where(...), or pass a larger {parameter}")
     return rows
@@ -356,7 +358,7 @@ def plot(
 
     # -- the parameters, checked before any Spark job
     if not isinstance(events, DataFrame):
-        raise TypeError(f"ew.plot: `events` must be a DataFrame, got {type(events).__name__}")
+        raise invalid_type(f"ew.plot: `events` must be a DataFrame, got {type(events).__name__}")
     _check_limits(max_events=max_events, max_windows=max_windows, max_keys=max_keys)
     start = _column_name(events, start, "start", "events")
     end = None if end is None else _column_name(events, end, "end", "events")
@@ -394,7 +396,7 @@ def _check_limits(**limits: Any) -> None:
     """Each of `limits` (name=value) is a positive int."""
     for name, limit in limits.items():
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"ew.plot: `{name}` must be a positive int, got {limit!r}")
+            raise invalid_value(f"ew.plot: `{name}` must be a positive int, got {limit!r}")
 
 
 def _key_list(key: Any) -> List[Any]:
@@ -405,7 +407,7 @@ def _key_list(key: Any) -> List[Any]:
         return [key]
     if isinstance(key, (list, tuple)):
         return list(key)
-    raise TypeError(f"ew.plot: `key` must be a column name or a list of column names, got "
+    raise invalid_type(f"ew.plot: `key` must be a column name or a list of column names, got "
                     f"{key!r}")
 
 
@@ -415,7 +417,7 @@ def _events_time_kind(events: DataFrame, start: str, end: Optional[str]) -> str:
     if end is not None:
         end_kind = _time_kind(events.schema[end].dataType, f"`end` ({end!r})")
         if (end_kind == "bigint") != (kind == "bigint"):
-            raise ValueError(f"ew.plot: `end` ({end!r}) must be of the type of `start` "
+            raise invalid_value(f"ew.plot: `end` ({end!r}) must be of the type of `start` "
                              f"({start!r})")
     return kind
 
@@ -429,11 +431,11 @@ def _window_frames(windows: Any) -> Iterator[Tuple[str, DataFrame, str]]:
         yield WINDOWS, windows, "windows"
         return
     if not isinstance(windows, Mapping):
-        raise TypeError(f"ew.plot: `windows` must be a DataFrame or a dict of names to "
+        raise invalid_type(f"ew.plot: `windows` must be a DataFrame or a dict of names to "
                         f"DataFrames, got {type(windows).__name__}")
     for group, frame in windows.items():
         if not isinstance(group, str) or not isinstance(frame, DataFrame):
-            raise TypeError("ew.plot: `windows` as a dict maps names (str) to DataFrames")
+            raise invalid_type("ew.plot: `windows` as a dict maps names (str) to DataFrames")
         yield group, frame, ("windows" if group == WINDOWS and len(windows) == 1
                              else f"windows[{group!r}]")
 
@@ -455,20 +457,20 @@ def _window_source(group: str, frame: DataFrame, what: str, keys: List[str], lab
     label0, label1, ... (the `labels` columns)."""
     if "window" not in frame.columns or not isinstance(frame.schema["window"].dataType,
                                                         StructType):
-        raise ValueError(
+        raise invalid_value(
             f"ew.plot: {what} has no `window` struct column (its columns are {frame.columns}): "
             "pass the result of a GROUP BY over an eventwindows window function, or of "
             "ew.dynamic_window(...).agg(...)")
     struct = frame.schema["window"].dataType
     fields = struct.fieldNames()
     if "start" not in fields or "end" not in fields:
-        raise ValueError(f"ew.plot: the `window` column of {what} must have the fields `start` "
+        raise invalid_value(f"ew.plot: the `window` column of {what} must have the fields `start` "
                          f"and `end`, got {struct.simpleString()}")
     for f in ("start", "end", "first", "last"):
         if f in fields:
             window_kind = _time_kind(struct[f].dataType, f"`window.{f}` of {what}")
             if (window_kind == "bigint") != (kind == "bigint"):
-                raise ValueError(f"ew.plot: `window.{f}` of {what} is "
+                raise invalid_value(f"ew.plot: `window.{f}` of {what} is "
                                  f"{struct[f].dataType.simpleString()}, the events' time is "
                                  f"{kind.upper()}: draw windows over the events they were "
                                  "computed from")
@@ -485,7 +487,7 @@ def _window_source(group: str, frame: DataFrame, what: str, keys: List[str], lab
 def _check_lanes(lanes: Dict[tuple, List[_Event]], keys: List[str], max_keys: int) -> None:
     """At most `max_keys` lanes; one lane (without a key) where nothing is drawn."""
     if len(lanes) > max_keys:
-        raise ValueError(
+        raise invalid_value(
             f"ew.plot draws at most {max_keys} keys (max_keys); the events and windows have "
             f"{len(lanes)}: filter them first, e.g. events.where(F.col({keys[0]!r}).isin(...)), "
             f"or pass a larger max_keys")
@@ -547,7 +549,7 @@ def _event(row: Row, axis: _Axis, start: str, end: Optional[str], labelled: bool
     if end is None:
         return _Event(x, None, True, False, label)
     if not row["end_null"] and row["end"] < row["start"]:
-        raise ValueError(f"ew.plot: an event ends before it starts: {start}={row['start']}, "
+        raise invalid_value(f"ew.plot: an event ends before it starts: {start}={row['start']}, "
                          f"{end}={row['end']}")
     is_open = row["end_null"] or row["end_edge"] == 1
     return _Event(x, None if is_open else axis.x(row["end"], row["end_edge"]), False, is_open,

@@ -7,10 +7,14 @@ import functools
 import numbers
 import re
 import warnings
+import weakref
 from typing import Callable, List, Optional, TypeVar, Union
 
+from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
+
+from eventwindows.errors import extension_missing, invalid_type
 
 #: A column or the name of a column.
 ColumnOrName = Union[Column, str]
@@ -30,7 +34,7 @@ def _column(value: ColumnOrName, parameter: str) -> Column:
         return value
     if isinstance(value, str):
         return F.col(value)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be a Column or a column name, got {type(value).__name__}: {value!r}")
 
 
@@ -39,10 +43,10 @@ def _interval(value, parameter: str, kind: str, forms: str) -> Column:
     if isinstance(value, Column):
         return value
     if isinstance(value, bool):
-        raise TypeError(f"`{parameter}` must be {kind}, got bool: {value!r}")
+        raise invalid_type(f"`{parameter}` must be {kind}, got bool: {value!r}")
     if isinstance(value, (str, datetime.timedelta, int)):
         return F.lit(value)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be {forms} or a Column, got {type(value).__name__}: {value!r}")
 
 
@@ -58,7 +62,7 @@ def _time(value: Optional[TimeLike], parameter: str) -> Column:
     if isinstance(value, Column):
         return value
     if isinstance(value, bool):
-        raise TypeError(f"`{parameter}` must be a time, got bool: {value!r}")
+        raise invalid_type(f"`{parameter}` must be a time, got bool: {value!r}")
     if isinstance(value, datetime.datetime):
         if value.tzinfo is not None and value.utcoffset() is not None:
             return F.lit(value)
@@ -67,7 +71,7 @@ def _time(value: Optional[TimeLike], parameter: str) -> Column:
         return F.lit(str(value))
     if isinstance(value, (int, datetime.timedelta)):
         return F.lit(value)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be a timestamp string, a datetime, a date, a timedelta, an int, "
         f"None or a Column, got {type(value).__name__}: {value!r}")
 
@@ -77,7 +81,7 @@ def _integer(value: IntegerLike, parameter: str) -> Column:
         return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return F.lit(int(value))  # INT, or BIGINT when it does not fit: Spark sees an integer
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be an int or a Column, got {type(value).__name__}: {value!r}")
 
 
@@ -92,7 +96,7 @@ def _choice(value: Union[str, Column], parameter: str, allowed: str) -> Column:
         return value
     if isinstance(value, str):
         return F.lit(value)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be {allowed}, None or a Column, got {type(value).__name__}: "
         f"{value!r}")
 
@@ -144,7 +148,7 @@ def end_keyword(durations: int) -> Callable[[_F], _F]:
         def call(*args, **kwargs):
             if len(args) >= 2 and _is_end_of_the_old_form(args[1], len(args) - 2, durations):
                 if "end" in kwargs:
-                    raise TypeError(f"{function.__name__}() got two ends: the second positional "
+                    raise invalid_type(f"{function.__name__}() got two ends: the second positional "
                                     f"argument {args[1]!r} and end={kwargs['end']!r}")
                 warnings.warn(
                     f"{function.__name__}(start, end, ...) is deprecated: pass the end as a "
@@ -155,3 +159,20 @@ def end_keyword(durations: int) -> Callable[[_F], _F]:
             return function(*args, **kwargs)
         return call  # type: ignore[return-value]
     return decorate
+
+
+_SESSIONS_WITH_THE_EXTENSION: "weakref.WeakSet[SparkSession]" = weakref.WeakSet()
+"""The sessions known to have the eventwindows extension (asked once each)."""
+
+
+def call(function: str, *arguments: Column) -> Column:
+    """The call of the eventwindows SQL function `function`, as ``F.call_function`` builds it, in
+    classic PySpark and under Spark Connect. In an active session without the extension, an
+    error that says what is missing, instead of Spark's UNRESOLVED_ROUTINE when the query is
+    analyzed."""
+    session = SparkSession.getActiveSession()
+    if session is not None and session not in _SESSIONS_WITH_THE_EXTENSION:
+        if not session.catalog.functionExists(function):
+            raise extension_missing(function)
+        _SESSIONS_WITH_THE_EXTENSION.add(session)
+    return F.call_function(function, *arguments)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._arguments import ColumnOrName, _column
+from eventwindows.functions._arguments import call, ColumnOrName, _column
 
 def clipped_start() -> Column:
     """clipped_start() - The start of the event an aggregate reads, clipped to the window it is
@@ -39,7 +39,7 @@ def clipped_start() -> Column:
     |    4|    4|     4|
     +-----+-----+------+
     """
-    return F.call_function("clipped_start")
+    return call("clipped_start")
 
 
 def clipped_end() -> Column:
@@ -70,7 +70,7 @@ def clipped_end() -> Column:
     |    4|[7, 5]|
     +-----+------+
     """
-    return F.call_function("clipped_end")
+    return call("clipped_end")
 
 
 def time_weighted_sum(v: ColumnOrName) -> Column:
@@ -99,7 +99,7 @@ def time_weighted_sum(v: ColumnOrName) -> Column:
     |    4|16.0|
     +-----+----+
     """
-    return F.call_function("time_weighted_sum", _column(v, "v"))
+    return call("time_weighted_sum", _column(v, "v"))
 
 
 def time_weighted_avg(v: ColumnOrName) -> Column:
@@ -129,4 +129,4 @@ def time_weighted_avg(v: ColumnOrName) -> Column:
     |    4|4.0|
     +-----+---+
     """
-    return F.call_function("time_weighted_avg", _column(v, "v"))
+    return call("time_weighted_avg", _column(v, "v"))

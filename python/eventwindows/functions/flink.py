@@ -9,6 +9,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.functions._arguments import (
+    call,
     ColumnOrName,
     DurationLike,
     TimeLike,
@@ -96,7 +97,7 @@ def cumulate_window(
     |    6| 12|    1|
     +-----+---+-----+
     """
-    return F.call_function(
+    return call(
         "cumulate_window",
         *_lifetime(start, end),
         _duration(step, "step"),

@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.functions._arguments import (
+    call,
     ColumnOrName,
     IntegerLike,
     OffsetLike,
@@ -75,7 +76,7 @@ def index_window(
     |    5|        3.0|
     +-----+-----------+
     """
-    return F.call_function(
+    return call(
         "index_window",
         _column(time, "time"),
         F.lit(None) if lo is None else _integer(lo, "lo"),
@@ -132,7 +133,7 @@ def time_window(
     |    7|   [8]|
     +-----+------+
     """
-    return F.call_function(
+    return call(
         "time_window",
         _column(time, "time"),
         _offset(lo, "lo"),
@@ -180,7 +181,7 @@ def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: Co
     |  y|    3|  4|  0|
     +---+-----+---+---+
     """
-    return F.call_function(
+    return call(
         "anchor_window",
         _column(time, "time"),
         _column(anchor_start, "anchor_start"),

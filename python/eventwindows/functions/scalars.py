@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.functions._arguments import (
+    call,
     ColumnOrName,
     DurationLike,
     TimeLike,
@@ -45,7 +46,7 @@ def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike)
     |  5|      5|
     +---+-------+
     """
-    return F.call_function(
+    return call(
         "snap_to_boundary",
         _column(t, "t"),
         _time(alignment, "alignment"),
@@ -81,7 +82,7 @@ def adjust_start_time(
     |  4|       5|
     +---+--------+
     """
-    return F.call_function(
+    return call(
         "adjust_start_time",
         _column(t, "t"),
         _duration(size, "size"),
@@ -117,7 +118,7 @@ def adjust_end_time(
     | 11|      17|
     +---+--------+
     """
-    return F.call_function(
+    return call(
         "adjust_end_time",
         _column(t, "t"),
         _duration(size, "size"),

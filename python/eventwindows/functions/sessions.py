@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.functions._arguments import (
+    call,
     ColumnOrName,
     DurationLike,
     _choice,
@@ -92,7 +93,7 @@ def event_session_window(
     |   25| 31|    4|
     +-----+---+-----+
     """
-    return F.call_function(
+    return call(
         "event_session_window",
         *_lifetime(start, end),
         _duration(gap, "gap"),

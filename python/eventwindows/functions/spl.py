@@ -9,7 +9,8 @@ from typing import Optional, Union
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._arguments import ColumnOrName, _column, _optional
+from eventwindows.errors import invalid_type
+from eventwindows.functions._arguments import call, ColumnOrName, _column, _optional
 
 #: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time`,
 #: :func:`delta` and :func:`punct` return.
@@ -21,7 +22,7 @@ def count(n: int) -> str:
     eviction of a sliding window, the window holds the last n tuples; as trigger, it fires on every
     n-th arrival; as eviction of a tumbling window, the window is flushed once it holds n tuples."""
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"count(n) takes an int, got {type(n).__name__}: {n!r}")
+        raise invalid_type(f"count(n) takes an int, got {type(n).__name__}: {n!r}")
     return f"count({n})"
 
 
@@ -35,7 +36,7 @@ def time(t: Union[str, int, float, datetime.timedelta]) -> str:
     if isinstance(t, datetime.timedelta):
         return f"time({t // datetime.timedelta(microseconds=1)} microseconds)"
     if isinstance(t, bool) or not isinstance(t, (str, int, float)):
-        raise TypeError(f"time(t) takes an interval string, a timedelta or a number, got "
+        raise invalid_type(f"time(t) takes an interval string, a timedelta or a number, got "
                         f"{type(t).__name__}: {t!r}")
     return f"time({t})"
 
@@ -49,11 +50,11 @@ def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
     and starts the next one. ``attribute`` is a column name (or SQL expression); ``d`` a number,
     or for timestamps an interval string, a timedelta or seconds."""
     if not isinstance(attribute, str):
-        raise TypeError(f"delta(attribute, d) takes a column name, got {attribute!r}")
+        raise invalid_type(f"delta(attribute, d) takes a column name, got {attribute!r}")
     if isinstance(d, datetime.timedelta):
         d = f"{d // datetime.timedelta(microseconds=1)} microseconds"
     elif isinstance(d, bool) or not isinstance(d, (int, float, str)):
-        raise TypeError(f"delta(attribute, d) takes a number or an interval, got {d!r}")
+        raise invalid_type(f"delta(attribute, d) takes a number or an interval, got {d!r}")
     return f"delta({attribute}, {d})"
 
 
@@ -63,7 +64,7 @@ def punct(column: str) -> str:
     the window flushed after it, as SPL's window punctuation. ``column`` is a column name; a NULL
     in it is an error naming the row."""
     if not isinstance(column, str):
-        raise TypeError(f"punct(column) takes a column name, got {type(column).__name__}: "
+        raise invalid_type(f"punct(column) takes a column name, got {type(column).__name__}: "
                         f"{column!r}")
     return f"punct({column})"
 
@@ -73,7 +74,7 @@ def _policy(value: PolicyLike, parameter: str) -> Column:
         return value
     if isinstance(value, str):
         return F.lit(value)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be an SPL policy such as 'count(4)' (see eventwindows.count, time, "
         f"delta, punct) or a Column, got {type(value).__name__}: {value!r}")
 
@@ -87,7 +88,7 @@ def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Colu
         return None
     if value is True:
         return F.lit(True)
-    raise TypeError(
+    raise invalid_type(
         f"`{parameter}` must be a bool, None or a Column, got {type(value).__name__}: {value!r}")
 
 
@@ -134,7 +135,7 @@ def sliding_window(order: ColumnOrName, eviction: PolicyLike,
     |    4|    2|[2, 3, 4]|
     +-----+-----+---------+
     """
-    return F.call_function(
+    return call(
         "sliding_window",
         _column(order, "order"),
         _policy(eviction, "eviction"),
@@ -209,7 +210,7 @@ def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
     |    4|[2, 3, 4]|
     +-----+---------+
     """
-    return F.call_function(
+    return call(
         "spl_tumbling_window",
         _column(order, "order"),
         _policy(eviction, "eviction"),

@@ -8,7 +8,9 @@ from typing import List, Optional, Union
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
+from eventwindows.errors import invalid_type
 from eventwindows.functions._arguments import (
+    call,
     ColumnOrName,
     DurationLike,
     IntegerLike,
@@ -27,7 +29,7 @@ def _output(value: Union[str, Column]) -> Column:
         return value
     if isinstance(value, str):
         return F.lit(value)
-    raise TypeError(
+    raise invalid_type(
         f"`output` must be 'window', 'point', 'changes', None or a Column, got "
         f"{type(value).__name__}: {value!r}")
 
@@ -40,7 +42,7 @@ def _time_zone(value: Union[str, Column]) -> Column:
         return value
     if isinstance(value, str):
         return F.lit(value)
-    raise TypeError(
+    raise invalid_type(
         f"`time_zone` must be a time zone ID such as 'Europe/Berlin', None or a Column, got "
         f"{type(value).__name__}: {value!r}")
 
@@ -128,7 +130,7 @@ def hopping_window(
     |2024-01-01 00:00:02|2024-01-01 00:00:06|    1|
     +-------------------+-------------------+-----+
     """
-    return F.call_function(
+    return call(
         "hopping_window",
         *_lifetime(start, end),
         _duration(size, "size"),
@@ -200,7 +202,7 @@ def tumbling_window(
     |    4|    2|
     +-----+-----+
     """
-    return F.call_function(
+    return call(
         "tumbling_window",
         *_lifetime(start, end),
         _duration(size, "size"),
@@ -238,7 +240,7 @@ def snapshot_window(start: ColumnOrName, *, end: Optional[ColumnOrName] = None) 
     |    4|  6|    1|
     +-----+---+-----+
     """
-    return F.call_function("snapshot_window", *_lifetime(start, end))
+    return call("snapshot_window", *_lifetime(start, end))
 
 
 @end_keyword(durations=1)
@@ -284,7 +286,7 @@ def count_window(
     |    4|  5|    2|   4|   65|
     +-----+---+-----+----+-----+
     """
-    return F.call_function(
+    return call(
         "count_window",
         *_lifetime(start, end),
         _integer(n, "n"),
