@@ -69,6 +69,9 @@ a time.
 (o) SPL tumbling windows: ``spl_tumbling_window(ts, count(1000))``, avg + max, over the tuples of
     (h), against ``row_number()`` per key in time order, batches ``(rn - 1) div 1000`` and
     ``groupBy(k, batch)`` keeping full batches, flushed at the batch's last time.
+(u), (v), (x) temporal joins, in benchmarks/joins.py: the overlap join and the point-in-interval
+    join without keys, the same SQL planned by eventwindows and by Spark alone, and in DuckDB;
+    the overlap join's growth from 1/8 to all of its input.
 (z) the floor: what any sort-based window operator must do, shuffle the rows by key and sort each
     key's rows by time (``repartition(k).sortWithinPartitions(k, time)``), over the events of (a)
     and of (b). Every case over one of the batch inputs also prints its time over that input's
@@ -89,6 +92,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 import eventwindows as ew
+import joins
 
 MICROS_PER_SECOND = 1_000_000
 #: The first instant of the generated data (2024-01-01 00:00:00 UTC), in microseconds.
@@ -907,7 +911,7 @@ def main() -> None:
     global WARMUP_SECONDS, MIN_TIME_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="zabBcdefghijklmnopqrst",
+    parser.add_argument("--cases", default="zabBcdefghijklmnopqrstuvx",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
@@ -917,6 +921,8 @@ def main() -> None:
                              "q (a pandas UDF over index windows), "
                              "r (streaming windows over windows), s (calendar days, months), "
                              "t (cumulating windows over points), "
+                             "u (overlap join), v (point-in-interval join without keys), "
+                             "x (the overlap join's growth), "
                              "z (the floor: shuffle + sort of the inputs of a and b)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="timed runs per query at least (best kept)")
@@ -988,7 +994,10 @@ def main() -> None:
              "q": lambda: pandas_index(pandas_points, args.repeat),
              "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2)),
              "s": lambda: calendar_points(calendar_events, args.repeat),
-             "t": lambda: cumulate_points(points, args.repeat)}
+             "t": lambda: cumulate_points(points, args.repeat),
+             "u": lambda: joins.overlap_join(spark, scale, args.repeat, best_time),
+             "v": lambda: joins.point_in_interval(spark, scale, args.repeat, best_time),
+             "x": lambda: joins.growth(spark, scale, args.repeat, best_time)}
     # The input of each batch case whose floor it is measured against: name, events, time.
     inputs = {"points": (points, "ts"), "intervals": (intervals, "s"),
               "distinct": (distinct, "ts"), "weighted": (weighted, "s"),
