@@ -9,7 +9,10 @@ The calls of one function and one time type run in one query when they analyze: 
 the calls' counts, watched by a timer that cancels Spark's jobs if they do not end in time (a
 hang fails the test instead of the run).
 """
+import json
+import re
 import threading
+from pathlib import Path
 
 import pytest
 from py4j.protocol import Py4JJavaError
@@ -116,12 +119,24 @@ def outcome(spark, query):
         timer.cancel()
 
 
+CONDITIONS = json.loads((Path(__file__).resolve().parent.parent / "jvm/src/main/resources/error/"
+                         "eventwindows-error-conditions.json").read_text())
+"""The error conditions of eventwindows, with their SQLSTATEs."""
+
+
 def check(function, call, message):
+    """An error of ours has one of our conditions, its SQLSTATE and names the function; any
+    other is a Spark error with a condition of Spark's (a failed cast, say), never an internal
+    one."""
     if message == "ok":
         return
     first = message.splitlines()[0]
     assert "XX000" not in first and "INTERNAL_ERROR" not in first, (call, message[:2000])
-    if "USER_RAISED_EXCEPTION" in first:
+    condition = re.search(r"\[([A-Z][A-Z0-9_.]*)\]", first)
+    assert condition, ("no condition", call, first)
+    if condition.group(1).startswith("EVENTWINDOWS_"):
+        assert condition.group(1) in CONDITIONS, (call, first)
+        assert f"SQLSTATE: {CONDITIONS[condition.group(1)]['sqlState']}" in message, (call, first)
         assert function in first or "eventwindows" in first, (call, first)
 
 

@@ -137,7 +137,7 @@ def _child():
         events.groupBy(ew.hopping_window("s", "e", 0, 2)).count().columns
         result["bad_size"] = None
     except AnalysisException as e:
-        result["bad_size"] = f"{type(e).__name__}: {e}"
+        result["bad_size"] = f"{type(e).__name__}: {e.getCondition()} {e.getSqlState()}: {e}"
     except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
         result["bad_size"] = f"UNEXPECTED {type(e).__module__}.{type(e).__name__}: {e}"
 
@@ -233,7 +233,8 @@ def test_pandas_udfs(connect_result):
 
 def test_bad_parameter_is_an_analysis_exception(connect_result):
     assert connect_result["bad_size"] is not None
-    assert connect_result["bad_size"].startswith("AnalysisException: ")
+    assert connect_result["bad_size"].startswith(
+        "AnalysisException: EVENTWINDOWS_INVALID_PARAMETER 22023: "), connect_result["bad_size"]
     assert "`size`" in connect_result["bad_size"]
 
 
@@ -241,8 +242,9 @@ def test_bad_row_is_a_spark_error(connect_result):
     """A run-time data error reaches the Connect client as Spark's own error class, with its
     condition and SQLSTATE and our message."""
     name, condition, state, message = connect_result["bad_row"]
-    assert (name, condition, state) == ("IllegalArgumentException", "USER_RAISED_EXCEPTION",
-                                        "P0001"), connect_result["bad_row"]
+    assert (name, condition, state) == (
+        "IllegalArgumentException", "EVENTWINDOWS_EVENT_ENDS_BEFORE_START", "22000"), (
+        connect_result["bad_row"])
     assert "the row (s=5, e=3) has end 3 < start 5" in message, message
 
 

@@ -216,3 +216,16 @@ def test_a_program_without_the_extension_is_told_what_is_missing(tmp_path):
     assert ("hopping_window is an eventwindows SQL function, but this Spark session does not "
             "have the eventwindows extension: make the session with eventwindows.builder()"
             in result.stdout), result.stdout
+
+
+def test_every_error_condition_is_listed_in_the_docs():
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    jvm = json.loads((root / "jvm/src/main/resources/error/"
+                      "eventwindows-error-conditions.json").read_text())
+    page = (root / "docs/errors.md").read_text()
+    for condition, info in [*jvm.items(), *ew.errors.CONDITIONS.items()]:
+        assert condition.startswith("EVENTWINDOWS_")
+        assert f"| `{condition}` | {info['sqlState']} |" in page, condition

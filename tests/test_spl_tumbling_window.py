@@ -559,8 +559,8 @@ def test_null_policy_value_names_the_row(spark, rows, policy, row):
         spark.sql(f"SELECT count(*) FROM VALUES {rows} AS t(o, p) "
                   f"GROUP BY spl_tumbling_window(o, '{policy}')").collect()
     error = info.value
-    assert error.getCondition() == "USER_RAISED_EXCEPTION" and error.getSqlState() == "P0001"
-    message = error.getMessage()
+    assert (error.getCondition(), error.getSqlState()) == ("EVENTWINDOWS_INVALID_INPUT", "22000")
+    message = str(error)
     assert "spl_tumbling_window" in message and policy in message and row in message, message
 
 

@@ -165,7 +165,12 @@ class ParametersSuite extends EventWindowsSuite {
     assert(integer("f", "n", Literal(-4.toShort)) === -4L)
     assert(integer("f", "n", Literal(5)) === 5L)
     assert(integer("f", "n", Literal(Long.MaxValue)) === Long.MaxValue)
-    def error(body: => Any) = intercept[AnalysisException](body).getMessage
+    /** The error's function and reason, once its condition and SQLSTATE are checked. */
+    def error(body: => Any): String = {
+      val e = intercept[AnalysisException](body)
+      assert((e.getCondition, e.getSqlState) === ("EVENTWINDOWS_INVALID_PARAMETER", "22023"))
+      s"${e.messageParameters("function")}: ${e.messageParameters("reason")}"
+    }
     assert(error(integer("f", "n", Literal(2.5))) ===
       "f: `n` must be an integer (TINYINT, SMALLINT, INT or BIGINT), got DOUBLE (2.5D)")
     assert(error(integer("f", "n", Literal(null, IntegerType))) === "f: `n` must not be NULL")

@@ -1,6 +1,6 @@
 package io.eventwindows.execution
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.WindowSweepIterator
 import io.eventwindows.plans.WindowContents
 
@@ -74,7 +74,7 @@ case class WindowContentsExec(
         if (distinct.nonEmpty) {
           val values = distinctValues(row)
           if (previous != null && values == previous) {
-            throw new EventWindowsInputException(s"$function: two windows of one key have the " +
+            throw EventWindowsErrors.invalidInput(s"$function: two windows of one key have the " +
               s"same values ${WindowSweepIterator.describe(values, distinct)} (ties in time), " +
               "which applyInPandas would give its function as one group; use agg, which keeps " +
               "them apart, or break the ties")

@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 
 import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
@@ -48,7 +48,7 @@ case class CheckedEnd(start: Expression, end: Expression) extends BinaryExpressi
 
 object CheckedEnd {
   def check(start: Long, end: Long, timeType: DataType): Unit = if (end < start) {
-    throw new EventWindowsInputException(s"eventwindows: an event must not end before it " +
+    throw EventWindowsErrors.eventEndsBeforeStart(s"eventwindows: an event must not end before it " +
       s"starts, but one has start ${Literal(start, timeType)} and end ${Literal(end, timeType)}")
   }
 }

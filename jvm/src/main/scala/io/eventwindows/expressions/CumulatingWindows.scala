@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 
 /**
  * Cumulating windows, as Flink's `CUMULATE`: the time line is cut into buckets
@@ -67,7 +67,7 @@ sealed trait CumulatingWindows extends NumberedWindows {
   /** The number of window k of bucket b; an error if it lies beyond Long. */
   private def number(b: Long, k: Long): Long =
     try Math.addExact(Math.multiplyExact(b, perBucket), k - 1) catch {
-      case _: ArithmeticException => throw new EventWindowsInputException(
+      case _: ArithmeticException => throw EventWindowsErrors.invalidInput(
         s"cumulate_window: the windows of bucket $b cannot be numbered ($perBucket windows per " +
         s"bucket, $this): more than 2^64 windows reach into the time line; use a longer step, " +
         "or times further from the ends of the time line")

@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.plans.{AxisFamily, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -121,7 +121,7 @@ object EventWindowsOf {
    * family's horizon: there is no latest time to stop its windows at.
    */
   def openEndedOnStream(family: WindowFamily, start: Long, timeType: DataType): Nothing =
-    throw new EventWindowsInputException(s"${family.functionName}: the event starting at " +
+    throw EventWindowsErrors.invalidInput(s"${family.functionName}: the event starting at " +
       s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
       "windows without end. Give the window function a horizon (its last argument), or the " +
       "event an end")

@@ -1,6 +1,6 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{TypeCheckFailure, TypeCheckSuccess}
@@ -70,7 +70,7 @@ object SnapToBoundary {
   /** A period read from a column at run time must be positive too. */
   def checkedPeriod(period: Long): Long = {
     if (period <= 0) {
-      throw new EventWindowsInputException(
+      throw EventWindowsErrors.invalidInput(
         s"snap_to_boundary: `period` must be positive, got $period")
     }
     period

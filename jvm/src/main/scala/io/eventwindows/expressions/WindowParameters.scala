@@ -4,7 +4,7 @@ import java.util.Locale
 
 import scala.util.control.NonFatal
 
-import io.eventwindows.EventWindowsAnalysisException
+import io.eventwindows.EventWindowsErrors
 
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
 import org.apache.spark.sql.catalyst.util.{DateTimeUtils, IntervalUtils}
@@ -22,7 +22,7 @@ import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 object WindowParameters {
 
   def fail(function: String, message: String): Nothing =
-    throw new EventWindowsAnalysisException(s"$function: $message")
+    throw EventWindowsErrors.invalidParameter(function, message)
 
   /** Checks that a time argument has one of the time types and returns that type. */
   def timeType(function: String, parameter: String, e: Expression): DataType = {

@@ -1,6 +1,6 @@
 package io.eventwindows.plans
 
-import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{CalendarWindows, CumulatingWindows, NumberedWindows,
   TimeArithmetic}
 
@@ -84,7 +84,7 @@ object WindowAxis {
       end: Long,
       timeType: DataType): Unit =
     if (leave > enter && java.lang.Long.compareUnsigned(leave - enter, limit) > 0) {
-      throw new EventWindowsInputException(s"${family.functionName}: the event from " +
+      throw EventWindowsErrors.tooManyWindows(s"${family.functionName}: the event from " +
         s"${Literal(start, timeType)} to ${Literal(end, timeType)} lies in " +
         s"${BigInt(leave) - enter} windows, more than the limit of $limit for one event " +
         s"(${EventWindowsConf.MaxWindowsPerEvent}): each window is a row. Use output 'changes', " +
@@ -195,7 +195,7 @@ case class HoppingAxis(
   /** The position of window `index + plus`; `start` names the event when it has none. */
   private def position(index: Long, plus: Long, start: Long): Long =
     try exactSum(index, -shift, plus) catch {
-      case _: ArithmeticException => throw new EventWindowsInputException(
+      case _: ArithmeticException => throw EventWindowsErrors.invalidInput(
         s"hopping_window: the event starting at $start lies in windows past the last one that " +
         s"can be numbered (hop $hop tick, size $size ticks: more than 2^64 windows reach into " +
         "the BIGINT time line); use a hop of more than one tick, or times further from the end")

@@ -5,7 +5,7 @@ import java.util.{Arrays, HashMap => JHashMap}
 
 import scala.collection.mutable.{ArrayBuffer, ArrayBuilder}
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.AnchorSweep
 import io.eventwindows.plans.{AnchorWindow, Bounds}
 
@@ -117,7 +117,7 @@ private[slices] object AnchorEndpoints {
   final class Reader(keyTypes: Seq[DataType]) extends Serializable {
     def read(broadcast: Any): AnchorEndpoints = {
       val layout = broadcast.asInstanceOf[Array[InternalRow]].head
-      if (!layout.isNullAt(5)) throw new EventWindowsInputException(layout.getUTF8String(5).toString)
+      if (!layout.isNullAt(5)) throw EventWindowsErrors.invalidInput(layout.getUTF8String(5).toString)
       val keyOf = UnsafeProjection.create(keyTypes.zipWithIndex.map { case (t, i) =>
         BoundReference(i, t, nullable = true)
       })

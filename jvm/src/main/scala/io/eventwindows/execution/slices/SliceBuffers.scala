@@ -2,7 +2,7 @@ package io.eventwindows.execution.slices
 
 import java.util.BitSet
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.aggregate.WindowMemory
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -25,7 +25,7 @@ private[execution] final class SliceBuffers(initialValues: Seq[Expression], slic
   private val bytes = {
     val total = size.toLong * slices
     if (total > Int.MaxValue - 16) {
-      throw new EventWindowsInputException(s"dynamic windows: the $slices slices of the anchors' " +
+      throw EventWindowsErrors.invalidInput(s"dynamic windows: the $slices slices of the anchors' " +
         s"intervals need $total bytes of buffers per task, more than an array holds; lower " +
         "spark.sql.autoBroadcastJoinThreshold below the anchors' size so that they are not " +
         "broadcast")

@@ -1,6 +1,6 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.AnchorSweep
 import io.eventwindows.plans.AnchorWindow
 
@@ -42,7 +42,7 @@ case class CheckedAnchorStart(
   }
 
   /** Fails the query on the anchor `value` with its start `s` and end `e` (each may be null). */
-  def reject(value: Any, s: Any, e: Any): Nothing = throw new EventWindowsInputException(
+  def reject(value: Any, s: Any, e: Any): Nothing = throw EventWindowsErrors.invalidInput(
     AnchorSweep.rejectionMessage(family, anchor.dataType, value, dataType, s, e))
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {

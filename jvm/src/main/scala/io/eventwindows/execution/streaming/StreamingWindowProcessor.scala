@@ -1,6 +1,6 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.ResumingSweep
 
 import org.apache.spark.sql.{Encoders, Row}
@@ -148,7 +148,7 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
     if (progress.exists()) {
       val stored = progress.get()
       if (stored.definition != spec.definition) {
-        throw new EventWindowsInputException(s"${spec.window.function}: the checkpoint holds the state " +
+        throw EventWindowsErrors.checkpointMismatch(s"${spec.window.function}: the checkpoint holds the state " +
           s"of another window definition [${stored.definition}], not of this query's " +
           s"[${spec.definition}]; a changed window definition needs a new checkpoint location")
       }

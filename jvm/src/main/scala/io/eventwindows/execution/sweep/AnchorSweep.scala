@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import java.util.PriorityQueue
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.AnchorWindow
@@ -122,7 +122,7 @@ private[execution] final class AnchorSweep(
   }
 
   /** The anchor in `valueRow` is not a valid one. */
-  private def reject(): Nothing = throw new EventWindowsInputException(
+  private def reject(): Nothing = throw EventWindowsErrors.invalidInput(
     AnchorSweep.rejectionMessage(family, values(2).dataType, valueRow.get(2, values(2).dataType),
       timeType, valueRow.get(0, timeType), valueRow.get(1, timeType)))
 }

@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow}
 
@@ -151,7 +151,7 @@ private[sweep] final class SessionSweep(
   private def checkPieces(enter: Long, leave: Long, start: Long, end: Long): Unit =
     if (java.lang.Long.compareUnsigned(leave - enter, maxPieces) > 0) {
       val until = if (end == lineMax) "the end of time" else Literal(end, timeType).toString
-      throw new EventWindowsInputException(s"${family.functionName}: the event from " +
+      throw EventWindowsErrors.tooManyWindows(s"${family.functionName}: the event from " +
         s"${Literal(start, timeType)} to $until lies in ${BigInt(leave) - enter} pieces of " +
         s"max_duration, more than the limit of $maxPieces for one event " +
         s"(${EventWindowsConf.MaxWindowsPerEvent}): each piece is a row. Use a longer " +

@@ -4,7 +4,7 @@ import java.util.PriorityQueue
 
 import scala.jdk.CollectionConverters._
 
-import io.eventwindows.{EventWindowsConf, EventWindowsInputException}
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SlidingWindow, SplPolicy}
@@ -144,7 +144,7 @@ private[execution] final class SlidingSweep(
     val firings = if (until <= nextInstant) BigInt(0)
       else (BigInt(until) - nextInstant - 1) / period + 1
     if (firings > maxFirings) {
-      throw new EventWindowsInputException(s"${family.functionName}: the time trigger " +
+      throw EventWindowsErrors.tooManyWindows(s"${family.functionName}: the time trigger " +
         s"'${family.trigger.sql}' would fire $firings times before the tuple at order $limit " +
         s"(the window holds tuples from ${contents.oldestOrder} to ${contents.newestOrder}), more " +
         s"than the limit of $maxFirings rows (${EventWindowsConf.MaxWindowsPerEvent}); use a " +

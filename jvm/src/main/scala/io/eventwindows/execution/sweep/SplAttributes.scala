@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
 import io.eventwindows.plans.SplPolicy
 
@@ -48,7 +48,7 @@ private[sweep] final class SplAttributes(
     while (i < units.length) {
       if (row.isNullAt(i)) {
         val what = if (units(i).isDefined) "attribute" else "punctuation column"
-        throw new EventWindowsInputException(
+        throw EventWindowsErrors.invalidInput(
           s"$function: the $what of '${policies(i)._1.sql}' is NULL in the row " +
             s"${WindowSweepIterator.describe(tuple, input)}; filter such rows out or give them a value")
       }

@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import java.util.ArrayDeque
 
-import io.eventwindows.EventWindowsInputException
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
 import io.eventwindows.plans.WindowDefinition
@@ -201,7 +201,7 @@ private[execution] final class WindowSweepIterator(
   }
 
   private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing =
-    throw new EventWindowsInputException(
+    throw EventWindowsErrors.eventEndsBeforeStart(
       s"eventwindows: an event must not end before it starts, but the row " +
         s"${WindowSweepIterator.describe(row, inputAttributes)} has end ${Literal(e, timeType)} " +
         s"< start ${Literal(s, timeType)}")
