@@ -168,12 +168,12 @@ def test_tumbling_timestamp_ntz_with_alignment(spark, alignment):
     ]
 
 
-@pytest.mark.parametrize("size", [datetime.timedelta(seconds=3), 3_000_000],
-                         ids=["timedelta", "int-microseconds"])
+@pytest.mark.parametrize("size", [datetime.timedelta(seconds=3), "3000000 microseconds"],
+                         ids=["timedelta", "microseconds"])
 def test_tumbling_point_events_default_alignment_is_the_epoch(spark, size):
     # Windows [3j, 3j + 3) seconds after the epoch; 2024-01-01 00:00:00 is 1704067200 s after it,
     # a multiple of 3, so the windows are [0, 3), [3, 6), [6, 9) seconds after midnight:
-    # 0, 1, 2 -> [0, 3); 4 -> [3, 6); 7 -> [6, 9). An int is microseconds, as for window().
+    # 0, 1, 2 -> [0, 3); 4 -> [3, 6); 7 -> [6, 9).
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
     result = events.groupBy(ew.tumbling_window("s", size)).count()
     assert windowed(result, "count") == [
@@ -423,8 +423,8 @@ def test_event_session_window_trill_changes(spark):
 
 
 @pytest.mark.parametrize("gap", [
-    lambda: "30 seconds", lambda: datetime.timedelta(seconds=30), lambda: 30_000_000,
-    lambda: F.expr("INTERVAL 30 SECONDS")], ids=["string", "timedelta", "int", "column"])
+    lambda: "30 seconds", lambda: datetime.timedelta(seconds=30), lambda: "30000000 microseconds",
+    lambda: F.expr("INTERVAL 30 SECONDS")], ids=["string", "timedelta", "microseconds", "column"])
 def test_event_session_window_timestamp_gap_forms_agree(spark, gap):
     # Points at 00:00:00, 00:00:20, 00:01:00: the first two within 30 s, the third alone. As
     # Spark's session_window(ts, '30 seconds').

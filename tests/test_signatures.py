@@ -97,6 +97,33 @@ def test_the_end_is_a_keyword_and_the_old_form_still_reads_with_a_warning(
     assert sorted(tuple(r) for r in from_sql.collect()) == expected
 
 
+@pytest.mark.parametrize("call, parameter", [
+    (lambda: ew.tumbling_window("ts", 600), "size"),
+    (lambda: ew.hopping_window("ts", "10 minutes", 60_000_000), "hop"),
+    (lambda: ew.event_session_window("ts", 30), "gap"),
+    (lambda: ew.cumulate_window("ts", 60, "1 hour"), "step"),
+], ids=["tumbling", "hopping", "session", "cumulate"])
+def test_an_integer_duration_over_timestamps_is_an_error_saying_what_to_write(
+        points, call, parameter):
+    """F.window refuses an integer duration; over TIMESTAMP time ours do too, at analysis (an
+    integer is a number of ticks over BIGINT time only)."""
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException, match=f"`{parameter}` must be an interval string such "
+                                                f"as '5 seconds' or a day-time interval for "
+                                                f"TIMESTAMP time, got the integer") as info:
+        points.groupBy(call()).count()
+    assert "microseconds'" in str(info.value)
+    assert info.value.getCondition() == "EVENTWINDOWS_INVALID_PARAMETER"
+
+
+def test_changes_speaks_the_units_of_the_call(points):
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException, match=r"got hop 10 minutes > size 5 minutes"):
+        points.groupBy(ew.hopping_window("ts", "5 minutes", "10 minutes", output="changes")).count()
+
+
 def test_constant_columns_as_durations_read_in_the_new_form(intervals):
     # Two Columns after the start cannot be the old form (its end, then two durations).
     column = ew.hopping_window("s", F.expr("4"), F.expr("2"))

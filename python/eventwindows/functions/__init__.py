@@ -21,8 +21,8 @@ Python values for the constant parameters:
   name.
 * durations (``size``, ``hop``, ``step``, ``period``, ``gap``, ``max_duration``): an interval string such
   as ``'5 seconds'``, a :class:`datetime.timedelta` (a day-time interval), an ``int`` number of
-  ticks (microseconds for timestamps, as Spark's ``window()`` reads integers), or a
-  :class:`~pyspark.sql.Column` holding a constant.
+  ticks for BIGINT time (for timestamps an ``int`` is an error, as ``F.window`` refuses one:
+  write ``'600 seconds'``), or a :class:`~pyspark.sql.Column` holding a constant.
 * times (``alignment``, ``horizon``): a timestamp string, a :class:`datetime.datetime` or
   :class:`datetime.date`, an ``int`` (BIGINT time), ``None`` (the default) or a
   :class:`~pyspark.sql.Column`. A string, a date or a naive datetime is read as a timestamp

@@ -18,7 +18,7 @@ from eventwindows.errors import extension_missing, invalid_type
 
 #: A column or the name of a column.
 ColumnOrName = Union[Column, str]
-#: A window length or hop: interval string, timedelta, int ticks (µs for timestamps) or a Column.
+#: A window length or hop: interval string, timedelta, int ticks (BIGINT time only) or a Column.
 DurationLike = Union[str, datetime.timedelta, int, Column]
 #: A count or a message index: an int or a constant Column.
 IntegerLike = Union[int, Column]
@@ -53,7 +53,7 @@ def _interval(value, parameter: str, kind: str, forms: str) -> Column:
 def _duration(value: DurationLike, parameter: str) -> Column:
     return _interval(value, parameter, "a duration",
                      "an interval string such as '5 seconds', a datetime.timedelta, an int "
-                     "(ticks: microseconds for timestamps)")
+                     "(ticks, for BIGINT time)")
 
 
 def _time(value: Optional[TimeLike], parameter: str) -> Column:

@@ -47,8 +47,8 @@ def cumulate_window(
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
       * step - how much each window of a bucket is longer than the one before: a day-time
-          interval, a string such as '1 minute' or '1 day', a year-month interval or an integer
-          number of microseconds (for BIGINT time an integer number of ticks); positive.
+          interval, a string such as '1 minute' or '1 day' or a year-month interval (for BIGINT time
+          an integer number of ticks; for timestamps an integer is no duration); positive.
       * size - the bucket length, like `step`; a multiple of `step` (for calendar windows: not
           shorter than `step`, and with months if `step` has any).
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which

@@ -28,8 +28,8 @@ def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike)
       * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
       * alignment - a boundary, of the type of `t` (or a timestamp string); for timestamps a
           constant may also be an offset from the epoch, as for hopping_window.
-      * period - the distance between boundaries: a day-time interval, an interval string or an
-          integer number of microseconds for timestamps, an integer for BIGINT; positive.
+      * period - the distance between boundaries: a day-time interval or an interval string for
+          timestamps, an integer for BIGINT; positive.
 
     In Python, ``t`` is a Column or a column name; a string ``alignment`` is a timestamp string,
     or else an interval string (pass a Column to snap to another column); ``period`` may be a

@@ -84,8 +84,8 @@ def hopping_window(
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
       * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
-          a year-month interval or an integer number of microseconds (for BIGINT time an integer
-          number of ticks); positive.
+          or a year-month interval (for BIGINT time an integer number of ticks; for timestamps an
+          integer is no duration); positive.
       * hop - the distance between window starts, like `size`; positive.
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
           some window starts; for timestamps also an offset from the epoch, as window() takes
@@ -159,8 +159,8 @@ def tumbling_window(
           naming the row; an end equal to the start is an empty lifetime, in no window; rows with
           a NULL start are skipped, as by Spark's window().
       * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
-          a year-month interval or an integer number of microseconds (for BIGINT time an integer
-          number of ticks); positive.
+          or a year-month interval (for BIGINT time an integer number of ticks; for timestamps an
+          integer is no duration); positive.
       * alignment - optional, a time of the type of `start` (or a timestamp string) on which
           some window starts; for timestamps also an offset from the epoch, as window() takes
           its start time: an interval string such as '15 minutes', a day-time interval or an

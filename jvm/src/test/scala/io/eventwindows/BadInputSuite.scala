@@ -29,7 +29,8 @@ class BadInputSuite extends EventWindowsSuite {
     rejected("hopping_window(ts, '-1 month', '1 day')", "`size` must be positive")
     rejected("hopping_window(ts, 'five seconds', '1 second')", "`size` is not a valid interval")
     rejected("tumbling_window(s, '5 seconds')", "`size` must be an integer number of ticks")
-    rejected("tumbling_window(ts, 5.0)", "`size` must be a day-time interval")
+    rejected("tumbling_window(ts, 5.0)", "`size` must be an interval string such as '5 seconds' " +
+      "or a day-time interval for TIMESTAMP time")
     rejected("hopping_window(s, e, s, 1L)", "`size` must be a constant")
   }
 

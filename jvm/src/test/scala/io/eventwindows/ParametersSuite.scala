@@ -82,12 +82,19 @@ class ParametersSuite extends EventWindowsSuite {
       |  (TIMESTAMP '2024-01-01 00:00:01'), (TIMESTAMP '2024-01-01 00:00:04'))
       |""".stripMargin
 
-  test("timestamps: size and hop as integer microseconds, as Spark's window() takes them") {
+  test("timestamps: a bare integer size or hop is an error saying what to write") {
+    // Python's F.window refuses an integer duration; Spark's SQL window() reads it as
+    // microseconds, which made 600 microsecond windows of a size meant as 600 seconds.
+    rejected(timestampEvents, "hopping_window(s, 4000000, '2 seconds')",
+      "hopping_window: `size` must be an interval string such as '5 seconds' or a day-time " +
+        "interval for TIMESTAMP time, got the integer 4000000",
+      "for microseconds write '4000000 microseconds'")
+    rejected(timestampEvents, "tumbling_window(s, 3000000L)", "`size`", "the integer 3000000")
+    rejected(timestampEvents, "hopping_window(s, '4 seconds', 2 * 1000000)", "`hop`",
+      "the integer 2000000")
     sameRows(timestampEvents, p => s"hopping_window(s, ${p(0)}, ${p(1)})",
-      Seq("'4 seconds'", "'2 seconds'"), Seq("4000000", "2000000"), Seq("4000000L", "2000000L"),
-      Seq("INTERVAL 4 SECONDS", "2 * 1000000"))
-    assert(windows(timestampEvents, "tumbling_window(s, 3000000)") ===
-      windows(timestampEvents, "tumbling_window(s, '3 seconds')"))
+      Seq("'4 seconds'", "'2 seconds'"), Seq("'4000000 microseconds'", "'2000000 microseconds'"),
+      Seq("INTERVAL 4 SECONDS", "INTERVAL '2' SECOND"))
   }
 
   test("timestamps: the alignment as an offset from the epoch, as window()'s start time") {
@@ -116,8 +123,8 @@ class ParametersSuite extends EventWindowsSuite {
     // 00:00:04 is on a boundary of 00:00:01 + 3n: it snaps to itself, and the earliest window
     // holding it, [00:00:04, 00:00:07), ends at 00:00:07.
     assert(expected === Seq(Seq(ts("2024-01-01 00:00:04"), ts("2024-01-01 00:00:07"))))
-    assert(rows(sql(snapped.format("'1 second'", "3000000", "3000000L", "INTERVAL 3 SECONDS",
-      "1000000"))) === expected)
+    assert(rows(sql(snapped.format("'1 second'", "'3000000 microseconds'", "INTERVAL 3 SECONDS",
+      "INTERVAL 3 SECONDS", "1000000"))) === expected)
   }
 
   /** Analysis of `groupBy` over `events` must fail with all of `fragments`. */
@@ -138,9 +145,8 @@ class ParametersSuite extends EventWindowsSuite {
       "`horizon` must be BIGINT like the time column (or a narrower integer), got STRING")
     rejected(bigintEvents, "tumbling_window(s, e, CAST(NULL AS INT))",
       "`size` must not be NULL")
-    rejected(timestampEvents, "tumbling_window(s, 2.5)", "`size` must be a day-time interval, " +
-      "an interval string such as '5 seconds' or an integer number of microseconds for " +
-      "TIMESTAMP time, got DECIMAL(2,1)")
+    rejected(timestampEvents, "tumbling_window(s, 2.5)", "`size` must be an interval string " +
+      "such as '5 seconds' or a day-time interval for TIMESTAMP time, got DECIMAL(2,1)")
     rejected(bigintEvents, "tumbling_window(s, e, INTERVAL 1 MONTH)", "`size` must be",
       "got INTERVAL MONTH")
     rejected(timestampEvents, "tumbling_window(s, INTERVAL -1 MONTH)",
@@ -180,12 +186,19 @@ class ParametersSuite extends EventWindowsSuite {
     assert(offsetTicks("f", "lo", Literal(-5), LongType) === -5L)
     assert(offsetTicks("f", "lo", Literal(0.toShort), LongType) === 0L)
     assert(offsetTicks("f", "lo", Literal("-5 seconds"), TimestampType) === -5000000L)
-    assert(offsetTicks("f", "lo", Literal(-7), TimestampType) === -7L)
-    assert(offsetTicks("f", "lo", Literal(0L), TimestampType) === 0L)
+    assert(offsetTicks("f", "lo", Literal("0 seconds"), TimestampType) === 0L)
+    // A bare integer is no duration for timestamps (as Python's F.window): the error says what
+    // to write.
+    assert(error(offsetTicks("f", "lo", Literal(-7), TimestampType)) ===
+      "f: `lo` must be an interval string such as '5 seconds' or a day-time interval for " +
+      "TIMESTAMP time, got the integer -7, which is no duration for TIMESTAMP time (as in " +
+      "Spark's window()); for microseconds write '-7 microseconds'")
     assert(error(offsetTicks("f", "lo", Literal("5 seconds"), LongType)) ===
       "f: `lo` must be an integer number of ticks for BIGINT time, got STRING ('5 seconds')")
     assert(durationTicks("f", "size", Literal(5.toByte), LongType) === 5L)
-    assert(error(durationTicks("f", "size", Literal(0), TimestampType)) ===
+    assert(error(durationTicks("f", "size", Literal(0), LongType)) ===
       "f: `size` must be positive, got 0")
+    assert(error(durationTicks("f", "size", Literal("0 seconds"), TimestampType)) ===
+      "f: `size` must be positive, got '0 seconds'")
   }
 }

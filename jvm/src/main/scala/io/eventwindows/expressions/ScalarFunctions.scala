@@ -27,8 +27,8 @@ object ScalarFunctions {
       * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
       * alignment - a boundary, of the type of `t` (or a timestamp string); for timestamps a
           constant may also be an offset from the epoch, as for hopping_window.
-      * period - the distance between boundaries: a day-time interval, an interval string or an
-          integer number of microseconds for timestamps, an integer for BIGINT; positive.
+      * period - the distance between boundaries: a day-time interval or an interval string for
+          timestamps, an integer for BIGINT; positive.
     """,
     """
     Examples:
@@ -74,7 +74,10 @@ object ScalarFunctions {
     val time = WindowParameters.timeType(name, "t", args.head)
     val size = WindowParameters.durationTicks(name, "size", args(1), time)
     val hop = WindowParameters.durationTicks(name, "hop", args(2), time)
-    if (hop > size) WindowParameters.fail(name, s"`hop` must not exceed `size`, got $hop > $size")
+    if (hop > size) {
+      WindowParameters.fail(name, s"`hop` must not exceed `size`, got " +
+        s"${WindowParameters.describeTicks(hop, time)} > ${WindowParameters.describeTicks(size, time)}")
+    }
     make(args.head, size, hop, WindowParameters.alignmentTicks(name, args.lift(3), time))
   }
 

@@ -28,8 +28,8 @@ object SessionFunctions {
     s"""
     Arguments:$lifetimeArguments
       * gap - how long a session stays open after its events' last active tick: a day-time
-          interval, a string such as '5 minutes' or an integer number of microseconds (for BIGINT
-          time an integer number of ticks); positive.
+          interval or a string such as '5 minutes' (for BIGINT time an integer number of ticks; for
+          timestamps an integer is no duration); positive.
       * max_duration - optional, like `gap` and at least `gap`: cuts a session [S, E) into
           pieces [S + j * max_duration, min(S + (j + 1) * max_duration, E)); an event belongs to
           every piece its lifetime intersects, and a piece with no event gives no row. NULL or

@@ -55,8 +55,8 @@ object StreamInsightFunctions {
     s"""
     Arguments:$lifetimeArguments
       * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
-          a year-month interval or an integer number of microseconds (for BIGINT time an integer
-          number of ticks); positive.
+          or a year-month interval (for BIGINT time an integer number of ticks; for timestamps an
+          integer is no duration); positive.
       * hop - the distance between window starts, like `size`; positive.$hoppingParameters""",
     """
     Examples:
@@ -76,8 +76,8 @@ object StreamInsightFunctions {
     s"""
     Arguments:$lifetimeArguments
       * size - the window length: a day-time interval, a string such as '5 seconds' or '1 month',
-          a year-month interval or an integer number of microseconds (for BIGINT time an integer
-          number of ticks); positive.$hoppingParameters""",
+          or a year-month interval (for BIGINT time an integer number of ticks; for timestamps an
+          integer is no duration); positive.$hoppingParameters""",
     """
     Examples:
       > SELECT window.start, count(*) FROM VALUES (1L), (3L), (4L), (5L) AS t(ts) GROUP BY _FUNC_(ts, 2) ORDER BY 1;
@@ -145,8 +145,10 @@ object StreamInsightFunctions {
       },
       exact = (size, hop) => {
         if (changes && hop > size) {
+          val time = axis.start.dataType
           WindowParameters.fail(name, s"`output` 'changes' needs hop <= size (windows without " +
-            s"gaps), got hop $hop > size $size")
+            s"gaps), got hop ${WindowParameters.describeTicks(hop, time)} > size " +
+            WindowParameters.describeTicks(size, time))
         }
         Hopping(size, hop, axis.alignmentTicks, axis.output, axis.horizon)
       })

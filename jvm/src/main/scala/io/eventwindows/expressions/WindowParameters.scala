@@ -65,14 +65,18 @@ object WindowParameters {
 
   /**
    * A relative time in ticks of the time type `time`, of any sign: for BIGINT time an integer; for
-   * timestamps what Spark's `window()` takes for its durations and start time: a day-time interval,
-   * an interval string such as '-5 seconds', a calendar interval without months, or an integer
-   * number of microseconds.
+   * timestamps a day-time interval, an interval string such as '-5 seconds' or a calendar interval
+   * without months, as Python's `F.window` takes durations: a bare integer is no duration there
+   * (Spark's SQL `window()` would read it as microseconds, silently tiny windows).
    */
   def offsetTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
     val value = nonNullConstant(function, parameter, e)
     (time, e.dataType, value) match {
-      case (_, dataType, n) if isIntegral(dataType) => widened(n)
+      case (LongType, dataType, n) if isIntegral(dataType) => widened(n)
+      case (_, dataType, n) if isIntegral(dataType) =>
+        fail(function, s"`$parameter` must be ${relativeTimes(time)}, got the integer $n, which " +
+          s"is no duration for ${time.sql} time (as in Spark's window()); for microseconds write " +
+          s"'$n microseconds'")
       case (LongType, other, _) =>
         fail(function, s"`$parameter` must be an integer number of ticks for BIGINT time, got " +
           s"${other.sql} (${e.sql})")
@@ -88,7 +92,7 @@ object WindowParameters {
     }
   }
 
-  /** The types other than strings that [[offsetTicks]] reads for timestamps. */
+  /** The types other than strings that [[alignmentTicks]] reads as offsets for timestamps. */
   private def isOffsetType(dataType: DataType): Boolean = dataType match {
     case _: DayTimeIntervalType | CalendarIntervalType => true
     case other => isIntegral(other)
@@ -96,8 +100,14 @@ object WindowParameters {
 
   /** What [[offsetTicks]] accepts for timestamps, for messages. */
   private def relativeTimes(time: DataType): String =
-    "a day-time interval, an interval string such as '5 seconds' or an integer number of " +
-      s"microseconds for ${time.sql} time"
+    s"an interval string such as '5 seconds' or a day-time interval for ${time.sql} time"
+
+  /**
+   * `ticks` of the time type `time` as a user writes them: a number for BIGINT time, an interval
+   * for timestamps ('10 minutes', not 600000000).
+   */
+  def describeTicks(ticks: Long, time: DataType): String =
+    if (time == LongType) ticks.toString else new CalendarInterval(0, 0, ticks).toString
 
   /** A positive [[offsetTicks]]: a window length, a hop, a period. */
   def durationTicks(function: String, parameter: String, e: Expression, time: DataType): Long = {
@@ -109,8 +119,8 @@ object WindowParameters {
   /**
    * A window length or hop of calendar windows over timestamps: what [[durationTicks]] takes, and
    * also months and years (a string such as '1 month', a year-month interval). The days of a
-   * string or a day-time interval are calendar days, as Spark adds either to a timestamp; an
-   * integer is microseconds. Positive, and no part negative.
+   * string or a day-time interval are calendar days, as Spark adds either to a timestamp.
+   * Positive, and no part negative.
    */
   def calendarStep(function: String, parameter: String, e: Expression, time: DataType)
       : CalendarStep = {
@@ -219,13 +229,16 @@ object WindowParameters {
               else None)
             .getOrElse(fail(function, s"`$parameter` is not a valid ${time.sql}" +
               (if (offsetFromEpoch) " nor an interval" else "") + s": '$s'"))
+        // An integer is microseconds here, as window() takes its start time in SQL.
+        case dataType if offsetFromEpoch && time != LongType && isIntegral(dataType) =>
+          widened(value)
         case dataType if offsetFromEpoch && time != LongType && isOffsetType(dataType) =>
           offsetTicks(function, parameter, e, time)
         case dataType =>
           val alternatives = if (time == LongType) " (or a narrower integer)"
             else if (!offsetFromEpoch) " (or a timestamp string)"
             else " or a timestamp string, or an offset from the epoch as window() takes its " +
-              s"start time: ${relativeTimes(time)}"
+              s"start time: ${relativeTimes(time)}, or an integer number of microseconds"
           fail(function, s"`$parameter` must be ${time.sql} like the time column$alternatives, " +
             s"got ${dataType.sql} (${e.sql})")
       }
