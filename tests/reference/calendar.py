@@ -107,7 +107,8 @@ def calendar_window(rows, size, hop, alignment, zone, output="window", horizon=N
     """hopping_window(..., size, hop, alignment, output, horizon, time_zone) grouped by key:
     'window' and 'point' as :func:`reference.streaminsight.hopping_window`; 'changes' merges runs
     of consecutive windows holding the same events into one row from the end of the first to the
-    end of the window after the last (open-ended events last to the end of time there)."""
+    end of the window after the last (open-ended events last to the end of time there), unless
+    both are one instant."""
     if output == "changes":
         return calendar_changes(rows, size, hop, alignment, zone, point)
     if horizon is None:
@@ -146,7 +147,11 @@ def calendar_changes(rows, size, hop, alignment, zone, point=False, line_max=TIM
             if not members:
                 continue
             forever = i == len(runs) - 1 and any(group[j].open for j in members)
+            start = window(first, size, hop, alignment, zone)[1]
             end = line_max if forever else window(last + 1, size, hop, alignment, zone)[1]
-            out.append((key, window(first, size, hop, alignment, zone)[1], end)
-                       + aggregate([group[j] for j in members]))
+            if start == end:
+                # Windows can share an end (a month from Mar 30 and from Mar 31 both end on
+                # Apr 30): the later window's events hold from that end, this run for no time.
+                continue
+            out.append((key, start, end) + aggregate([group[j] for j in members]))
     return sort_rows(out)
