@@ -272,9 +272,10 @@ CONFIGS = [
     ((1, 0, 0), (0, 1, 0), "2023-01-31 00:00:00", ["window", "changes"]),
     ((0, 1, 0), (0, 0, 6 * 3_600_000_000), None, ["window"]),
     ((1, 1, 0), (1, 1, 0), None, ["window", "changes"]),
-    # Hours and half hours on the local clock, across half-hour changes too.
-    ((0, 0, 3_600_000_000), (0, 0, 3_600_000_000), None, ["window", "point", "changes"]),
-    ((0, 0, 3 * 3_600_000_000), (0, 0, 1_800_000_000), "1970-01-01 00:15:00", ["window"]),
+    # Hours and half hours on the local clock, across half-hour changes too (few outputs: an
+    # event of 40 days is in a thousand windows of an hour).
+    ((0, 0, 3_600_000_000), (0, 0, 3_600_000_000), None, ["window", "changes"]),
+    ((0, 0, 3 * 3_600_000_000), (0, 0, 1_800_000_000), "1970-01-01 00:15:00", ["changes"]),
 ]
 
 

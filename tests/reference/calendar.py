@@ -13,6 +13,7 @@ in :mod:`reference.streaminsight`.
 
 import calendar
 import datetime
+import functools
 from zoneinfo import ZoneInfo
 
 from harness import TIMESTAMP_MAX, sort_rows
@@ -67,6 +68,7 @@ def first_reading(local, zone):
     return high
 
 
+@functools.lru_cache(maxsize=1 << 16)  # windows_touching asks for each window several times
 def boundary(n, size, hop, alignment, zone):
     """`start_n + size` in microseconds since the epoch; `alignment` local micros."""
     if hop[0]:  # the months of the hops and of the size counted from the alignment first
