@@ -173,6 +173,21 @@ def test_hours_run_from_one_local_full_hour_to_the_next(spark, zone, events, win
         GROUP BY tumbling_window(ts, '1 hour', time_zone => '{zone}') ORDER BY 1""") == windows
 
 
+@pytest.mark.parametrize("size, window", [
+    ("15 minutes", ("2024-10-27 00:45:00", "2024-10-27 02:00:00")),
+    ("1 second", ("2024-10-27 00:59:59", "2024-10-27 02:00:00")),
+])
+def test_windows_shorter_than_the_repeated_hour_leave_it_to_the_last(spark, size, window):
+    # 01:30:00.5 UTC is 02:30:00.5 the second time Berlin's clocks read it; each local time from
+    # 02:00 to 03:00 starts its window at its first reading (00:00 to 01:00 UTC), so the one
+    # ending at 03:00 local (02:00 UTC) holds the whole repeat.
+    got = rows_of(spark, f"""
+        SELECT CAST(window.start AS STRING), CAST(window.end AS STRING)
+        FROM VALUES (TIMESTAMP '2024-10-27 01:30:00.5') AS t(ts)
+        GROUP BY tumbling_window(ts, '{size}', time_zone => 'Europe/Berlin')""")
+    assert got == [window]
+
+
 @pytest.mark.parametrize("zone", ZONES)
 def test_local_hours_match_sparks_own_local_hours(spark, zone):
     # An instant's local hour as Spark's date_format reads the zone's clock: in every zone here
@@ -402,6 +417,19 @@ def test_windows_at_the_ends_of_the_time_line_are_clipped_to_it(spark):
         GROUP BY tumbling_window(ts, '1 hour', time_zone => 'Asia/Kathmandu') ORDER BY 1""")
     assert got == [("0001-01-01 00:00:00", "0001-01-01 00:18:44", 1),
                    ("9999-12-31 23:15:00", "9999-12-31 23:59:59.999999", 1)]
+    # A month from each local midnight: 05:51:16 local on 0001-01-01 is in the 31 months from
+    # Dec 2 (year 0) to Jan 1, ending at local midnights from Jan 2 (18:18:44 UTC); 05:35 local on
+    # 10000-01-01 in those from Dec 2 to Jan 1 (18:15 UTC the evening before), ending after it.
+    got = rows_of(spark, """
+        SELECT CAST(window.start AS STRING), CAST(window.end AS STRING), count(*)
+        FROM VALUES (TIMESTAMP '0001-01-01 00:10:00'), (TIMESTAMP '9999-12-31 23:50:00') AS t(ts)
+        GROUP BY hopping_window(ts, '1 month', '1 day', time_zone => 'Asia/Kathmandu')
+        ORDER BY 2, 1""")
+    assert len(got) == 62
+    assert got[0] == ("0001-01-01 00:00:00", "0001-01-01 18:18:44", 1)
+    assert got[30] == ("0001-01-01 00:00:00", "0001-01-31 18:18:44", 1)
+    assert got[31] == ("9999-12-01 18:15:00", "9999-12-31 23:59:59.999999", 1)
+    assert got[-1] == ("9999-12-31 18:15:00", "9999-12-31 23:59:59.999999", 1)
 
 
 @pytest.mark.parametrize("aggregate", ["count(*) AS n", "collect_list(v) AS n"])
