@@ -68,12 +68,13 @@ def cumulate_window(
           'Europe/Berlin'): the windows are calendar windows of that zone. TIMESTAMP time only.
     Calendar windows: when the step or the size has months or years, or a time_zone is given,
       bucket n starts at alignment + n * size, and its window k ends at alignment + (n * size +
-      k * step) or at the bucket's end if that comes first, with + as Spark adds an interval to
-      a timestamp in the time zone (the session's if none is given): months, then calendar days,
-      then microseconds. So '1 day' steps through a '1 month' bucket end at local midnights, 28
-      to 31 windows, the last the whole month. A local time in a gap moves forward by the gap,
-      an ambiguous one takes the earlier instant. Over TIMESTAMP_NTZ time the wall clock is
-      stepped as it is.
+      k * step) or at the bucket's end if that comes first, with + stepping the local clock of
+      the time zone (the session's if none is given): months, then days, then hours and smaller
+      units. So '1 day' steps through a '1 month' bucket end at local midnights, 28 to 31
+      windows, the last the whole month. A local time is read as the first instant the clock
+      reads it or later: where the clocks spring forward, the instant they jump past it; where
+      they fall back, its first reading. Over TIMESTAMP_NTZ time the wall clock is stepped as it
+      is.
     Cost: as hopping windows with as many windows per event; 'changes' costs one row per change.
 
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,

@@ -103,12 +103,15 @@ def hopping_window(
       * time_zone - optional, a time zone ID such as 'Europe/Berlin' (SQL may write time_zone =>
           'Europe/Berlin'): the windows are calendar windows of that zone. TIMESTAMP time only.
     Calendar windows: when the size or the hop has months or years, or a time_zone is given,
-      window n is [alignment + n * hop, alignment + n * hop + size) with + as Spark adds an
-      interval to a timestamp in the time zone (the session's if none is given): months, then
-      calendar days, then microseconds. A day runs from local midnight to local midnight (23 or
-      25 hours across a daylight saving change), a month from the 1st to the 1st. A local time in
-      a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
-      TIMESTAMP_NTZ time the wall clock is stepped as it is.
+      window n is [start_n, start_n + size) with start_n = alignment + n * hop, where + steps the
+      local clock of the time zone (the session's if none is given): months, then days, then
+      hours and smaller units; when the hop has months, those of the hops and of the size are
+      counted from the alignment together. A day runs from local midnight to local midnight (23
+      or 25 hours across a daylight saving change), a month from the 1st to the 1st, an hour from
+      a full hour of the local clock to the next. A local time is read as the first instant the
+      clock reads it or later: where the clocks spring forward, the instant they jump past it;
+      where they fall back, its first reading. Over TIMESTAMP_NTZ time the wall clock is stepped
+      as it is.
 
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int``
@@ -177,12 +180,15 @@ def tumbling_window(
       * time_zone - optional, a time zone ID such as 'Europe/Berlin' (SQL may write time_zone =>
           'Europe/Berlin'): the windows are calendar windows of that zone. TIMESTAMP time only.
     Calendar windows: when the size or the hop has months or years, or a time_zone is given,
-      window n is [alignment + n * hop, alignment + n * hop + size) with + as Spark adds an
-      interval to a timestamp in the time zone (the session's if none is given): months, then
-      calendar days, then microseconds. A day runs from local midnight to local midnight (23 or
-      25 hours across a daylight saving change), a month from the 1st to the 1st. A local time in
-      a gap moves forward by the gap, an ambiguous one takes the earlier instant. Over
-      TIMESTAMP_NTZ time the wall clock is stepped as it is.
+      window n is [start_n, start_n + size) with start_n = alignment + n * hop, where + steps the
+      local clock of the time zone (the session's if none is given): months, then days, then
+      hours and smaller units; when the hop has months, those of the hops and of the size are
+      counted from the alignment together. A day runs from local midnight to local midnight (23
+      or 25 hours across a daylight saving change), a month from the 1st to the 1st, an hour from
+      a full hour of the local clock to the next. A local time is read as the first instant the
+      clock reads it or later: where the clocks spring forward, the instant they jump past it;
+      where they fall back, its first reading. Over TIMESTAMP_NTZ time the wall clock is stepped
+      as it is.
 
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``size`` may be a string, a ``datetime.timedelta`` or ``int`` ticks,

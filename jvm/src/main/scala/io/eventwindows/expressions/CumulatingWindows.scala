@@ -101,9 +101,10 @@ final case class ExactCumulating(size: Long, step: Long, alignment: Long)
 
 /**
  * Cumulating windows on the calendar of a time zone: buckets are the [[CalendarWindows]] of
- * `size` (hopping by `size`), and window k of bucket b ends at `alignment + (b*size + k*step)`,
- * as Spark adds one interval to a timestamp, or at the bucket's end if that comes first. So a
- * month cumulated daily has 28 to 31 windows, each ending at a local midnight.
+ * `size` (hopping by `size`), and window k of bucket b ends k steps after the bucket's start on
+ * the local clock ([[CalendarWindows.boundary]]), or at the bucket's end if that comes first. So a
+ * month cumulated daily has 28 to 31 windows, each ending at a local midnight, and a day
+ * cumulated every 6 hours ends them at local 06:00, 12:00, 18:00 and midnight.
  */
 final case class CalendarCumulating(
     size: CalendarStep,

@@ -196,8 +196,9 @@ case class Hopping(
 
 /**
  * Hopping and tumbling windows on the calendar of a time zone ([[CalendarWindows]]): days from
- * local midnight to local midnight, months from the 1st to the 1st. Planned when the size or the
- * hop has months, or a time zone is given. `horizon` as for [[Hopping]].
+ * local midnight to local midnight, months from the 1st to the 1st, hours from a full hour of the
+ * local clock to the next. Planned when the size or the hop has months, or a time zone is given.
+ * `horizon` as for [[Hopping]].
  */
 case class CalendarHopping(
     windows: CalendarWindows,
