@@ -12,7 +12,7 @@ index and by relative time).
 """
 import collections
 import random
-from typing import Iterator, Tuple
+from typing import Any, Iterator, Tuple
 
 import pyarrow as pa
 
@@ -397,3 +397,32 @@ def test_apply_in_pandas_over_ties_as_the_reference_counts(spark):
                 for _, t, end, first, last, n, total, *_ in ref_psi.index_window(rows, -1, 0)]
     assert len(expected) == 7
     assert collections.Counter(tuple(r) for r in applied) == collections.Counter(expected)
+
+
+def test_apply_in_pandas_over_batches_and_a_large_function(spark):
+    # A function over an iterator of DataFrames, and a UDF whose pickled command is over Spark's
+    # broadcast threshold (1 MiB: PySpark sends it as a broadcast), over windows that tie and
+    # windows without events; agg's count(*) per window, from the window operator, is the answer.
+    events = spark.createDataFrame([(1, t, t) for t in (0, 0, 3, 3, 3, 9, 9, 20)],
+                                   "k int, s bigint, v int")
+    grouped = events.groupBy("k", ew.time_window("s", -4, -1))
+    expected = collections.Counter((r.window.start, r.n) for r in grouped.agg(
+        F.count("*").alias("n")).collect())
+    assert expected[(9, 0)] == 2 and expected[(3, 2)] == 3
+
+    def per_window(key: Tuple[Any, ...],
+                   batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        n = sum(len(batch) for batch in batches)
+        yield pd.DataFrame({"start": [key[1]["start"]], "n": [n]})
+
+    applied = grouped.applyInPandas(per_window, "start long, n long").collect()
+    assert collections.Counter((r.start, r.n) for r in applied) == expected
+
+    padding = "x" * (2 << 20)
+
+    @pandas_udf("long")
+    def large_size(v: pd.Series) -> int:
+        return len(v) + len(padding) - (2 << 20)
+
+    sizes = grouped.agg(large_size("v").alias("n")).collect()
+    assert collections.Counter((r.window.start, r.n) for r in sizes) == expected

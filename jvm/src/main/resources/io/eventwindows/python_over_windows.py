@@ -8,6 +8,7 @@ rows (whether its window has events, and the window's number in the partition) a
 rest as it comes, so the user's function sees each window as it sees a group of Spark's own.
 """
 import inspect
+import itertools
 import pickle
 
 
@@ -54,22 +55,14 @@ def aggregate(command, eval_type, arguments):
 
     def over_batches(batches):
         batches = iter(batches)
-        first = next(batches)
+        first = next(batches)  # a window without events has only this one, of one row
         has_events = _has_events(first[0])
 
         def user(batch):
             values = batch[1:] if has_events else tuple(map(_none_of, batch[1:]))
             return values[0] if arguments == 1 else values
 
-        if not has_events:
-            return f(iter([user(first)]))
-
-        def all_batches():
-            yield user(first)
-            for batch in batches:
-                yield user(batch)
-
-        return f(all_batches())
+        return f(map(user, itertools.chain([first], batches)))
 
     return (over_batches if _takes_batches(eval_type) else over_window), return_type
 
@@ -84,8 +77,7 @@ def apply(command):
     takes_key = len(inspect.getfullargspec(f).args) == 2
 
     def with_key(key, data):
-        has_events = key[1].as_py() if hasattr(key[1], "as_py") else key[1]
-        if not has_events:
+        if not key[1]:
             data = _none_of(data) if hasattr(data, "iloc") else iter([_none_of(next(data))])
         return f(key[2:], data) if takes_key else f(data)
 

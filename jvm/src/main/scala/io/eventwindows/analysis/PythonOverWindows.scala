@@ -28,7 +28,8 @@ object PythonOverWindows {
 
   /** The wrappers' source, run in the worker. */
   private lazy val wrappers: String = {
-    val source = Source.fromResource("io/eventwindows/python_over_windows.py", getClass.getClassLoader)
+    val source =
+      Source.fromResource("io/eventwindows/python_over_windows.py", getClass.getClassLoader)
     try source.mkString finally source.close()
   }
 
