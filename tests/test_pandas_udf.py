@@ -426,3 +426,25 @@ def test_apply_in_pandas_over_batches_and_a_large_function(spark):
 
     sizes = grouped.agg(large_size("v").alias("n")).collect()
     assert collections.Counter((r.window.start, r.n) for r in sizes) == expected
+
+
+def test_apply_in_pandas_over_anchor_windows(spark):
+    # anchor_window over the union dynamic_window builds: two equal anchors are a call each, an
+    # anchor without messages a call with no rows (hand-worked, as the dynamic test above).
+    messages = spark.createDataFrame([(1, t, t * 10) for t in range(10)], "k int, t bigint, v int")
+    anchors = spark.createDataFrame([(1, 2, 4), (1, 0, 0), (1, 20, 30), (1, 5, 9), (1, 5, 9)],
+                                    "k int, a bigint, b bigint")
+    union = messages.unionByName(anchors.select(
+        "k", F.struct("a", "b").alias("anchor"), F.col("a").alias("s"), F.col("b").alias("e")),
+        allowMissingColumns=True)
+
+    def per_anchor(key, pdf):
+        return pd.DataFrame({"start": [key[1]["start"]], "n": [len(pdf)],
+                             "values": [",".join(str(int(v)) for v in pdf["v"])]})
+
+    rows = union.groupBy("k", F.call_function(
+        "anchor_window", F.col("t"), F.col("s"), F.col("e"), F.col("anchor"))).applyInPandas(
+        per_anchor, "start long, n long, values string").collect()
+    assert sorted(tuple(r) for r in rows) == [
+        (0, 1, "0"), (2, 3, "20,30,40"), (5, 5, "50,60,70,80,90"), (5, 5, "50,60,70,80,90"),
+        (20, 0, "")]
