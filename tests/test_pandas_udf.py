@@ -1,23 +1,31 @@
 """Grouped-aggregate pandas UDFs over every window family (issue 32): each window's UDF sees the
 values a built-in aggregate over the same window sees, in the order `collect_list` gives them,
-alone or beside built-in aggregates, with several arguments, clipped lifetimes, from SQL; on a
-stream they are an analysis error that says what works instead.
+alone or beside built-in aggregates, with several arguments, clipped lifetimes, from SQL, and
+empty Series over a window without events (issue 43); on a stream they are an analysis error
+that says what works instead. `applyInPandas` calls its function once per window that `agg`
+gives a row, ties in time and windows without events included (issue 43).
 
 The expected answers come from the built-in aggregates of the same windows (computed by the window
-operator as every other test checks them) and, for hopping windows with clipped lifetimes, from
-the brute-force reference `reference.clipped`.
+operator as every other test checks them) and from the brute-force references
+`reference.clipped` (hopping windows with clipped lifetimes) and `reference.psi` (windows by
+index and by relative time).
 """
+import collections
 import random
+from typing import Any, Iterator, Tuple
+
+import pyarrow as pa
 
 import pandas as pd
 import pytest
 from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
-from pyspark.sql.functions import pandas_udf
+from pyspark.sql.functions import arrow_udf, pandas_udf
 
 import eventwindows as ew
-from harness import ONE_TICK, random_interval_rows
+from harness import BIGINT_MAX, BIGINT_MIN, ONE_TICK, random_interval_rows
 from reference import clipped as ref
+from reference import psi as ref_psi
 
 
 def written(x):
@@ -50,6 +58,18 @@ def udfs(spark):
     def weighted(v: pd.Series, w: pd.Series) -> float:
         return float((v * w).sum())
 
+    @pandas_udf("long")
+    def batches_size(batches: Iterator[pd.Series]) -> int:  # over an iterator of batches
+        return sum(len(v) for v in batches)
+
+    @pandas_udf("double")
+    def batches_weighted(batches: Iterator[Tuple[pd.Series, pd.Series]]) -> float:
+        return float(sum((v * w).sum() for v, w in batches))
+
+    @arrow_udf("long")
+    def arrow_size(v: pa.Array) -> int:
+        return len(v)
+
     @pandas_udf("string")
     def members(v: pd.Series, e: pd.Series, cs: pd.Series, ce: pd.Series) -> str:
         return ";".join(f"{_text(a)}|{_text(b)}|{int(c)}|{int(d)}" for a, b, c, d in zip(v, e, cs, ce))
@@ -60,7 +80,8 @@ def udfs(spark):
 
     spark.udf.register("values_of", values)
     return {"values": values, "mean": mean, "size": size, "weighted": weighted,
-            "members": members, "integral": integral}
+            "batches_size": batches_size, "batches_weighted": batches_weighted,
+            "arrow_size": arrow_size, "members": members, "integral": integral}
 
 
 def _events(spark, rows):
@@ -85,6 +106,7 @@ FAMILIES = [
     ("index", lambda: ew.index_window("s", -2, 0)),
     ("index-running", lambda: ew.index_window("s", None, 0)),
     ("time", lambda: ew.time_window("s", -3, 1)),
+    ("time-before", lambda: ew.time_window("s", -6, -1)),  # windows without events among them
     ("sliding", lambda: ew.sliding_window("s", ew.count(3), ew.count(1))),
     ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), True)),
     ("sessions", lambda: ew.event_session_window("s", "e", 2)),
@@ -112,10 +134,7 @@ def test_every_family_gives_the_udf_the_values_of_its_window(spark, udfs, window
         udfs["size"]("v").alias("size"), F.count("*").alias("count")).collect()
     built_in_only = events.groupBy("k", window()).agg(F.count("*")).count()
     assert len(result) == built_in_only > 0
-    for row in result:
-        if row["count"] == 0:  # A window without events (time windows): the UDFs give NULL.
-            assert (row["udf"], row["mean"], row["size"]) == (None, None, None), row
-            continue
+    for row in result:  # Over a window without events too: the UDFs get empty Series.
         assert row["udf"] == row["built_in"], row
         assert row["size"] == row["count"], row
         if row["avg"] is None:
@@ -132,16 +151,50 @@ def test_dynamic_windows_give_the_udf_each_anchors_messages(spark, udfs):
         udfs["values"]("v").alias("udf"), F.count("*").alias("n")) \
         .select("window.start", "window.end", "udf", "n").orderBy("start").collect()
     assert [tuple(r) for r in rows] == [
-        (0, 0, "0", 1), (2, 4, "20,30,40", 3), (5, 9, "50,60,70,80,90", 5), (20, 30, None, 0)]
+        (0, 0, "0", 1), (2, 4, "20,30,40", 3), (5, 9, "50,60,70,80,90", 5), (20, 30, "", 0)]
 
 
-def test_several_arguments_and_only_udfs(spark, udfs):
-    events = spark.createDataFrame([(0, 2, 1.5, 1.0), (1, 3, 2.0, 1.0), (5, 6, 4.0, 4.0)],
-                                   "s bigint, e bigint, v double, w double")
-    rows = events.groupBy(ew.tumbling_window("s", "e", 2)).agg(
-        udfs["weighted"]("v", "w").alias("vw")).orderBy("window.start").collect()
-    # [0, 2): both first events, 1.5 * 1 + 2 * 1; [2, 4): the second; [4, 6): the third, 4 * 4.
-    assert [(r.window.start, r.vw) for r in rows] == [(0, 3.5), (2, 2.0), (4, 16.0)]
+# The UDFs over a window's messages (v, with w = 2 beside them) as the reference's count and values
+# give them: one query per kind, as Spark takes UDFs of one kind in an aggregation.
+KINDS = {
+    "pandas": (-6, -1, "[]", {"size": ("size", "v"), "weighted": ("weighted", "v", "w"),
+                              "values": ("values", "v")}),
+    "batches": (-3, -1, "()", {"size": ("batches_size", "v")}),  # one such UDF an aggregation
+    "batches-pairs": (-6, -1, "[]", {"weighted": ("batches_weighted", "v", "w")}),
+    "arrow": (-6, -1, "[]", {"size": ("arrow_size", "v")}),
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_window_without_events_gives_the_udfs_empty_series(spark, udfs, kind):
+    # Messages with ties, some at both ends of the time line, whose windows before them (or
+    # around them, ends open) are often empty; as the reference computes them.
+    rng = random.Random(4301)
+    rows = []
+    for k in (0, 1):
+        for base in (-10, BIGINT_MIN, BIGINT_MAX - 12):
+            for _ in range(8):
+                rows.append((k, base + rng.randint(0, 12), rng.choice([None, rng.randint(-9, 9)])))
+    messages = spark.createDataFrame(rows, "k int, s bigint, v int").withColumn("w", F.lit(2))
+    lo, hi, bounds, calls = KINDS[kind]
+    result = messages.groupBy("k", ew.time_window("s", lo, hi, bounds)).agg(
+        F.count("*").alias("count"),
+        *(udfs[udf](*columns).alias(name) for name, (udf, *columns) in calls.items())).collect()
+
+    def written(text):
+        return tuple(int(v) for v in text.split(",") if text and v != "None")
+
+    actual = collections.Counter(
+        (r.k, r.window.start, r["count"], r.size if "size" in calls else None,
+         r.weighted if "weighted" in calls else None,
+         written(r["values"]) if "values" in calls else None) for r in result)
+    expected = collections.Counter(
+        (k, t, n, n if "size" in calls else None,
+         2.0 * sum(values) if "weighted" in calls else None,
+         values if "values" in calls else None)
+        for k, t, _, n, _, _, _, values in ref_psi.time_window(rows, lo, hi, bounds))
+    assert actual == expected
+    assert any(n == 0 for _, _, n, *_ in expected)
 
 
 @pytest.mark.smoke
@@ -284,23 +337,114 @@ def test_apply_in_pandas_with_the_events_alone_and_on_a_stream(spark, tmp_path):
             total, "total long")
 
 
-def test_apply_in_pandas_refuses_windows_it_cannot_tell_apart(spark, udfs):
-    # Two messages at time 2: their index windows [p - 1, p] have the same `window` value
-    # (2, 3, first, last) only if their first messages tie too; here 1 and 2 vs 2 and 2 differ,
-    # and the next two anchors at 5 are (2, 5) and (5, 5): all distinct. Three messages at 7:
-    # the windows of the last two are (7, 7) both, one group for applyInPandas.
-    events = spark.createDataFrame([(1, 1), (2, 2), (2, 3), (5, 4), (5, 5), (7, 6), (7, 7),
-                                    (7, 8)], "ts bigint, v int")
+def _window_text(window):
+    """A window's fields as text (the functions run in workers write it themselves: Spark's
+    workers cannot import this module)."""
+    return ",".join(str(x) for x in window)
+
+
+TIED_FAMILIES = [
+    ("index", lambda: ew.index_window("s", -1, 0)),
+    ("index-ahead", lambda: ew.index_window("s", 0, 2)),
+    ("time", lambda: ew.time_window("s", -2, 0)),
+    ("time-before", lambda: ew.time_window("s", -6, -1)),  # windows without events among them
+    ("sliding", lambda: ew.sliding_window("s", ew.count(3), ew.count(1))),
+    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), True)),
+]
+
+
+@pytest.mark.parametrize("window", [w for _, w in TIED_FAMILIES],
+                         ids=[n for n, _ in TIED_FAMILIES])
+def test_apply_in_pandas_calls_the_function_once_per_window_of_agg(spark, window):
+    # Times of whole seconds, many messages on each: windows with equal `window` values.
+    rng = random.Random(4302)
+    rows = [(rng.choice([0, 1, None]), rng.randint(0, 8), rng.choice([None, rng.randint(-9, 9)]))
+            for _ in range(40)]
+    events = spark.createDataFrame(rows, "k int, s bigint, v int")
+
+    def per_window(key, pdf):
+        k, window = key
+        values = ",".join("None" if pd.isna(v) else str(int(v)) for v in pdf["v"])
+        text = ",".join(str(x) for x in window.values())  # a struct in a key: a dict
+        return pd.DataFrame({"k": [k], "window": [text], "n": [len(pdf)],
+                             "columns": [",".join(pdf.columns)], "values": [values]})
+
+    applied = events.groupBy("k", window()).applyInPandas(
+        per_window, "k int, window string, n long, columns string, values string").collect()
+    expected = events.groupBy("k", window()).agg(
+        F.count("*").alias("n"), built_in_values("k", "s", "v").alias("values")).collect()
+    assert collections.Counter((r.k, r.window, r.n, r["values"]) for r in applied) == \
+        collections.Counter((r.k, _window_text(r.window), r.n, r["values"]) for r in expected)
+    assert {r.columns for r in applied} == {"k,s,v"}
+    windows = collections.Counter((r.k, _window_text(r.window)) for r in expected)
+    assert max(windows.values()) > 1  # windows that tie, each a call of its own
+
+
+def test_apply_in_pandas_over_ties_as_the_reference_counts(spark):
+    # Two messages at time 2 and three at 7, by index: every window of two messages gives a call,
+    # the last two at 7 both with the window (7, 8, 7, 7), as reference.psi enumerates them.
+    rows = [(1, 1, 1), (1, 2, 2), (1, 2, 3), (1, 5, 4), (1, 5, 5), (1, 7, 6), (1, 7, 7),
+            (1, 7, 8)]
+    events = spark.createDataFrame(rows, "k int, s bigint, v int")
 
     def size(key, pdf):
-        return pd.DataFrame({"n": [len(pdf)]})
+        return pd.DataFrame({"window": [",".join(str(x) for x in key[1].values())], "n": [len(pdf)],
+                             "total": [int(pdf["v"].sum())]})
 
-    grouped = events.groupBy(ew.index_window("ts", -1, 0))
-    # agg keeps them apart: a pandas UDF gives a row for each, as count(*) does.
-    assert grouped.agg(F.count("*")).count() == 7
-    sizes = [r.n for r in grouped.agg(udfs["size"]("v").alias("n")).collect()]
-    assert sizes == [2] * 7  # full windows of two messages, from the second message on
-    with pytest.raises(IllegalArgumentException,
-                       match=r"index_window: two windows of one key have the same values \(window="):
-        grouped.applyInPandas(size, "n long").collect()
+    applied = events.groupBy("k", ew.index_window("s", -1, 0)).applyInPandas(
+        size, "window string, n long, total long").collect()
+    expected = [(_window_text((t, end, first, last)), n, total)
+                for _, t, end, first, last, n, total, *_ in ref_psi.index_window(rows, -1, 0)]
+    assert len(expected) == 7
+    assert collections.Counter(tuple(r) for r in applied) == collections.Counter(expected)
 
+
+def test_apply_in_pandas_over_batches_and_a_large_function(spark):
+    # A function over an iterator of DataFrames, and a UDF whose pickled command is over Spark's
+    # broadcast threshold (1 MiB: PySpark sends it as a broadcast), over windows that tie and
+    # windows without events; agg's count(*) per window, from the window operator, is the answer.
+    events = spark.createDataFrame([(1, t, t) for t in (0, 0, 3, 3, 3, 9, 9, 20)],
+                                   "k int, s bigint, v int")
+    grouped = events.groupBy("k", ew.time_window("s", -4, -1))
+    expected = collections.Counter((r.window.start, r.n) for r in grouped.agg(
+        F.count("*").alias("n")).collect())
+    assert expected[(9, 0)] == 2 and expected[(3, 2)] == 3
+
+    def per_window(key: Tuple[Any, ...],
+                   batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        n = sum(len(batch) for batch in batches)
+        yield pd.DataFrame({"start": [key[1]["start"]], "n": [n]})
+
+    applied = grouped.applyInPandas(per_window, "start long, n long").collect()
+    assert collections.Counter((r.start, r.n) for r in applied) == expected
+
+    padding = "x" * (2 << 20)
+
+    @pandas_udf("long")
+    def large_size(v: pd.Series) -> int:
+        return len(v) + len(padding) - (2 << 20)
+
+    sizes = grouped.agg(large_size("v").alias("n")).collect()
+    assert collections.Counter((r.window.start, r.n) for r in sizes) == expected
+
+
+def test_apply_in_pandas_over_anchor_windows(spark):
+    # anchor_window over the union dynamic_window builds: two equal anchors are a call each, an
+    # anchor without messages a call with no rows (hand-worked, as the dynamic test above).
+    messages = spark.createDataFrame([(1, t, t * 10) for t in range(10)], "k int, t bigint, v int")
+    anchors = spark.createDataFrame([(1, 2, 4), (1, 0, 0), (1, 20, 30), (1, 5, 9), (1, 5, 9)],
+                                    "k int, a bigint, b bigint")
+    union = messages.unionByName(anchors.select(
+        "k", F.struct("a", "b").alias("anchor"), F.col("a").alias("s"), F.col("b").alias("e")),
+        allowMissingColumns=True)
+
+    def per_anchor(key, pdf):
+        return pd.DataFrame({"start": [key[1]["start"]], "n": [len(pdf)],
+                             "values": [",".join(str(int(v)) for v in pdf["v"])]})
+
+    rows = union.groupBy("k", F.call_function(
+        "anchor_window", F.col("t"), F.col("s"), F.col("e"), F.col("anchor"))).applyInPandas(
+        per_anchor, "start long, n long, values string").collect()
+    assert sorted(tuple(r) for r in rows) == [
+        (0, 1, "0"), (2, 3, "20,30,40"), (5, 5, "50,60,70,80,90"), (5, 5, "50,60,70,80,90"),
+        (20, 0, "")]

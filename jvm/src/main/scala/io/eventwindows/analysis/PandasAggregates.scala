@@ -3,8 +3,8 @@ package io.eventwindows.analysis
 import io.eventwindows.expressions.{EventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, CreateStruct, Expression, If, Literal, NamedExpression, PythonUDAF, RowOrdering}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, CollectList}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, CreateStruct, Expression, NamedExpression, PythonUDAF, RowOrdering}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 
 /**
@@ -15,15 +15,18 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Proj
  * [[WindowContents]] spreads each window into rows, and Spark's Python aggregate groups them by
  * window:
  * {{{
- *   Project [results; a UDF's result is NULL over a window without events]
- *   +- Aggregate [ordinal, keys, window, built-in results, present], [..., UDFs over elements]
+ *   Project [results]
+ *   +- Aggregate [ordinal, keys, window, built-in results, present], [..., UDFs(present, elements)]
  *      +- WindowContents ordinal, present, contents -> elements
  *         +- EventWindowAggregate keys, window, [built-in aggregates, collect_list(struct(args))]
  * }}}
- * Spark cannot mix built-in aggregates with pandas UDFs in one aggregate; here the built-in ones
- * stay the operator's, and their results, constant over a window, are grouping columns. Every
- * family and output policy works so, since `collect_list` is an aggregate like any other; the
- * cost is the windows' total size (each window's values are collected and handed to Python).
+ * A window without events is one row of NULL elements with `present` false; each UDF gets
+ * `present` first and is wrapped ([[PythonOverWindows.aggregate]]) to be called there with every
+ * argument empty, as Spark calls a UDF over an empty window frame: a `len` is 0 where `count(*)`
+ * is. Spark cannot mix built-in aggregates with pandas UDFs in one aggregate; here the built-in
+ * ones stay the operator's, and their results, constant over a window, are grouping columns.
+ * Every family and output policy works so, since `collect_list` is an aggregate like any other;
+ * the cost is the windows' total size (each window's values are collected and handed to Python).
  */
 object PandasAggregates {
 
@@ -67,29 +70,17 @@ object PandasAggregates {
     val elements = arguments.zipWithIndex.map { case (e, i) =>
       AttributeReference(s"argument$i", e.dataType, nullable = true)()
     }
-    val contents = WindowContents(collected.resultAttribute, elements, distinct = Nil,
-      window.prettyName, node)
+    val contents = WindowContents(collected.resultAttribute, elements, node)
 
     val udfs = pandas.map { ae =>
-      val f = ae.aggregateFunction
-      val overElements = f.withNewChildren(f.children.map { c =>
-        elements(arguments.indexWhere(_.semanticEquals(c)))
-      }).asInstanceOf[AggregateFunction]
-      Alias(ae.copy(aggregateFunction = overElements), udf(ae).name)(exprId = ae.resultId)
+      val f = udf(ae)
+      val overElements = PythonOverWindows.aggregate(f, f.children.size).copy(
+        children = contents.present +: f.children.map { c =>
+          elements(arguments.indexWhere(_.semanticEquals(c)))
+        })
+      Alias(ae.copy(aggregateFunction = overElements), f.name)(exprId = ae.resultId)
     }
     val grouping = contents.windowColumns
-    val aggregate = Aggregate(grouping, grouping ++ udfs, contents)
-
-    // A window without events has one row of NULL arguments: its UDF results are NULL.
-    val pandasResults = pandas.map(_.resultId).toSet
-    Project(results.map { result =>
-      result.transformUp {
-        case a: Attribute if pandasResults.contains(a.exprId) =>
-          If(contents.present, a, Literal(null, a.dataType))
-      } match {
-        case named: NamedExpression => named
-        case other => Alias(other, result.name)(exprId = result.exprId)
-      }
-    }, aggregate)
+    Project(results, Aggregate(grouping, grouping ++ udfs, contents))
   }
 }

@@ -6,31 +6,32 @@ import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateStruct, NamedExpression, PythonUDF, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, FlatMapGroupsInPandas, LogicalPlan, Project, Sort}
+import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsInPandas, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.types.Metadata
 
 /**
  * `groupBy(keys..., <window function>).applyInPandas(func, schema)`: `func` is called once per
- * window with the window's events, as PySpark calls it once per group of Spark's `window()`.
+ * window, with the window's events, as PySpark calls it once per group of Spark's `window()`.
  *
  * PySpark builds the grouping columns as a Project first, and analyzes it alone: a window function
  * in that Project's list is placed there ([[place]]) as it is below an Aggregate. The
  * `FlatMapGroupsInPandas` over it then becomes
  * {{{
- *   FlatMapGroupsInPandas [keys, window], func(columns...)
- *   +- Sort [keys, window, ordinal, position] (within partitions)
- *      +- Filter present
+ *   FlatMapGroupsInPandas [ordinal, present, keys, window], func'(columns...)
+ *   +- Project [ordinal, present, keys, window, columns...]
+ *      +- Sort [ordinal, present, keys, window, position] (within partitions)
  *         +- WindowContents ordinal, present, position, contents -> columns
  *            +- EventWindowAggregate keys, window, [collect_list(struct(columns...))]
  * }}}
  * so `func` reads every input column of each window's events, in the order every aggregate
- * reads them (the sort keeps it through `ordinal` and `position`), and `key` holds the keys and
- * the `window` value. With [[EventWindowsConf.ClippedLifetimeColumns]] the events' lifetimes
- * clipped to the window come as two more columns, `clipped_start` and `clipped_end`. A window
- * without events is no group (Spark never calls `func` with no rows); two windows of one key
- * with equal `window` values (ties in index, relative-time or SPL windows), which would be one
- * group, fail the query. A window function left in any other Project is an error when the query
- * is planned.
+ * reads them (the sort keeps it through `ordinal` and `position`). Grouped by the window's
+ * number first, windows with equal `window` values (ties in index, relative-time or SPL windows)
+ * are groups of their own; `func'` ([[PythonOverWindows.apply]]) gives `func` the key without
+ * the number and the flag, that is the keys and the `window` value, and over a window without
+ * events (a row per anchor of relative-time and dynamic windows) data without rows: one call per
+ * window that `agg` gives a row. With [[EventWindowsConf.ClippedLifetimeColumns]] the events'
+ * lifetimes clipped to the window come as two more columns, `clipped_start` and `clipped_end`.
+ * A window function left in any other Project is an error when the query is planned.
  */
 object PandasGroups {
 
@@ -90,16 +91,14 @@ object PandasGroups {
     val columns = fields.zip(names).map { case (e, name) =>
       AttributeReference(name, e.dataType, nullable = true)()
     }
-    // Named as the user knows them in the error of two windows that cannot be told apart.
-    val distinct = f.groupingAttributes.map { a =>
-      if (a.exprId == node.windowAttribute.exprId) a.withName(EventWindow.ColumnName) else a
-    }
-    val contents =
-      WindowContents(collected.resultAttribute, columns, distinct, window.prettyName, node)
-    val order = f.groupingAttributes ++ Seq(contents.ordinal, contents.position)
+    val contents = WindowContents(collected.resultAttribute, columns, node)
+    // Spark's operator reads its child's first columns as the grouping ones, the rest as data.
+    val groups = Seq(contents.ordinal, contents.present) ++ f.groupingAttributes
+    val order = groups :+ contents.position
     f.copy(
-      functionExpr = udf.copy(children = columns),
-      child = Sort(order.map(SortOrder(_, Ascending)), global = false,
-        Filter(contents.present, contents)))
+      groupingAttributes = groups,
+      functionExpr = PythonOverWindows.apply(udf).copy(children = columns),
+      child = Project(groups ++ columns,
+        Sort(order.map(SortOrder(_, Ascending)), global = false, contents)))
   }
 }

@@ -39,8 +39,8 @@ object EventWindowStrategy extends SparkStrategy {
       EventWindowAggregateExec(a.keys, a.window, a.windowAttribute, a.aggregates, a.filters,
         a.aggregateAttributes, a.partialBuffers, a.clippedLifetime, planLater(a.child)) :: Nil
     case c: WindowContents =>
-      WindowContentsExec(c.ordinal, c.present, c.position, c.contents, c.elements, c.distinct,
-        c.function, planLater(c.child)) :: Nil
+      WindowContentsExec(c.ordinal, c.present, c.position, c.contents, c.elements,
+        planLater(c.child)) :: Nil
     case p: Project if PandasGroups.placedIn(p).isDefined =>
       EventWindowing.misplaced(PandasGroups.placedIn(p).get)
     case a: AnchorWindowAggregate if SweepAnchorSlices.sizeKnown(a.anchors) =>

@@ -1,12 +1,10 @@
 package io.eventwindows.execution
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.sweep.WindowSweepIterator
 import io.eventwindows.plans.WindowContents
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BoundReference, GetStructField, JoinedRow, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BoundReference, GetStructField, JoinedRow, SortOrder, SpecificInternalRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
@@ -26,8 +24,6 @@ case class WindowContentsExec(
     position: Attribute,
     contents: Attribute,
     elements: Seq[Attribute],
-    distinct: Seq[Attribute],
-    function: String,
     child: SparkPlan) extends UnaryExecNode {
 
   private def windowColumns: Seq[Attribute] =
@@ -67,20 +63,8 @@ case class WindowContentsExec(
           elementType.indices.map { f =>
             GetStructField(BoundReference(base + 2, elementType, nullable = true), f)
           })
-      val distinctValues = UnsafeProjection.create(distinct, input)
-      var previous: UnsafeRow = null
       var ordinal = 0L
       rows.flatMap { row =>
-        if (distinct.nonEmpty) {
-          val values = distinctValues(row)
-          if (previous != null && values == previous) {
-            throw EventWindowsErrors.invalidInput(s"$function: two windows of one key have the " +
-              s"same values ${WindowSweepIterator.describe(values, distinct)} (ties in time), " +
-              "which applyInPandas would give its function as one group; use agg, which keeps " +
-              "them apart, or break the ties")
-          }
-          previous = values.copy()
-        }
         val elements = row.getArray(contentsIndex)
         val count = if (elements == null) 0 else elements.numElements()
         extra.setLong(0, ordinal)

@@ -12,10 +12,6 @@ import org.apache.spark.sql.types.{BooleanType, IntegerType, LongType}
  * stay apart; `present` is false on the one row of a window without events (its elements NULL);
  * `position` numbers a window's rows from 0, in the order they were collected.
  *
- * `distinct`, when not empty, are columns whose values two consecutive windows must not share
- * (the grouping columns of `applyInPandas`, for which such windows would be one group): a query
- * where they do fails, naming `function`.
- *
  * Output: `ordinal`, the child's columns but `contents`, `present` (the window's columns),
  * `position`, `elements`. The rows of a window come together, ordered as they were collected,
  * and windows come by `ordinal`: Spark's Python aggregate, grouped by the window's columns, then
@@ -28,8 +24,6 @@ case class WindowContents(
     position: Attribute,
     contents: Attribute,
     elements: Seq[Attribute],
-    distinct: Seq[Attribute],
-    function: String,
     child: LogicalPlan) extends UnaryNode {
 
   /** The columns constant over a window's rows, in output order: what they are grouped by. */
@@ -55,15 +49,10 @@ object WindowContents {
     ordinal +: input.filterNot(_.exprId == contents.exprId) :+ present
 
   /** The rows of `child`'s windows' `contents`, with columns of their own for the rest. */
-  def apply(
-      contents: Attribute,
-      elements: Seq[Attribute],
-      distinct: Seq[Attribute],
-      function: String,
-      child: LogicalPlan): WindowContents =
+  def apply(contents: Attribute, elements: Seq[Attribute], child: LogicalPlan): WindowContents =
     WindowContents(
       AttributeReference("window_ordinal", LongType, nullable = false)(),
       AttributeReference("window_has_events", BooleanType, nullable = false)(),
       AttributeReference("window_position", IntegerType, nullable = false)(),
-      contents, elements, distinct, function, child)
+      contents, elements, child)
 }
