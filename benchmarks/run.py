@@ -47,7 +47,7 @@ a time.
     of each event's windows, its clipped length ``least(e, w + 5 s) - greatest(s, w)`` and
     ``groupBy`` with ``sum(v * length) / sum(length)``: about 10,000,000 windows. The averages
     are compared to 9 significant digits (the two sides add in different orders).
-(m) sessions over point events: ``event_session_window(ts, None, '30 seconds')``, count + sum,
+(m) sessions over point events: ``event_session_window(ts, '30 seconds')``, count + sum,
     over 2,000,000 point events in 100 keys over 300,000 s (15 s apart on average in a key, so
     about one in seven gaps closes a session), against Spark's own
     ``groupBy(k, session_window(ts, '30 seconds'))``.
@@ -392,7 +392,7 @@ def sliding_points(events: DataFrame, repeat: int) -> list:
     by_time = Window.partitionBy("k").orderBy("ts", "v")
     results = []
     for n in (1000, 10):
-        ours = events.groupBy("k", ew.sliding_window("ts", ew.count(n))).agg(
+        ours = events.groupBy("k", ew.sliding_window("ts", ew.spl.count(n))).agg(
             F.avg("v").alias("a"), F.max("v").alias("m"))
         frame = by_time.rowsBetween(1 - n, 0)
         builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
@@ -406,7 +406,7 @@ def sliding_points(events: DataFrame, repeat: int) -> list:
             f"(target at least 5x)")
     print(note, flush=True)
     NOTES.append(note)
-    ours = events.groupBy("k", ew.sliding_window("ts", ew.time("60 seconds"))).agg(
+    ours = events.groupBy("k", ew.sliding_window("ts", ew.spl.time("60 seconds"))).agg(
         F.avg("v").alias("a"), F.max("v").alias("m"))
     frame = (Window.partitionBy("k").orderBy(F.unix_micros("ts"))
              .rangeBetween(-60 * MICROS_PER_SECOND, 0))
@@ -473,7 +473,7 @@ def dynamic_points(spark: SparkSession, events: DataFrame, repeat: int) -> list:
 
 
 def hopping_points(events: DataFrame, repeat: int) -> dict:
-    ours = events.groupBy("k", ew.hopping_window("ts", None, "60 seconds", "1 second")).agg(
+    ours = events.groupBy("k", ew.hopping_window("ts", "60 seconds", "1 second")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     builtin = events.groupBy("k", F.window("ts", "60 seconds", "1 second")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
@@ -482,7 +482,7 @@ def hopping_points(events: DataFrame, repeat: int) -> dict:
 
 
 def tumbling_points(events: DataFrame, repeat: int) -> dict:
-    ours = events.groupBy("k", ew.tumbling_window("ts", None, "60 seconds")).agg(
+    ours = events.groupBy("k", ew.tumbling_window("ts", "60 seconds")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     builtin = events.groupBy("k", F.window("ts", "60 seconds")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
@@ -493,7 +493,7 @@ def tumbling_points(events: DataFrame, repeat: int) -> dict:
 def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: int) -> dict:
     size_us, hop_us = size_minutes * 60 * MICROS_PER_SECOND, 60 * MICROS_PER_SECOND
     ours = events.groupBy("k", ew.hopping_window(
-        "s", "e", f"{size_minutes} minutes", "1 minute", output="changes")).agg(
+        "s", f"{size_minutes} minutes", "1 minute", output="changes", end="e")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     # Spark alone: window starts w = n * hop with s - size < w < e, i.e. from the first multiple
     # of hop above s - size to the last multiple of hop below e.
@@ -514,7 +514,7 @@ def cumulate_points(events: DataFrame, repeat: int) -> dict:
     windows on average), against Spark alone: each event exploded into the ends of the windows of
     its hour that end after it (sequence + explode), grouped by key and window."""
     step_us, size_us = 60 * MICROS_PER_SECOND, 3600 * MICROS_PER_SECOND
-    ours = events.groupBy("k", ew.cumulate_window("ts", None, "1 minute", "1 hour")).agg(
+    ours = events.groupBy("k", ew.cumulate_window("ts", "1 minute", "1 hour")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     t = F.unix_micros("ts")
     bucket = t - F.pmod(t, F.lit(size_us))
@@ -529,7 +529,7 @@ def cumulate_points(events: DataFrame, repeat: int) -> dict:
     result = compare("(t) cumulate 1 min / 1 hour, point events", ours, builtin,
                      per_window(ours), builtin, repeat)
     # Hopping windows with as many windows per event (30): what cumulating windows should cost.
-    hopping = events.groupBy("k", ew.hopping_window("ts", None, "1 hour", "2 minutes")).agg(
+    hopping = events.groupBy("k", ew.hopping_window("ts", "1 hour", "2 minutes")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     t_hopping = best_time(hopping, repeat)
     NOTES.append(f"(t) cumulate 1 min / 1 hour {result['ours_s']:.2f} s against hopping 1 hour / "
@@ -564,7 +564,7 @@ def time_weighted(events: DataFrame, repeat: int) -> dict:
     sum(v * length) / sum(length of the events with non-NULL v) (NULL when every v is NULL, as
     time_weighted_avg gives) and count(*)."""
     size_us, hop_us = 5 * MICROS_PER_SECOND, MICROS_PER_SECOND
-    ours = events.groupBy("k", ew.hopping_window("s", "e", "5 seconds", "1 second")).agg(
+    ours = events.groupBy("k", ew.hopping_window("s", "5 seconds", "1 second", end="e")).agg(
         F.count("*").alias("n"), ew.time_weighted_avg("v").alias("a"))
     # Window starts w = n * hop with s - size < w < e (the windows [w, w + size) the event's
     # lifetime [s, e) intersects), as in (b).
@@ -652,7 +652,7 @@ def session_points(events: DataFrame, repeat: int) -> dict:
     """(m) event_session_window over point events with a 30 s gap, count + sum, against Spark's
     own session windows, groupBy(k, session_window(ts, '30 seconds')): for point events both are
     the same sessions [first t, last t + gap)."""
-    ours = events.groupBy("k", ew.event_session_window("ts", None, "30 seconds")).agg(
+    ours = events.groupBy("k", ew.event_session_window("ts", "30 seconds")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     builtin = (events.groupBy("k", F.session_window("ts", "30 seconds"))
                .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
@@ -671,7 +671,7 @@ def session_intervals(events: DataFrame, repeat: int) -> dict:
     Events with equal starts are in one session whatever their order (each keeps the session
     open past its own start), so the ROWS frame's order among them does not matter."""
     gap_us = 30 * MICROS_PER_SECOND
-    ours = events.groupBy("k", ew.event_session_window("s", "e", "30 seconds")).agg(
+    ours = events.groupBy("k", ew.event_session_window("s", "30 seconds", end="e")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     by_start = Window.partitionBy("k").orderBy("s_us")
     reach = F.max("reach").over(by_start.rowsBetween(Window.unboundedPreceding, -1))
@@ -697,7 +697,7 @@ def spl_tumbling_points(events: DataFrame, repeat: int) -> dict:
     1000, and groupBy(k, batch) keeping the full batches (count 1000: SPL flushes a window only
     once it holds 1000; the rest stays open), the flush time being the batch's last (max) ts."""
     n = 1000
-    ours = events.groupBy("k", ew.spl_tumbling_window("ts", ew.count(n))).agg(
+    ours = events.groupBy("k", ew.spl_tumbling_window("ts", ew.spl.count(n))).agg(
         F.avg("v").alias("a"), F.max("v").alias("m"))
     builtin = (
         events.withColumn("batch", F.floor((F.row_number().over(
@@ -716,7 +716,7 @@ def calendar_points(events: DataFrame, repeat: int) -> list:
     zone = "Europe/Berlin"
     results = []
     for unit, size in [("day", "1 day"), ("month", "1 month")]:
-        ours = events.groupBy("k", ew.tumbling_window("ts", None, size, time_zone=zone)).agg(
+        ours = events.groupBy("k", ew.tumbling_window("ts", size, time_zone=zone)).agg(
             F.count("*").alias("n"), F.sum("v").alias("total"))
         local = F.date_trunc(unit, F.from_utc_timestamp("ts", zone))
         builtin = (events.groupBy("k", local.alias("local")).agg(
@@ -740,7 +740,7 @@ def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> di
         "(j) streaming hopping 60 s / 1 s, 20 micro-batches", spark, events,
         write_stream_files(events, "ts", 3600),
         builtin=query(F.window("ts", "60 seconds", "1 second")),
-        ours=query(ew.hopping_window("ts", None, "60 seconds", "1 second")),
+        ours=query(ew.hopping_window("ts", "60 seconds", "1 second")),
         comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
 
 
@@ -761,8 +761,8 @@ def streaming_two_stages(spark: SparkSession, events: DataFrame, repeat: int) ->
         "micro-batches", spark, events, write_stream_files(events, "ts", 3600),
         builtin=query(F.window("ts", "60 seconds", "10 seconds"),
                       lambda t: F.window(t, "5 minutes", "1 minute")),
-        ours=query(ew.hopping_window("ts", None, "60 seconds", "10 seconds"),
-                   lambda t: ew.hopping_window(t, None, "5 minutes", "1 minute")),
+        ours=query(ew.hopping_window("ts", "60 seconds", "10 seconds"),
+                   lambda t: ew.hopping_window(t, "5 minutes", "1 minute")),
         comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
 
 
@@ -825,8 +825,8 @@ def streaming_changes(spark: SparkSession, repeat: int) -> dict:
 
     def ours(stream: DataFrame) -> DataFrame:
         return (stream.withWatermark("s", "10 seconds")
-                .groupBy("k", ew.hopping_window("s", "e", "5 minutes", "1 minute",
-                                                output="changes"))
+                .groupBy("k", ew.hopping_window("s", "5 minutes", "1 minute",
+                                                output="changes", end="e"))
                 .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
 
     def builtin(stream: DataFrame) -> DataFrame:
@@ -872,7 +872,7 @@ def pandas_hopping(events: DataFrame, repeat: int) -> dict:
     `groupBy(k, window start)` and the same UDF. Both hand the UDF the same values per window."""
     median = pandas_median()
     size_us, hop_us = 3600 * MICROS_PER_SECOND, 1800 * MICROS_PER_SECOND
-    ours = events.groupBy("k", ew.hopping_window("s", "e", "60 minutes", "30 minutes")).agg(
+    ours = events.groupBy("k", ew.hopping_window("s", "60 minutes", "30 minutes", end="e")).agg(
         median("v").alias("median")).select("k", F.col("window.start").alias("ws"), "median")
     s, e = F.unix_micros("s"), F.unix_micros("e")
     # The windows [ws, ws + size) the event [s, e) intersects, ws a multiple of the hop.

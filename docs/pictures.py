@@ -42,8 +42,8 @@ def hopping_changes(spark):
 
     def hopping(output):
         return events.groupBy(ew.hopping_window(
-            "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-            output=output)).agg(F.count("*").alias("count"))
+            "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
+            output=output, end="e")).agg(F.count("*").alias("count"))
 
     return ew.plot(
         events, "s", "e", value="payload",
@@ -58,7 +58,7 @@ def count_window_ties(spark):
         [(base + timedelta(seconds=s), v) for s, v in [(1, 1), (3, 2), (3, 4), (4, 8), (6, 16)]],
         "ts timestamp, v bigint",
     )
-    windows = readings.groupBy(ew.count_window("ts", None, 2)).agg(
+    windows = readings.groupBy(ew.count_window("ts", 2)).agg(
         F.count("*").alias("count"), F.sum("v").alias("sum"))
     return ew.plot(readings, "ts", value="v", windows=windows, labels=["count", "sum"],
                    title="count_window(ts, 2): two distinct start times each; the two events "
@@ -73,7 +73,7 @@ def calendar_days(spark):
         "ts timestamp, kwh double",
     )
     windows = readings.groupBy(
-        ew.tumbling_window("ts", None, "1 day", time_zone="Europe/Berlin")).agg(
+        ew.tumbling_window("ts", "1 day", time_zone="Europe/Berlin")).agg(
         F.count("*").alias("n"), F.sum("kwh").alias("kwh"))
     return ew.plot(readings, "ts", value="kwh", windows=windows, labels=["n", "kwh"],
                    title="tumbling_window(ts, '1 day', time_zone => 'Europe/Berlin'), in UTC: "
@@ -87,7 +87,7 @@ def sliding_delta_eviction(spark):
         [(base + timedelta(seconds=s), t) for s, t in enumerate(temperatures, 1)],
         "ts timestamp, temperature double",
     )
-    windows = readings.groupBy(ew.sliding_window("ts", ew.delta("temperature", 1.5))).agg(
+    windows = readings.groupBy(ew.sliding_window("ts", ew.spl.delta("temperature", 1.5))).agg(
         F.collect_list("temperature").alias("tuples"))
     return ew.plot(readings, "ts", value="temperature", windows=windows, labels=["tuples"],
                    title="sliding_window(ts, 'delta(temperature, 1.5)'): 17.6 evicts 16.0 only, "
@@ -103,7 +103,7 @@ def cumulate_month_daily(spark):
 
     def cumulate(output):
         return sales.groupBy(ew.cumulate_window(
-            "ts", None, "1 day", "1 month", output=output, time_zone="Europe/Berlin")).agg(
+            "ts", "1 day", "1 month", output=output, time_zone="Europe/Berlin")).agg(
             F.sum("amount").alias("sum"))
 
     return ew.plot(

@@ -97,8 +97,8 @@ python(
     "StreamInsight's PointAlignToWindowEnd); open-ended e0 counts up to the default horizon, the "
     "latest finite time of the input, not to the end of time",
     """
-    (events.groupBy(ew.hopping_window("s", "e", "5 seconds", "2 seconds",
-                                      alignment="2012-03-15 12:00:00", output="point"))
+    (events.groupBy(ew.hopping_window("s", "5 seconds", "2 seconds",
+                                      alignment="2012-03-15 12:00:00", output="point", end="e"))
      .agg(F.count("*").alias("n")).orderBy("window.start"))
     """,
 )
@@ -106,7 +106,7 @@ python(
 python(
     "Snapshot windows (StreamInsight): a row per interval between consecutive event endpoints",
     """
-    events.groupBy(ew.snapshot_window("s", "e")).count().orderBy("window.start")
+    events.groupBy(ew.snapshot_window("s", end="e")).count().orderBy("window.start")
     """,
 )
 
@@ -122,7 +122,7 @@ python(
     "StreamInsight's count windows of 3 distinct times (the two readings at 00:00:05 count as "
     "one time), a point at the last one",
     """
-    (readings.groupBy(ew.count_window("ts", None, 3))
+    (readings.groupBy(ew.count_window("ts", 3))
      .agg(F.count("*").alias("n"), F.avg("temperature").alias("avg"))
      .orderBy("window.start").select("window.start", "window.first", "n", "avg"))
     """,
@@ -174,7 +174,7 @@ python(
     "documentation: 17.6 evicts 16.0 (17.6 - 16.0 > 1.5) but not the older 17.1 and 16.4; 14.0 "
     "evicts nothing, so the window does not slide",
     """
-    (readings.groupBy(ew.sliding_window("ts", ew.delta("temperature", 1.5)))
+    (readings.groupBy(ew.sliding_window("ts", ew.spl.delta("temperature", 1.5)))
      .agg(F.collect_list("temperature").alias("window_contents"))
      .orderBy("window.start").select("window.start", "window_contents"))
     """,
