@@ -39,6 +39,16 @@ sealed trait StreamingRules extends Serializable {
   def foldsPrefix: Boolean = false
 
   /**
+   * True if an event is late only once every row it belongs to has closed, as Spark's streaming
+   * aggregation drops an event's row for each closed window and keeps its others (hopping,
+   * tumbling and cumulating windows, which also run as that aggregation): the watermark is then on
+   * the end of each event's last row, not on its start, and an event behind the watermark counts
+   * in its rows still open. Otherwise an event is late once its start is at or before the
+   * watermark.
+   */
+  def lateByLastRow: Boolean = false
+
+  /**
    * True if a key whose firing keeps no event is forgotten; not if its later rows depend on
    * every earlier arrival, through an SPL trigger's state or a running window's prefix.
    */
@@ -123,12 +133,16 @@ object StreamingRules {
    * streams only with aggregates that depend on input order: the others run as Spark's streaming
    * aggregation; 'changes' is a snapshot window by now): a window is final once every event starting before its end is known,
    * close time its end minus one tick (under 'point' the row's lifetime starts at the window's
-   * end). The windows still open end after that of the first open one (or after the horizon plus
-   * one tick); they need the events ending after its start. An open-ended event needs the family's
+   * end). Late rows count in the windows still open ([[lateByLastRow]]), so a window is final
+   * only once the watermark reaches the end of its row, as under Spark's aggregation. The windows
+   * still open end after that of the first open one (or after the horizon plus one tick); they
+   * need the events ending after its start. An open-ended event needs the family's
    * horizon, or its windows would never end.
    */
   final case class HoppingWindows(family: HoppingFamily) extends StreamingRules {
     override def knowsOpenRows: Boolean = true
+
+    override def lateByLastRow: Boolean = true
 
     private def windowEnd(window: InternalRow): Long =
       window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)

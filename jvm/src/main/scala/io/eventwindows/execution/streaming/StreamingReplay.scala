@@ -156,18 +156,24 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * result the `added` events change, open rows too, in the order the sweep gives them. Two
    * sweeps over every event known (not only up to the horizon), one without the `added` events
    * and one with them; a row of the second that the first does not give (a new row or a new
-   * result) is emitted. Rows closed before are the same in both: events arrive after the
-   * watermark, which has passed every close time emitted through. So the last version emitted
-   * of each row is the row append mode emits once it closes.
+   * result) is emitted, unless it closed at or before `emittedThrough`: a late event that rows
+   * still open count ([[io.eventwindows.plans.StreamingRules.lateByLastRow]]) may lie in rows
+   * closed before too, which stay as they were emitted. So the last version emitted of each row
+   * is the row append mode emits once it closes.
    */
-  def changedRows(stored: Iterator[Array[Byte]], added: Array[Array[Byte]]): Seq[Row] = {
-    val before = inOrder(stored.map(decode).toSeq)
+  def changedRows(
+      stored: Iterator[Array[Byte]],
+      added: Array[Array[Byte]],
+      emittedThrough: Long): Seq[Row] = {
+    def openRows(events: Iterable[Stored]): Iterator[Row] = sweep(inOrder(events)).filter { out =>
+      spec.rules.closeTime(out.getStruct(spec.keys.size, windowFields)) > emittedThrough
+    }.map(toRow)
+    val before = stored.map(decode).toSeq
     val unchanged = mutable.HashMap.empty[Row, Int]
-    sweep(before).foreach { out =>
-      val row = toRow(out)
+    openRows(before).foreach { row =>
       unchanged(row) = unchanged.getOrElse(row, 0) + 1
     }
-    sweep(inOrder(before.toSeq ++ added.map(decode))).map(toRow).filter { row =>
+    openRows(before ++ added.map(decode)).filter { row =>
       unchanged.get(row) match {
         case Some(n) =>
           if (n == 1) unchanged.remove(row) else unchanged(row) = n - 1

@@ -33,7 +33,9 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  * events kept and a [[StreamingProgress]]: what was emitted, the pending timer, and the definition
  * of the aggregation, checked on every use so that a changed query cannot read another one's state.
  */
-final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
+final class StreamingWindowProcessor(
+    val spec: StreamingWindowSpec,
+    lateEventsWatermarkMs: Long = Long.MinValue)
   extends StatefulProcessorWithInitialState[Row, Row, Row, Row] {
   import StreamingWindowProcessor._
 
@@ -53,6 +55,26 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
   @transient private var unemittedInitialRows: ValueState[Boolean] = _
   @transient private lazy val replay = new StreamingReplay(spec)
 
+  /**
+   * This processor for a micro-batch whose late rows Spark drops by `watermarkMs` (the previous
+   * micro-batch's watermark; Spark gives it to the operator, not to the processor): see
+   * [[closedBeforeInput]].
+   */
+  def withLateEventsWatermark(watermarkMs: Long): StreamingWindowProcessor =
+    new StreamingWindowProcessor(spec, watermarkMs)
+
+  /**
+   * `current` with every row that closed at the late-row watermark counted as emitted, for rules
+   * whose late rows count in their rows still open ([[io.eventwindows.plans.StreamingRules.lateByLastRow]]): a row
+   * closed there was emitted, or it did not exist before this input and no late row may make it
+   * (Spark's aggregation drops a late row for a closed window). A key that was idle or forgotten
+   * has emitted less.
+   */
+  private def closedBeforeInput(current: StreamingProgress): StreamingProgress =
+    if (!spec.rules.lateByLastRow || lateEventsWatermarkMs == Long.MinValue) current
+    else current.copy(emittedThrough = Math.max(current.emittedThrough,
+      spec.horizon.horizon(micros(lateEventsWatermarkMs))))
+
   /** True if the initial state's rows must be emitted apart: update mode with initial state. */
   private def tracksInitialRows: Boolean = spec.earlyRows && spec.hasInitialState
 
@@ -70,12 +92,13 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
       key: Row,
       inputRows: Iterator[Row],
       timerValues: TimerValues): Iterator[Row] = {
-    val current = load()
+    val current = closedBeforeInput(load())
     val added = inputRows.flatMap(replay.encode).toArray
     val changed =
       if (takeUnemittedInitialRows()) replay.currentRows(events.get() ++ added.iterator)
-      else if (spec.earlyRows && added.nonEmpty) replay.changedRows(events.get(), added)
-      else Nil
+      else if (spec.earlyRows && added.nonEmpty) {
+        replay.changedRows(events.get(), added, current.emittedThrough)
+      } else Nil
     if (added.nonEmpty) keep(current, added, timerValues)
     changed.iterator
   }
@@ -147,12 +170,13 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
   private def load(): StreamingProgress =
     if (progress.exists()) {
       val stored = progress.get()
-      if (stored.definition != spec.definition) {
+      if (spec.formerDefinition.contains(stored.definition)) {
+        stored.copy(definition = spec.definition)
+      } else if (stored.definition != spec.definition) {
         throw new EventWindowsInputException(s"${spec.window.function}: the checkpoint holds the state " +
           s"of another window definition [${stored.definition}], not of this query's " +
           s"[${spec.definition}]; a changed window definition needs a new checkpoint location")
-      }
-      stored
+      } else stored
     } else {
       StreamingProgress(spec.definition, Long.MinValue, hasTimer = false, 0L)
         .withTrigger(ResumingSweep.TriggerState.initial)
