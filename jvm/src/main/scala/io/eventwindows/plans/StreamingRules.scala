@@ -49,6 +49,14 @@ sealed trait StreamingRules extends Serializable {
   def lateByLastRow: Boolean = false
 
   /**
+   * True if a firing keeps, of the last session, only the events of its first open piece
+   * (sessions with a maximum duration): its start and the end the others hold it open to are kept
+   * in their stead, so that an endless session keeps no more than a piece (see the streaming
+   * room's `StreamingReplay`).
+   */
+  def continuesSessions: Boolean = false
+
+  /**
    * True if a key whose firing keeps no event is forgotten; not if its later rows depend on
    * every earlier arrival, through an SPL trigger's state or a running window's prefix.
    */
@@ -240,10 +248,13 @@ object StreamingRules {
    * event starting at or before b is known (close time b: an event starting at the session's end
    * joins it). Only the last session of a replay can still be open (each earlier one ended
    * before the next began, at or before the horizon); if a row is open, it needs all of that
-   * session's events, which decide its start, its pieces and its changes.
+   * session's events, which decide its start, its pieces and its changes: without a maximum
+   * duration (with one, [[continuesSessions]]).
    */
   final case class Sessions(family: SessionWindow) extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
+
+    override def continuesSessions: Boolean = family.maxDuration.isDefined
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {

@@ -53,6 +53,13 @@ final class StreamingWindowProcessor(
    * it set, and a checkpoint serves update and append mode alike.
    */
   @transient private var unemittedInitialRows: ValueState[Boolean] = _
+  /**
+   * The open session of a key whose earlier events were forgotten, for sessions with pieces
+   * ([[io.eventwindows.plans.StreamingRules.continuesSessions]]). A state variable of its own, as
+   * [[unemittedInitialRows]] is: a checkpoint written before it existed restores (its keys hold
+   * every event of their open session, and the next firing forgets what it can).
+   */
+  @transient private var openSession: ValueState[SessionSeed] = _
   @transient private lazy val replay = new StreamingReplay(spec)
 
   /**
@@ -85,6 +92,10 @@ final class StreamingWindowProcessor(
     if (tracksInitialRows) {
       unemittedInitialRows = getHandle.getValueState[Boolean]("unemittedInitialRows",
         Encoders.scalaBoolean, TTLConfig.NONE)
+    }
+    if (spec.rules.continuesSessions) {
+      openSession = getHandle.getValueState[SessionSeed]("openSession",
+        Encoders.product[SessionSeed], TTLConfig.NONE)
     }
   }
 
@@ -147,8 +158,14 @@ final class StreamingWindowProcessor(
     val current = load().copy(hasTimer = false)
     val watermarkMs = timerValues.getCurrentWatermarkInMs()
     val horizon = spec.horizon.horizon(micros(watermarkMs))
+    val session =
+      if (spec.rules.continuesSessions && openSession.exists()) Some(openSession.get()) else None
     val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger,
-      current.prefix)
+      current.prefix, session)
+    if (spec.rules.continuesSessions) {
+      firing.session.filter(_ => firing.kept.nonEmpty).map(openSession.update)
+        .getOrElse(openSession.clear())
+    }
     if (firing.kept.isEmpty && spec.rules.forgetsIdleKeys) {
       // Nothing left that a later row can need: forget the key. (An SPL trigger's state and a
       // running window's prefix are needed by every later arrival.)
