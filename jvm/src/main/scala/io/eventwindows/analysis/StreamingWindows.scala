@@ -150,8 +150,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
       rules: StreamingRules,
       time: Attribute): Option[(Alias, EventTimeHorizon)] = (rules, a.window.family) match {
     case (_, family: HoppingFamily) if rules.lateByLastRow =>
-      val end = Alias(LastRowEnd(a.window.start, a.window.end, family), "__eventwindows_last_row_end")(
-        explicitMetadata = Some(time.metadata))
+      val end = Alias(LastRowEnd(a.window.start, a.window.end, family),
+        "__eventwindows_last_row_end")(explicitMetadata = Some(time.metadata))
       Some((end, RowEndIsEventTime(family.output == OutputPolicy.Point)))
     case _ => None
   }

@@ -68,8 +68,9 @@ final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineM
  * event only once all of its rows have closed, and one behind the watermark still counts in the
  * windows still open, as under Spark's streaming aggregation of `window()`. A row is final once
  * the watermark w reaches its end: under output 'window' its window's end e, under 'point' the
- * end of `[e, e + 1)`. Rows close at e - 1 ([[io.eventwindows.plans.StreamingRules.HoppingWindows]]),
- * so at w every row closing at or before w - 1 (w - 2 under 'point') is final. Every event that
+ * end of `[e, e + 1)`. Rows close at e - 1
+ * ([[io.eventwindows.plans.StreamingRules.HoppingWindows]]), so at w every row closing at or
+ * before w - 1 (w - 2 under 'point') is final. Every event that
  * can still arrive lies in a row that is not: it starts after that horizon.
  */
 final case class RowEndIsEventTime(pointOutput: Boolean) extends EventTimeHorizon {

@@ -67,7 +67,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   /** The policy as one whose group continues an open session: sessions with pieces. */
   private val continuing =
     Some(policy).collect { case c: ContinuingSession if spec.rules.continuesSessions => c }
-  require(spec.rules.resumes == resuming.isDefined && (!spec.rules.foldsPrefix || seeding.isDefined) &&
+  require(spec.rules.resumes == resuming.isDefined &&
+    (!spec.rules.foldsPrefix || seeding.isDefined) &&
     (!spec.rules.continuesSessions || continuing.isDefined),
     s"${spec.rules} do not fit the policy of ${window.family}")
   private val windowFields = 2 + window.family.extraWindowFields.size
@@ -310,7 +311,8 @@ private[streaming] object StreamingReplay {
   /**
    * What a firing gives: the rows to emit, the events to keep (bytes), the earliest close time
    * of a row not emitted yet ([[NoClose]] if none is known), the trigger state of SPL sliding
-   * windows, the prefix of running windows and the open session that sessions with pieces continue.
+   * windows, the prefix of running windows and the open session that sessions with pieces
+   * continue.
    */
   final case class Firing(
       output: Seq[Row],

@@ -72,10 +72,10 @@ final class StreamingWindowProcessor(
 
   /**
    * `current` with every row that closed at the late-row watermark counted as emitted, for rules
-   * whose late rows count in their rows still open ([[io.eventwindows.plans.StreamingRules.lateByLastRow]]): a row
-   * closed there was emitted, or it did not exist before this input and no late row may make it
-   * (Spark's aggregation drops a late row for a closed window). A key that was idle or forgotten
-   * has emitted less.
+   * whose late rows count in their rows still open
+   * ([[io.eventwindows.plans.StreamingRules.lateByLastRow]]): a row closed there was emitted, or
+   * it did not exist before this input and no late row may make it (Spark's aggregation drops a
+   * late row for a closed window). A key that was idle or forgotten has emitted less.
    */
   private def closedBeforeInput(current: StreamingProgress): StreamingProgress =
     if (!spec.rules.lateByLastRow || lateEventsWatermarkMs == Long.MinValue) current
