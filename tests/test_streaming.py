@@ -108,3 +108,68 @@ def test_relative_time_windows_on_a_stream_of_fixed_width_rows(spark, tmp_path):
     # The watermark ends at 00:00:09: the messages at 0-3 s are closed, each with the messages of
     # the 2 s before it; the one at 10 s is not.
     assert [tuple(r) for r in rows] == [(1, 0, 1, 1), (1, 1, 2, 3), (1, 2, 3, 6), (1, 3, 3, 9)]
+
+
+def minute(t):
+    """Minute `t` (a float) of 2024-01-01 00:00, as a stream's JSON gives a timestamp."""
+    return f"2024-01-01 00:{int(t):02d}:{round(t % 1 * 60):02d}"
+
+
+def test_late_rows_count_in_their_open_windows_whatever_the_aggregates(spark, tmp_path):
+    # Windows of 5 minutes every minute, a watermark delay of 1 minute; one file per micro-batch.
+    # A micro-batch drops a row for a window that ended by the previous micro-batch's watermark
+    # (Spark's late-row watermark): 0 for the first two files, 00:08 for the third (00:09 less
+    # the delay), 00:08:30 for the last.
+    #  - c at 00:06:30 comes before any row is late: [00:02, 00:07) and [00:03, 00:08), which
+    #    that micro-batch closes, count it;
+    #  - a at 00:07:30 and d at 00:07:45 (a key seen for the first time) are behind the
+    #    watermark of 00:08: [00:03, 00:08) has closed, [00:04, 00:09) to [00:07, 00:12) count
+    #    them;
+    #  - b at 00:02 lies in closed windows only: it counts nowhere.
+    source = tmp_path / "source"
+    batches = [[("a", 1, 1), ("a", 9, 2), ("b", 9, 3)],
+               [("a", 9.5, 4), ("c", 6.5, 5)],
+               [("a", 7.5, 6), ("d", 7.75, 7), ("b", 2, 8)],
+               [("a", 20, 9)]]
+    write_batches(source, [[{"k": k, "ts": minute(t), "v": v} for k, t, v in batch]
+                           for batch in batches])
+
+    def run(grouped, aggregates, name):
+        frame = grouped(spark.readStream.schema("k string, ts timestamp, v bigint")
+                        .option("maxFilesPerTrigger", 1).json(str(source))
+                        .withWatermark("ts", "1 minute")).agg(*aggregates)
+        query = (frame.writeStream.format("memory").queryName(name).outputMode("append")
+                 .option("checkpointLocation", str(tmp_path / name)).trigger(availableNow=True)
+                 .start())
+        query.awaitTermination()
+        dropped = sum(op["numRowsDroppedByWatermark"]
+                      for p in query.recentProgress for op in p["stateOperators"])
+        rows = spark.table(name).selectExpr(
+            "k", "string(window.start)", "n", "sort_array(vs)" if "vs" in frame.columns else "n")
+        return sorted(tuple(r)[:3] + ((sorted(r[3]),) if "vs" in frame.columns else ())
+                      for r in rows.collect()), dropped
+
+    count = [F.count("*").alias("n")]
+    listed = count + [F.collect_list("v").alias("vs")]
+    spark_window = lambda e: e.groupBy("k", F.window("ts", "5 minutes", "1 minute"))
+    ours = lambda e: e.groupBy("k", ew.hopping_window("ts", None, "5 minutes", "1 minute"))
+    # Spark's own window(), then ours as Spark's aggregation (count alone) and through
+    # transformWithState (collect_list depends on the order of its input).
+    expected, expected_dropped = run(spark_window, listed, "ew_late_spark")
+    counted, counted_dropped = run(ours, count, "ew_late_counted")
+    collected, collected_dropped = run(ours, listed, "ew_late_collected")
+
+    assert counted == [row[:3] for row in expected]
+    assert collected == expected
+    # The rows worked out by hand, for the keys with late rows.
+    by_key = lambda k: [(r[1][11:16], r[2], r[3]) for r in expected if r[0] == k]
+    assert by_key("d") == [(f"00:0{m}", 1, [7]) for m in range(4, 8)]
+    assert by_key("c") == [(f"00:0{m}", 1, [5]) for m in range(2, 7)]
+    # a's late row (6) came after [00:03, 00:08) closed, which a had no other row in.
+    assert [r for r in by_key("a") if r[0] in ("00:03", "00:07")] == [("00:07", 3, [2, 4, 6])]
+    assert by_key("b") == [(f"00:0{m}", 1, [3]) for m in range(5, 10)]
+    # numRowsDroppedByWatermark: Spark's aggregation counts as window() does, a key's row per
+    # window closed before its late rows came (b's five windows, a's and d's [00:03, 00:08));
+    # transformWithState counts the events that count in no window (b at 00:02).
+    assert counted_dropped == expected_dropped == 7
+    assert collected_dropped == 1

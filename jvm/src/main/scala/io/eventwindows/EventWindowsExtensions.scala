@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows}
+import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows}
 import io.eventwindows.execution.EventWindowStrategy
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.shims.SparkLine
@@ -29,6 +29,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPostHocResolutionRule(_ => StreamingWindows)
     // A query in update mode has those windows emit their rows also while open, where they can.
     extensions.injectPostHocResolutionRule(_ => StreamingUpdateMode)
+    // Each micro-batch, that node's processor learns the watermark its late rows are dropped by.
+    extensions.injectColumnar(_ => LateRowWatermark)
     // Any other EventWindowAggregate over a stream is an analysis error, not per-batch windows.
     extensions.injectCheckRule(_ => CheckStreaming)
     // A clipped lifetime left in the plan is one outside the aggregates of a window.

@@ -1,10 +1,11 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.streaming.{EventTimeHorizon, SnappedStart, SnappedToWindows,
-  StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
-import io.eventwindows.expressions.{AdjustStartTime, EventTime, SnapToWindows, WindowParameters}
-import io.eventwindows.plans.{EventWindowAggregate, StreamingRules}
+import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
+  SnappedToWindows, StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
+import io.eventwindows.expressions.{AdjustStartTime, EventTime, LastRowEnd, SnapToWindows,
+  WindowParameters}
+import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -57,16 +58,20 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val (original, staticAnchors) =
       if (windowed.window.family.carriesAnchor) StreamingAnchors.prepare(windowed)
       else (windowed, None)
-    val (time, horizon) = eventTimeHorizon(original)
+    val (time, startHorizon) = eventTimeHorizon(original)
     checkStateStore(original.window.function)
-    val (a, columns) = oneEventTimeColumn(original, time)
+    // Late by the last row: the watermark moves from the start to the end of each event's last row.
+    val lastRowEnd = lateByLastRow(original, rules, time)
+    val horizon = lastRowEnd.map(_._2).getOrElse(startHorizon)
+    val (a, columns) = oneEventTimeColumn(original, if (lastRowEnd.isDefined) None else Some(time))
 
     // Spark groups by attributes; a window over the whole stream gets one constant key.
     val constantKey =
       if (a.keys.isEmpty) Some(Alias(Literal(0), "__eventwindows_key")()) else None
-    val child = Project(columns ++ constantKey, a.child)
+    // The column Spark drops late rows by is not stored: the processor reads `input`.
+    val child = Project(columns ++ constantKey ++ lastRowEnd.map(_._1), a.child)
     val grouping = constantKey.map(k => Seq(k.toAttribute)).getOrElse(a.keys)
-    val input = child.output
+    val input = child.output.take(columns.size + constantKey.size)
 
     val inputEncoder = ExpressionEncoder(schemaOf(input))
     val keyEncoder = ExpressionEncoder(schemaOf(grouping))
@@ -75,7 +80,10 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
       a.clippedLifetime, input, inputEncoder,
       outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
-      EventWindowsConf.maxWindowsPerEvent, hasInitialState = staticAnchors.isDefined)
+      EventWindowsConf.maxWindowsPerEvent, hasInitialState = staticAnchors.isDefined,
+      // Before late rows counted in their open windows, the state was the same but for this.
+      formerDefinition =
+        if (lastRowEnd.isDefined) Some(definition(a, rules, startHorizon, input)) else None)
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val initial = staticAnchors.map(
@@ -133,17 +141,34 @@ object StreamingWindows extends Rule[LogicalPlan] {
       deserializer: Expression)
 
   /**
-   * The node over its input columns with the watermark on `time` alone, and those columns:
-   * `transformWithState` takes one event time column, and a second stage's input has more (a
-   * window over `window_time(window)` of an earlier window keeps that `window` column too). The
-   * others become new columns without the watermark, and the node reads those. The node's output
-   * stays the original's.
+   * For rules whose rows are late by their last row ([[StreamingRules.lateByLastRow]]), the
+   * column Spark drops late rows by, the end of each event's last row carrying the watermark of
+   * the start column `time`, and the horizon it gives.
+   */
+  private def lateByLastRow(
+      a: EventWindowAggregate,
+      rules: StreamingRules,
+      time: Attribute): Option[(Alias, EventTimeHorizon)] = (rules, a.window.family) match {
+    case (_, family: HoppingFamily) if rules.lateByLastRow =>
+      val end = Alias(LastRowEnd(a.window.start, a.window.end, family),
+        "__eventwindows_last_row_end")(explicitMetadata = Some(time.metadata))
+      Some((end, RowEndIsEventTime(family.output == OutputPolicy.Point)))
+    case _ => None
+  }
+
+  /**
+   * The node over its input columns with the watermark on `time` alone (on none if the node's
+   * watermark is on a column of its own), and those columns: `transformWithState` takes one event
+   * time column, and a second stage's input has more (a window over `window_time(window)` of an
+   * earlier window keeps that `window` column too). The others become new columns without the
+   * watermark, and the node reads those. The node's output stays the original's.
    */
   private def oneEventTimeColumn(
       a: EventWindowAggregate,
-      time: Attribute): (EventWindowAggregate, Seq[NamedExpression]) = {
+      time: Option[Attribute]): (EventWindowAggregate, Seq[NamedExpression]) = {
     val columns = a.child.output.map {
-      case c if c.exprId != time.exprId && c.metadata.contains(EventTimeWatermark.delayKey) =>
+      case c if !time.exists(_.exprId == c.exprId) &&
+          c.metadata.contains(EventTimeWatermark.delayKey) =>
         Alias(c, c.name)(explicitMetadata = Some(new MetadataBuilder().withMetadata(c.metadata)
           .remove(EventTimeWatermark.delayKey).build()))
       case c => c

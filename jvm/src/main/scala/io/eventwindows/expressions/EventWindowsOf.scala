@@ -1,7 +1,7 @@
 package io.eventwindows.expressions
 
 import io.eventwindows.EventWindowsErrors
-import io.eventwindows.plans.{AxisFamily, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AxisFamily, PerWindowAxis, WindowAxis, WindowFamily}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Literal}
@@ -32,9 +32,8 @@ case class EventWindowsOf(
     end: Option[Expression],
     family: AxisFamily,
     maxWindows: Long,
-    clipped: Boolean = false) extends Expression {
+    clipped: Boolean = false) extends WindowsOfEvent {
 
-  override def children: Seq[Expression] = start +: end.toSeq
   override def dataType: DataType = {
     val window = EventWindow.windowType(start.dataType)
     ArrayType(if (!clipped) window else StructType(Seq(
@@ -44,17 +43,6 @@ case class EventWindowsOf(
   }
   override def nullable: Boolean = false
   override def prettyName: String = "event_windows_of"
-  override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
-
-  private def timeType: DataType = start.dataType
-  private def lineMax: Long = EventTime.lineMax(timeType)
-
-  // The horizon only matters to open-ended events, which without the family's own horizon fail.
-  @transient private lazy val axis = {
-    val axis = family.axis(EventTime.lineMin(timeType), lineMax, horizon = lineMax)
-    require(axis.rowPerPosition, s"$family has no window that an event alone gives")
-    axis
-  }
 
   override def eval(input: InternalRow): Any = {
     val s = start.eval(input)
@@ -68,10 +56,7 @@ case class EventWindowsOf(
 
   /** The windows of the event from `start` to `end` (ignored for point events or if NULL). */
   def windowsOf(start: Long, endIsNull: Boolean, end: Long): ArrayData = {
-    val exclusiveEnd =
-      if (this.end.isEmpty) TimeArithmetic.pointEventEnd(start, lineMax)
-      else if (endIsNull) openEnd(start)
-      else { CheckedEnd.check(start, end, timeType); end }
+    val exclusiveEnd = exclusiveEndOf(start, endIsNull, end)
     val first = axis.enter(start, exclusiveEnd)
     val leave = axis.leave(start, exclusiveEnd)
     if (exclusiveEnd == start || leave <= first) return EventWindowsOf.NoWindows
@@ -87,11 +72,6 @@ case class EventWindowsOf(
       p = axis.nextPosition(p)
     }
     new GenericArrayData(windows.toArray)
-  }
-
-  private def openEnd(start: Long): Long = {
-    if (family.horizon.isEmpty) EventWindowsOf.openEndedOnStream(family, start, timeType)
-    axis.openEnd(start)
   }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
@@ -111,6 +91,98 @@ case class EventWindowsOf(
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindowsOf =
     copy(start = newChildren.head, end = end.map(_ => newChildren(1)))
+}
+
+/**
+ * What [[EventWindowsOf]] and [[LastRowEnd]] share: one event `[start, end)` on the axis of a
+ * family whose every position is a window, known from the event alone, the same axis the batch
+ * operator sweeps.
+ */
+sealed trait WindowsOfEvent extends Expression {
+  def start: Expression
+  def end: Option[Expression]
+  def family: AxisFamily
+
+  override def children: Seq[Expression] = start +: end.toSeq
+  override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
+
+  protected def timeType: DataType = start.dataType
+  protected def lineMax: Long = EventTime.lineMax(timeType)
+
+  // The horizon only matters to open-ended events, which without the family's own horizon fail.
+  @transient protected lazy val axis: PerWindowAxis =
+    family.axis(EventTime.lineMin(timeType), lineMax, horizon = lineMax) match {
+      case axis: PerWindowAxis => axis
+      case other => throw new IllegalArgumentException(
+        s"$family has no window that an event alone gives ($other)")
+    }
+
+  /**
+   * The exclusive end of the event starting at `start`: one tick on for a point event, the
+   * family's horizon for an open-ended one (`endIsNull`), else `end`, which must not be before
+   * the start (the query fails naming the event).
+   */
+  protected def exclusiveEndOf(start: Long, endIsNull: Boolean, end: Long): Long =
+    if (this.end.isEmpty) TimeArithmetic.pointEventEnd(start, lineMax)
+    else if (endIsNull) {
+      if (family.horizon.isEmpty) EventWindowsOf.openEndedOnStream(family, start, timeType)
+      axis.openEnd(start)
+    } else { CheckedEnd.check(start, end, timeType); end }
+}
+
+/**
+ * The end of the last row of an event under a family whose every axis position is a window
+ * (`window.end` of the last of its [[EventWindowsOf]]), NULL for a NULL start or an event in no
+ * window. A stream of such windows run by `transformWithState` carries the watermark on this
+ * column: Spark then drops an event as late only once every window it belongs to has closed
+ * (its last row's end at or before the watermark), as its streaming aggregation drops an event's
+ * row for each window that has closed and keeps its other rows. E.g. windows of 5 minutes every
+ * minute, a watermark of 00:08: an event at 00:07:30 lies in `[00:03, 00:08)` to
+ * `[00:07, 00:12)`, this is 00:12, and the event still counts in the four windows still open.
+ */
+case class LastRowEnd(start: Expression, end: Option[Expression], family: AxisFamily)
+  extends WindowsOfEvent {
+
+  override def dataType: DataType = start.dataType
+  override def nullable: Boolean = true
+  override def prettyName: String = "last_row_end"
+
+  override def eval(input: InternalRow): Any = {
+    val s = start.eval(input)
+    if (s == null) null
+    else {
+      val e = end.map(_.eval(input)).orNull
+      val last = lastRowEnd(s.asInstanceOf[Long], end.isDefined && e == null,
+        if (e == null) 0L else e.asInstanceOf[Long])
+      if (last == LastRowEnd.NoRow) null else last
+    }
+  }
+
+  /** The end of the event's last row, or [[LastRowEnd.NoRow]] if it lies in no window. */
+  def lastRowEnd(start: Long, endIsNull: Boolean, end: Long): Long =
+    axis.lastRowEnd(start, exclusiveEndOf(start, endIsNull, end)).getOrElse(LastRowEnd.NoRow)
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val self = ctx.addReferenceObj("lastRowEnd", this, classOf[LastRowEnd].getName)
+    val s = start.genCode(ctx)
+    val e = end.map(_.genCode(ctx))
+    val endIsNull = e.map(_.isNull.toString).getOrElse("false")
+    val endValue = e.map(_.value.toString).getOrElse("0L")
+    ev.copy(code = code"""
+      ${s.code}
+      ${e.map(_.code.toString).getOrElse("")}
+      final long ${ev.value} = ${s.isNull}
+        ? ${LastRowEnd.NoRow}L : $self.lastRowEnd(${s.value}, $endIsNull, $endValue);
+      final boolean ${ev.isNull} = ${ev.value} == ${LastRowEnd.NoRow}L;""")
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): LastRowEnd =
+    copy(start = newChildren.head, end = end.map(_ => newChildren(1)))
+}
+
+object LastRowEnd {
+  /** No row: no row ends at the first tick of the line, since every row ends after an event. */
+  final val NoRow: Long = Long.MinValue
 }
 
 object EventWindowsOf {

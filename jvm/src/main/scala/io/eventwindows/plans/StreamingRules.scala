@@ -39,6 +39,24 @@ sealed trait StreamingRules extends Serializable {
   def foldsPrefix: Boolean = false
 
   /**
+   * True if an event is late only once every row it belongs to has closed, as Spark's streaming
+   * aggregation drops an event's row for each closed window and keeps its others (hopping,
+   * tumbling and cumulating windows, which also run as that aggregation): the watermark is then on
+   * the end of each event's last row, not on its start, and an event behind the watermark counts
+   * in its rows still open. Otherwise an event is late once its start is at or before the
+   * watermark.
+   */
+  def lateByLastRow: Boolean = false
+
+  /**
+   * True if a firing keeps, of the last session, only the events of its first open piece
+   * (sessions with a maximum duration): its start and the end the others hold it open to are kept
+   * in their stead, so that an endless session keeps no more than a piece (see the streaming
+   * room's `StreamingReplay`).
+   */
+  def continuesSessions: Boolean = false
+
+  /**
    * True if a key whose firing keeps no event is forgotten; not if its later rows depend on
    * every earlier arrival, through an SPL trigger's state or a running window's prefix.
    */
@@ -123,12 +141,16 @@ object StreamingRules {
    * streams only with aggregates that depend on input order: the others run as Spark's streaming
    * aggregation; 'changes' is a snapshot window by now): a window is final once every event starting before its end is known,
    * close time its end minus one tick (under 'point' the row's lifetime starts at the window's
-   * end). The windows still open end after that of the first open one (or after the horizon plus
-   * one tick); they need the events ending after its start. An open-ended event needs the family's
+   * end). Late rows count in the windows still open ([[lateByLastRow]]), so a window is final
+   * only once the watermark reaches the end of its row, as under Spark's aggregation. The windows
+   * still open end after that of the first open one (or after the horizon plus one tick); they
+   * need the events ending after its start. An open-ended event needs the family's
    * horizon, or its windows would never end.
    */
   final case class HoppingWindows(family: HoppingFamily) extends StreamingRules {
     override def knowsOpenRows: Boolean = true
+
+    override def lateByLastRow: Boolean = true
 
     private def windowEnd(window: InternalRow): Long =
       window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
@@ -226,10 +248,13 @@ object StreamingRules {
    * event starting at or before b is known (close time b: an event starting at the session's end
    * joins it). Only the last session of a replay can still be open (each earlier one ended
    * before the next began, at or before the horizon); if a row is open, it needs all of that
-   * session's events, which decide its start, its pieces and its changes.
+   * session's events, which decide its start, its pieces and its changes: without a maximum
+   * duration (with one, [[continuesSessions]]).
    */
   final case class Sessions(family: SessionWindow) extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
+
+    override def continuesSessions: Boolean = family.maxDuration.isDefined
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {

@@ -132,6 +132,25 @@ sealed trait PerWindowAxis extends WindowAxis {
   /** The exclusive end of the window at `position`, within the time line. */
   protected def windowEnd(position: Long): Long
 
+  /**
+   * The position of the last window starting before `end`, the exclusive end of an event
+   * starting at `start`: its last window, if it lies in any ([[leave]] after [[enter]]).
+   */
+  protected def lastPosition(start: Long, end: Long): Long
+
+  /**
+   * The end of the output lifetime of the last row of the event `[start, end)`, or None if it lies
+   * in no window: a row is still open while the watermark is before its end (as Spark's streaming
+   * aggregation keeps a `window` until the watermark passes its `end`), so the event still counts
+   * somewhere while the watermark is before this. E.g. windows of 5 every 1: an event at 7 lies in
+   * `[3, 8)` to `[7, 12)`, its last row ends at 12 (at 13 under output 'point', a row `[12, 13)`).
+   */
+  final def lastRowEnd(start: Long, end: Long): Option[Long] = {
+    val leave = this.leave(start, end)
+    if (end == start || leave <= enter(start, end)) None
+    else Some(outputEnd(lastPosition(start, end), leave))
+  }
+
   /** Open-ended events last through the horizon tick (and at least their own start tick). */
   override final def openEnd(start: Long): Long = add(Math.max(start, horizon), 1L)
 
@@ -192,6 +211,9 @@ case class HoppingAxis(
   override def leave(start: Long, end: Long): Long =
     position(boundaryIndex(subtract(end, 1L), alignment, hop), 1L, start)
 
+  override protected def lastPosition(start: Long, end: Long): Long =
+    position(boundaryIndex(subtract(end, 1L), alignment, hop), 0L, start)
+
   /** The position of window `index + plus`; `start` names the event when it has none. */
   private def position(index: Long, plus: Long, start: Long): Long =
     try exactSum(index, -shift, plus) catch {
@@ -226,7 +248,10 @@ sealed trait NumberedAxis extends PerWindowAxis {
   override final def enter(start: Long, end: Long): Long = windows.firstEndingAfter(start)
 
   override final def leave(start: Long, end: Long): Long =
-    nextPosition(windows.lastStartingBy(subtract(end, 1L)))
+    nextPosition(lastPosition(start, end))
+
+  override protected final def lastPosition(start: Long, end: Long): Long =
+    windows.lastStartingBy(subtract(end, 1L))
 
   override protected final def windowStart(position: Long): Long =
     clamp(windows.start(position), lineMin, lineMax)

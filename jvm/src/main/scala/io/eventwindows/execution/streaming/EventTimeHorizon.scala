@@ -61,3 +61,24 @@ final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineM
     TimeArithmetic.subtract(windows.end(windows.firstEndingAfter(
       TimeArithmetic.subtract(start, 1L)) - 1), 1L)
 }
+
+/**
+ * Hopping, tumbling and cumulating windows with per-window output: the watermarked column is the
+ * end of each event's last row ([[io.eventwindows.expressions.LastRowEnd]]), so Spark drops an
+ * event only once all of its rows have closed, and one behind the watermark still counts in the
+ * windows still open, as under Spark's streaming aggregation of `window()`. A row is final once
+ * the watermark w reaches its end: under output 'window' its window's end e, under 'point' the
+ * end of `[e, e + 1)`. Rows close at e - 1
+ * ([[io.eventwindows.plans.StreamingRules.HoppingWindows]]), so at w every row closing at or
+ * before w - 1 (w - 2 under 'point') is final. Every event that
+ * can still arrive lies in a row that is not: it starts after that horizon.
+ */
+final case class RowEndIsEventTime(pointOutput: Boolean) extends EventTimeHorizon {
+  /** How far a row's end lies after its close time: the window's end, and one more for 'point'. */
+  private def rowEndAfterClose: Long = if (pointOutput) 2L else 1L
+
+  override def horizon(watermark: Long): Long =
+    TimeArithmetic.subtract(watermark, rowEndAfterClose)
+
+  override def watermarkReaching(start: Long): Long = TimeArithmetic.add(start, rowEndAfterClose)
+}

@@ -4,8 +4,9 @@ import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
-import io.eventwindows.execution.sweep.{KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
+import io.eventwindows.execution.sweep.{ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.plans.Retention
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -63,7 +64,12 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   private val resuming = Some(policy).collect { case r: ResumingSweep => r }
   /** The policy as one whose group continues after a folded prefix: running windows. */
   private val seeding = Some(policy).collect { case s: SeedingSweep => s }
-  require(spec.rules.resumes == resuming.isDefined && (!spec.rules.foldsPrefix || seeding.isDefined),
+  /** The policy as one whose group continues an open session: sessions with pieces. */
+  private val continuing =
+    Some(policy).collect { case c: ContinuingSession if spec.rules.continuesSessions => c }
+  require(spec.rules.resumes == resuming.isDefined &&
+    (!spec.rules.foldsPrefix || seeding.isDefined) &&
+    (!spec.rules.continuesSessions || continuing.isDefined),
     s"${spec.rules} do not fit the policy of ${window.family}")
   private val windowFields = 2 + window.family.extraWindowFields.size
   private val unusedMetric = new SQLMetric("sum")
@@ -90,14 +96,15 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * `(emittedThrough, horizon]` (none under early rows: [[changedRows]] emitted each as its
    * result changed), and says what to keep and when something can close next.
    * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead; running
-   * windows start from `prefix`.
+   * windows start from `prefix`; sessions with pieces continue the open session `session`.
    */
   def fire(
       stored: Iterator[Array[Byte]],
       emittedThrough: Long,
       horizon: Long,
       trigger: ResumingSweep.TriggerState,
-      prefix: RunningPrefix): Firing = {
+      prefix: RunningPrefix,
+      session: Option[SessionSeed] = None): Firing = {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
     var firstPending = NoClose
@@ -118,6 +125,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       seeding.foreach(_.seedGroup(prefix.count, prefix.firstTime,
         buffers.deserialize(prefix.buffer)))
     }
+    if (sorted.nonEmpty) session.foreach(s => continuing.foreach(_.continueSession(s.start, s.end)))
 
     val output = ArrayBuffer.empty[Row]
     var firstOpen: InternalRow = null
@@ -135,7 +143,13 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       }
     }
 
-    val retention = spec.rules.retention(sorted.map(_.start), sorted.map(_.end), horizon, firstOpen)
+    val (retention, nextSession) = continuing match {
+      case Some(sessions) if firstOpen != null => openPiece(sessions, sorted, firstOpen, session)
+      case _ =>
+        // Nothing replayed, nothing changed: the session goes on as it was.
+        (spec.rules.retention(sorted.map(_.start), sorted.map(_.end), horizon, firstOpen),
+          if (sorted.isEmpty) session else None)
+    }
     val kept = ArrayBuffer.empty[Array[Byte]]
     val forgotten = ArrayBuffer.empty[Stored]
     var i = 0
@@ -148,7 +162,30 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     // A row an event after the horizon takes part in closes at its start or later.
     if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
     val nextPrefix = if (forgotten.nonEmpty) fold(prefix, forgotten) else prefix
-    Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix)
+    Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix, nextSession)
+  }
+
+  /**
+   * Sessions with pieces: of the `sorted` events replayed, those the open rows need, and the
+   * session to continue from in their stead. The open rows (the first is `firstOpen`) lie in the
+   * last session, in its pieces from the one holding `firstOpen`'s start on; they need the events
+   * reaching into that piece. The others only gave the session its start and held it open: the
+   * session is kept as its start and the latest end they hold it open to (and that of `session`,
+   * the events earlier firings forgot).
+   */
+  private def openPiece(
+      sessions: ContinuingSession,
+      sorted: Array[Stored],
+      firstOpen: InternalRow,
+      session: Option[SessionSeed]): (Retention, Option[SessionSeed]) = {
+    val sessionStart = sessions.lastSessionStart
+    val pieceStart = sessions.pieceHolding(sessionStart, firstOpen.getLong(0))
+    var heldTo = session.map(_.end).getOrElse(Long.MinValue)
+    sorted.foreach { event =>
+      if (event.end <= pieceStart) heldTo = Math.max(heldTo, sessions.heldOpenTo(event.end))
+    }
+    (Retention(sorted.length, TimeArithmetic.add(pieceStart, 1L)),
+      Some(SessionSeed(sessionStart, heldTo)))
   }
 
   /**
@@ -156,18 +193,24 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * result the `added` events change, open rows too, in the order the sweep gives them. Two
    * sweeps over every event known (not only up to the horizon), one without the `added` events
    * and one with them; a row of the second that the first does not give (a new row or a new
-   * result) is emitted. Rows closed before are the same in both: events arrive after the
-   * watermark, which has passed every close time emitted through. So the last version emitted
-   * of each row is the row append mode emits once it closes.
+   * result) is emitted, unless it closed at or before `emittedThrough`: a late event that rows
+   * still open count ([[io.eventwindows.plans.StreamingRules.lateByLastRow]]) may lie in rows
+   * closed before too, which stay as they were emitted. So the last version emitted of each row
+   * is the row append mode emits once it closes.
    */
-  def changedRows(stored: Iterator[Array[Byte]], added: Array[Array[Byte]]): Seq[Row] = {
-    val before = inOrder(stored.map(decode).toSeq)
+  def changedRows(
+      stored: Iterator[Array[Byte]],
+      added: Array[Array[Byte]],
+      emittedThrough: Long): Seq[Row] = {
+    def openRows(events: Iterable[Stored]): Iterator[Row] = sweep(inOrder(events)).filter { out =>
+      spec.rules.closeTime(out.getStruct(spec.keys.size, windowFields)) > emittedThrough
+    }.map(toRow)
+    val before = stored.map(decode).toSeq
     val unchanged = mutable.HashMap.empty[Row, Int]
-    sweep(before).foreach { out =>
-      val row = toRow(out)
+    openRows(before).foreach { row =>
       unchanged(row) = unchanged.getOrElse(row, 0) + 1
     }
-    sweep(inOrder(before.toSeq ++ added.map(decode))).map(toRow).filter { row =>
+    openRows(before ++ added.map(decode)).filter { row =>
       unchanged.get(row) match {
         case Some(n) =>
           if (n == 1) unchanged.remove(row) else unchanged(row) = n - 1
@@ -243,7 +286,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     val nextClose =
       if (resumed.firesBetweenArrivals && pending.nonEmpty) Math.min(firstPending, state.nextInstant)
       else firstPending
-    Firing(output, kept, nextClose, state, RunningPrefix.Empty)
+    Firing(output, kept, nextClose, state, RunningPrefix.Empty, None)
   }
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
@@ -268,14 +311,16 @@ private[streaming] object StreamingReplay {
   /**
    * What a firing gives: the rows to emit, the events to keep (bytes), the earliest close time
    * of a row not emitted yet ([[NoClose]] if none is known), the trigger state of SPL sliding
-   * windows and the prefix of running windows.
+   * windows, the prefix of running windows and the open session that sessions with pieces
+   * continue.
    */
   final case class Firing(
       output: Seq[Row],
       kept: Array[Array[Byte]],
       nextClose: Long,
       trigger: ResumingSweep.TriggerState,
-      prefix: RunningPrefix)
+      prefix: RunningPrefix,
+      session: Option[SessionSeed])
 
   /**
    * The messages of a key that a running window no longer keeps one by one, which every later
@@ -289,3 +334,10 @@ private[streaming] object StreamingReplay {
     val Empty: RunningPrefix = RunningPrefix(0L, 0L, Array.emptyByteArray)
   }
 }
+
+/**
+ * The open session of a key whose earlier events a firing forgot (sessions with pieces, see
+ * [[io.eventwindows.plans.StreamingRules.continuesSessions]]): when it began, from which its
+ * pieces are counted, and the end (exclusive) the forgotten events hold it open to.
+ */
+private[streaming] case class SessionSeed(start: Long, end: Long)

@@ -33,7 +33,9 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  * events kept and a [[StreamingProgress]]: what was emitted, the pending timer, and the definition
  * of the aggregation, checked on every use so that a changed query cannot read another one's state.
  */
-final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
+final class StreamingWindowProcessor(
+    val spec: StreamingWindowSpec,
+    lateEventsWatermarkMs: Long = Long.MinValue)
   extends StatefulProcessorWithInitialState[Row, Row, Row, Row] {
   import StreamingWindowProcessor._
 
@@ -51,7 +53,34 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
    * it set, and a checkpoint serves update and append mode alike.
    */
   @transient private var unemittedInitialRows: ValueState[Boolean] = _
+  /**
+   * The open session of a key whose earlier events were forgotten, for sessions with pieces
+   * ([[io.eventwindows.plans.StreamingRules.continuesSessions]]). A state variable of its own, as
+   * [[unemittedInitialRows]] is: a checkpoint written before it existed restores (its keys hold
+   * every event of their open session, and the next firing forgets what it can).
+   */
+  @transient private var openSession: ValueState[SessionSeed] = _
   @transient private lazy val replay = new StreamingReplay(spec)
+
+  /**
+   * This processor for a micro-batch whose late rows Spark drops by `watermarkMs` (the previous
+   * micro-batch's watermark; Spark gives it to the operator, not to the processor): see
+   * [[closedBeforeInput]].
+   */
+  def withLateEventsWatermark(watermarkMs: Long): StreamingWindowProcessor =
+    new StreamingWindowProcessor(spec, watermarkMs)
+
+  /**
+   * `current` with every row that closed at the late-row watermark counted as emitted, for rules
+   * whose late rows count in their rows still open
+   * ([[io.eventwindows.plans.StreamingRules.lateByLastRow]]): a row closed there was emitted, or
+   * it did not exist before this input and no late row may make it (Spark's aggregation drops a
+   * late row for a closed window). A key that was idle or forgotten has emitted less.
+   */
+  private def closedBeforeInput(current: StreamingProgress): StreamingProgress =
+    if (!spec.rules.lateByLastRow || lateEventsWatermarkMs == Long.MinValue) current
+    else current.copy(emittedThrough = Math.max(current.emittedThrough,
+      spec.horizon.horizon(micros(lateEventsWatermarkMs))))
 
   /** True if the initial state's rows must be emitted apart: update mode with initial state. */
   private def tracksInitialRows: Boolean = spec.earlyRows && spec.hasInitialState
@@ -64,18 +93,23 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
       unemittedInitialRows = getHandle.getValueState[Boolean]("unemittedInitialRows",
         Encoders.scalaBoolean, TTLConfig.NONE)
     }
+    if (spec.rules.continuesSessions) {
+      openSession = getHandle.getValueState[SessionSeed]("openSession",
+        Encoders.product[SessionSeed], TTLConfig.NONE)
+    }
   }
 
   override def handleInputRows(
       key: Row,
       inputRows: Iterator[Row],
       timerValues: TimerValues): Iterator[Row] = {
-    val current = load()
+    val current = closedBeforeInput(load())
     val added = inputRows.flatMap(replay.encode).toArray
     val changed =
       if (takeUnemittedInitialRows()) replay.currentRows(events.get() ++ added.iterator)
-      else if (spec.earlyRows && added.nonEmpty) replay.changedRows(events.get(), added)
-      else Nil
+      else if (spec.earlyRows && added.nonEmpty) {
+        replay.changedRows(events.get(), added, current.emittedThrough)
+      } else Nil
     if (added.nonEmpty) keep(current, added, timerValues)
     changed.iterator
   }
@@ -124,8 +158,14 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
     val current = load().copy(hasTimer = false)
     val watermarkMs = timerValues.getCurrentWatermarkInMs()
     val horizon = spec.horizon.horizon(micros(watermarkMs))
+    val session =
+      if (spec.rules.continuesSessions && openSession.exists()) Some(openSession.get()) else None
     val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger,
-      current.prefix)
+      current.prefix, session)
+    if (spec.rules.continuesSessions) {
+      firing.session.filter(_ => firing.kept.nonEmpty).map(openSession.update)
+        .getOrElse(openSession.clear())
+    }
     if (firing.kept.isEmpty && spec.rules.forgetsIdleKeys) {
       // Nothing left that a later row can need: forget the key. (An SPL trigger's state and a
       // running window's prefix are needed by every later arrival.)
@@ -147,12 +187,13 @@ final class StreamingWindowProcessor(val spec: StreamingWindowSpec)
   private def load(): StreamingProgress =
     if (progress.exists()) {
       val stored = progress.get()
-      if (stored.definition != spec.definition) {
+      if (spec.formerDefinition.contains(stored.definition)) {
+        stored.copy(definition = spec.definition)
+      } else if (stored.definition != spec.definition) {
         throw EventWindowsErrors.checkpointMismatch(s"${spec.window.function}: the checkpoint holds the state " +
           s"of another window definition [${stored.definition}], not of this query's " +
           s"[${spec.definition}]; a changed window definition needs a new checkpoint location")
-      }
-      stored
+      } else stored
     } else {
       StreamingProgress(spec.definition, Long.MinValue, hasTimer = false, 0L)
         .withTrigger(ResumingSweep.TriggerState.initial)

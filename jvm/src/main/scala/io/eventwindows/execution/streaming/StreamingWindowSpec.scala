@@ -31,6 +31,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
  *                   each row once when it closes; not part of `definition`, the state is the same
  * @param hasInitialState true if the node has initial state (static anchors): in update mode its
  *                   rows are emitted at each key's first input or firing
+ * @param formerDefinition the definition an earlier release wrote for this very query, whose
+ *                   state this one reads as its own (the same events kept, the same close times)
  */
 final case class StreamingWindowSpec(
     window: WindowDefinition,
@@ -46,6 +48,7 @@ final case class StreamingWindowSpec(
     definition: String,
     maxWindows: Long,
     earlyRows: Boolean = false,
-    hasInitialState: Boolean = false) {
+    hasInitialState: Boolean = false,
+    formerDefinition: Option[String] = None) {
   require(!earlyRows || rules.knowsOpenRows, s"$rules give no row before it closes")
 }

@@ -24,6 +24,9 @@ import org.apache.spark.sql.types.DataType
  * also ends at every later distinct start inside a piece: the events started so far, each
  * lifetime extended to the piece's end (Trill's progressive sessions). Cost: O(1) merges per event for whole sessions, O(log n) with cuts or
  * 'changes'; memory: the events of the open session.
+ *
+ * A group can continue a session begun before its first event ([[ContinuingSession]]): its
+ * pieces are counted from that start, and its end is at least the one given.
  */
 private[sweep] final class SessionSweep(
     family: SessionWindow,
@@ -31,7 +34,7 @@ private[sweep] final class SessionSweep(
     memory: WindowMemory,
     lineMax: Long,
     maxPieces: Long,
-    timeType: DataType) extends SweepPolicy {
+    timeType: DataType) extends ContinuingSession {
 
   private val panes = new LeavingPanes(buffers, memory)
   private val changes = family.output == OutputPolicy.Changes
@@ -51,6 +54,8 @@ private[sweep] final class SessionSweep(
   private var open = false
   private var sessionStart = 0L
   private var sessionEnd = 0L
+  /** The session the next group's first event continues, if any: its start and end. */
+  private var continued: Option[(Long, Long)] = None
   /** Where the next row starts: the start of the walk's piece, or its last change. */
   private var from = 0L
 
@@ -66,10 +71,12 @@ private[sweep] final class SessionSweep(
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     if (!open) {
       open = true
-      sessionStart = start
-      sessionEnd = family.sessionEnd(end, lineMax)
-      walk.startAt(Long.MinValue)
-      from = start
+      val (begun, heldTo) = continued.getOrElse((start, Long.MinValue))
+      continued = None
+      sessionStart = begun
+      sessionEnd = Math.max(heldTo, family.sessionEnd(end, lineMax))
+      walk.startAt(piece(start))
+      from = pieceStart(walk.position)
     } else {
       sessionEnd = Math.max(sessionEnd, family.sessionEnd(end, lineMax))
     }
@@ -82,6 +89,18 @@ private[sweep] final class SessionSweep(
   override def finishGroup(out: SweepOutput): Unit = {
     panes.clear()
     open = false
+    continued = None
+  }
+
+  override def continueSession(start: Long, end: Long): Unit = continued = Some((start, end))
+
+  override def lastSessionStart: Long = sessionStart
+
+  override def heldOpenTo(end: Long): Long = family.sessionEnd(end, lineMax)
+
+  override def pieceHolding(sessionStart: Long, t: Long): Long = family.maxDuration match {
+    case Some(d) => sessionStart + java.lang.Long.divideUnsigned(t - sessionStart, d) * d
+    case None => sessionStart
   }
 
   /** Emits what is left of the session, one run per call; false once it is closed. */
