@@ -12,7 +12,8 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, Un
  * Plans a join whose condition holds an overlap of two lifetimes or a point in an interval
  * ([[RangeJoinShape]]) as a [[RangeJoinExec]], ahead of Spark's `JoinSelection`, unless
  * `spark.eventwindows.rangeJoin.enabled` is false, the join carries a hint (the user's choice of
- * plan stands) or a side is a stream. Everything else stays Spark's to plan.
+ * plan stands) or a side is a stream, or, without keys, a side is not deterministic. Everything
+ * else stays Spark's to plan.
  *
  * A full outer join without keys becomes a left outer join and the right side's anti join, under
  * a union (each of the two has one side whose unmatched rows it keeps, as the ranges of time need):
@@ -28,6 +29,10 @@ object RangeJoinStrategy extends SparkStrategy {
     case join: Join if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
         !join.isStreaming =>
       join match {
+        // Without keys, each side is read twice (a sample, then the rows): only if both give the
+        // same rows each time, since the sample's longest lifetime decides where rows go.
+        case RangeJoinShape(shape) if shape.leftKeys.isEmpty &&
+            !(shape.left.deterministic && shape.right.deterministic) => Nil
         case RangeJoinShape(shape) if shape.leftKeys.isEmpty && shape.joinType == FullOuter =>
           fullOuterByTime(shape) :: Nil
         case RangeJoinShape(shape) =>
