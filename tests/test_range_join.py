@@ -59,6 +59,7 @@ CONDITIONS = {
     "point in interval, no keys": "b.s <= a.s AND a.s < b.e",
     "between, no keys, extra": "a.s BETWEEN b.s AND b.e AND a.v <> b.v",
     "int between, no keys": "a.id BETWEEN b.id - 2 AND b.id + 2 AND a.s <= b.e",
+    "null-safe and two keys": "a.k <=> b.k AND a.v = b.v AND a.s <= b.e AND b.s < a.e",
 }
 
 
@@ -99,7 +100,8 @@ def bigint_tables(spark):
     spark.catalog.dropTempView("b")
 
 
-@pytest.mark.parametrize("join_type", JOIN_TYPES)
+@pytest.mark.parametrize("join_type", [
+    pytest.param(t, marks=pytest.mark.smoke) if t == "full" else t for t in JOIN_TYPES])
 def test_same_rows_as_spark_on_bigint(spark, bigint_tables, join_type):
     check_same_as_spark(spark, list(CONDITIONS.values()), join_type)
 
@@ -144,6 +146,7 @@ def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
         spark.catalog.dropTempView("b")
 
 
+@pytest.mark.smoke
 def test_dataframe_api_and_explain(spark):
     """The DataFrame API's join is recognized too; EXPLAIN names the operator with its keys and
     lifetimes; the configuration turns the rule off."""
