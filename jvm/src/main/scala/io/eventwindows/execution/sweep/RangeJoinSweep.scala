@@ -4,7 +4,8 @@ import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.plans.JoinLifetime
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, JoinedRow, Literal, Predicate, RowOrdering, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BoundReference, Expression, GenericInternalRow, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
@@ -55,7 +56,10 @@ private[execution] final class RangeJoinSweep(
   /** Semi and anti joins: the output is left rows, each decided by its first match. */
   private val existence = joinType == LeftSemi || joinType == LeftAnti
 
-  private val keyOrdering = RowOrdering.createNaturalAscendingOrdering(leftKeys.map(_.dataType))
+  /** The keys' order, generated as Spark's sort-merge join generates its own. */
+  private val keyOrdering = GenerateOrdering.generate(leftKeys.zipWithIndex.map { case (k, i) =>
+    SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
+  }, Nil)
   private val predicate = condition.map(Predicate.create(_, leftAttributes ++ rightAttributes))
   private val pair = new JoinedRow
   private lazy val project = UnsafeProjection.create(output, output)
