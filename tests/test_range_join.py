@@ -169,7 +169,8 @@ def test_dataframe_api_and_explain(spark):
 
 
 def test_shapes_not_recognized_stay_sparks(spark):
-    """One bound only, a range on DOUBLE columns, a hint, a side that is not deterministic
+    """One bound only, a range on DOUBLE columns, a hint, a bound with a subquery (evaluated
+    apart from the condition, where Spark would not plan it), a side that is not deterministic
     without keys (read twice, it would not give the same rows): Spark's own plan."""
     a = spark.createDataFrame([(1, 0.0, 1.0)], "k int, s double, e double")
     a.createOrReplaceTempView("x")
@@ -178,6 +179,9 @@ def test_shapes_not_recognized_stay_sparks(spark):
                     "SELECT * FROM x a JOIN x b ON a.s < b.e AND b.s < a.e",
                     "SELECT /*+ BROADCAST(b) */ * FROM x a JOIN x b "
                     "ON CAST(a.s AS BIGINT) < CAST(b.e AS BIGINT) "
+                    "AND CAST(b.s AS BIGINT) < CAST(a.e AS BIGINT)",
+                    "SELECT * FROM x a JOIN x b ON a.k = b.k AND CAST(a.s AS BIGINT) "
+                    "< CAST(b.e AS BIGINT) + (SELECT count(*) FROM x) "
                     "AND CAST(b.s AS BIGINT) < CAST(a.e AS BIGINT)",
                     "SELECT * FROM (SELECT CAST(rand() * 10 AS BIGINT) AS t FROM x) a JOIN x b "
                     "ON CAST(b.s AS BIGINT) <= a.t AND a.t < CAST(b.e AS BIGINT)"]:

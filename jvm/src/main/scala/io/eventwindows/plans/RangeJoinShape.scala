@@ -1,6 +1,6 @@
 package io.eventwindows.plans
 
-import org.apache.spark.sql.catalyst.expressions.{AttributeSet, BinaryComparison, Cast, Expression, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, PredicateHelper, UnixDate}
+import org.apache.spark.sql.catalyst.expressions.{AttributeSet, BinaryComparison, Cast, Expression, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, PredicateHelper, SubqueryExpression, UnixDate}
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
@@ -75,7 +75,9 @@ object RangeJoinShape extends PredicateHelper {
       bounds.filter { case (b, a) =>
         b.references.nonEmpty && b.references.subsetOf(below) &&
           a.references.nonEmpty && a.references.subsetOf(above) &&
-          b.deterministic && a.deterministic && timeType(b.dataType)
+          b.deterministic && a.deterministic && timeType(b.dataType) &&
+          // A bound is evaluated apart from the condition, where Spark plans no subquery.
+          !SubqueryExpression.hasSubquery(b) && !SubqueryExpression.hasSubquery(a)
       }
     val leftBelowRight = crossing(left.outputSet, right.outputSet)
     val rightBelowLeft = crossing(right.outputSet, left.outputSet)
