@@ -24,6 +24,14 @@ object EventWindowsConf {
    */
   val ClippedLifetimeColumns = "spark.eventwindows.applyInPandas.clippedLifetimes"
 
+  /**
+   * Whether joins whose condition holds an overlap of lifetimes or a point in an interval are
+   * planned as a sweep (`RangeJoin`) instead of Spark's pairing of every candidate row.
+   */
+  val RangeJoinEnabled = "spark.eventwindows.rangeJoin.enabled"
+
+  def rangeJoinEnabled: Boolean = SQLConf.get.getConfString(RangeJoinEnabled, "true").trim.toBoolean
+
   def clippedLifetimeColumns: Boolean =
     SQLConf.get.getConfString(ClippedLifetimeColumns, "false").trim.toBoolean
 

@@ -1,7 +1,7 @@
 package io.eventwindows
 
 import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows}
-import io.eventwindows.execution.EventWindowStrategy
+import io.eventwindows.execution.{EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.shims.SparkLine
 
@@ -44,6 +44,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     // EventWindowAggregate runs as EventWindowAggregateExec, AnchorWindowAggregate with the
     // anchors broadcast, AnchorSlices as a partial aggregate.
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
+    // Joins by an overlap of lifetimes or a point in an interval run as a sweep, not pair by pair.
+    extensions.injectPlannerStrategy(_ => RangeJoinStrategy)
   }
 }
 

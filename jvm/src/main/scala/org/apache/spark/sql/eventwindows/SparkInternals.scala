@@ -7,7 +7,9 @@ import org.apache.spark.api.python.{PythonFunction, SimplePythonFunction}
 import org.apache.spark.executor.TaskMetrics
 import org.apache.spark.memory.TaskMemoryManager
 import org.apache.spark.rdd.RDD
+import org.apache.spark.serializer.Serializer
 import org.apache.spark.sql.catalyst.expressions.{PythonUDAF, PythonUDF}
+import org.apache.spark.sql.execution.UnsafeRowSerializer
 
 /**
  * The one place where eventwindows uses Spark API that is private to `org.apache.spark`; it lives
@@ -44,4 +46,7 @@ object SparkInternals {
   /** The message of a Spark error of `condition`, formatted as Spark formats its own errors. */
   def errorMessage(condition: String, parameters: Map[String, String]): String =
     SparkThrowableHelper.getMessage(condition, parameters)
+
+  /** Spark's serializer of `UnsafeRow`s of `fields` columns in a shuffle, as its exchanges use. */
+  def rowSerializer(fields: Int): Serializer = new UnsafeRowSerializer(fields)
 }

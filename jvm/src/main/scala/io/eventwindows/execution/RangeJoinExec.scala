@@ -1,0 +1,135 @@
+package io.eventwindows.execution
+
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.execution.sweep.{KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
+import io.eventwindows.plans.JoinLifetime
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter}
+import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+/**
+ * A join whose condition holds a range ([[io.eventwindows.plans.RangeJoinShape]]), swept by a
+ * [[RangeJoinSweep]] in each task: O((n + m) log + output), where Spark's own plan pairs every
+ * row of a key (or, without keys, of the other side) with every other.
+ *
+ * With equality keys, as Spark's `SortMergeJoinExec`: each side clustered by its keys (Spark's
+ * exchanges co-partition them) and sorted by its keys, then its `lo`, by Spark's sort, which
+ * spills. Without keys, the time line is cut into ranges from a sample of both sides' `lo`
+ * ([[TimeLineRanges]], a small job before the join's), each side's rows are shuffled to the ranges
+ * they may meet pairs in, and each range's rows are sorted by `lo` (Spark's external sorter, as
+ * the windows sort theirs). `condition` is the join's condition without the keys: evaluated on
+ * each candidate pair, so that the answer is Spark's.
+ */
+case class RangeJoinExec(
+    leftKeys: Seq[Expression],
+    rightKeys: Seq[Expression],
+    joinType: JoinType,
+    leftLifetime: JoinLifetime,
+    rightLifetime: JoinLifetime,
+    condition: Option[Expression],
+    left: SparkPlan,
+    right: SparkPlan) extends BinaryExecNode {
+
+  private def keyed: Boolean = leftKeys.nonEmpty
+
+  override def output: Seq[Attribute] = joinType match {
+    case _: InnerLike => left.output ++ right.output
+    case LeftOuter => left.output ++ right.output.map(_.withNullability(true))
+    case RightOuter => left.output.map(_.withNullability(true)) ++ right.output
+    case FullOuter => (left.output ++ right.output).map(_.withNullability(true))
+    case LeftExistence(_) => left.output
+    case other => throw new IllegalArgumentException(s"RangeJoin does not plan $other joins")
+  }
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+    else UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    if (keyed) {
+      Seq(leftKeys :+ leftLifetime.lo, rightKeys :+ rightLifetime.lo).map(_.map(SortOrder(_, Ascending)))
+    } else {
+      Seq(Nil, Nil)
+    }
+
+  /** As Spark's shuffled joins: rows stay in the partition of their side's key. */
+  override def outputPartitioning: Partitioning =
+    if (!keyed) UnknownPartitioning(conf.numShufflePartitions)
+    else joinType match {
+      case _: InnerLike =>
+        PartitioningCollection(Seq(left.outputPartitioning, right.outputPartitioning))
+      case LeftOuter | LeftExistence(_) => left.outputPartitioning
+      case RightOuter => right.outputPartitioning
+      case _ => UnknownPartitioning(left.outputPartitioning.numPartitions)
+    }
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "sortTime" -> SQLMetrics.createTimingMetric(sparkContext, "sort time"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
+
+  override def simpleString(maxFields: Int): String = {
+    val keys = if (keyed) {
+      s"keys ${leftKeys.map(_.sql).mkString("(", ", ", ")")} = " +
+        s"${rightKeys.map(_.sql).mkString("(", ", ", ")")}, "
+    } else "no keys, ranges of time, "
+    s"RangeJoin $joinType, ${keys}lifetimes ${leftLifetime.sql} and ${rightLifetime.sql}, " +
+      s"condition ${condition.map(_.sql).getOrElse("none")}"
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val numOutputRows = longMetric("numOutputRows")
+    val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
+    val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
+    val (lKeys, rKeys, lLifetime, rLifetime) = (leftKeys, rightKeys, leftLifetime, rightLifetime)
+    val (joinCondition, kind, isKeyed) = (condition, joinType, keyed)
+    val (sortTime, peakMemory, spillSize) =
+      (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
+    leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
+      def sorted(rows: Iterator[InternalRow], lifetime: JoinLifetime, attributes: Seq[Attribute]) =
+        if (isKeyed) rows
+        else new KeyTimeSorter(Nil, lifetime.lo, Nil, attributes)
+          .sort(rows, sortTime, peakMemory, spillSize)
+      val memory = WindowMemory.forTask(s"RangeJoin $kind")
+      new RangeJoinSweep(sorted(leftPart, lLifetime, leftAttributes),
+        sorted(rightPart, rLifetime, rightAttributes), lKeys, rKeys, lLifetime, rLifetime,
+        joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, memory,
+        numOutputRows)
+    }
+  }
+
+  /**
+   * Without keys: both sides moved to the ranges of time they meet pairs in (see
+   * [[TimeLineRanges]]). The home side is the one whose unmatched rows the join keeps; for an
+   * inner join, the one whose longest lifetime is shorter, so that the other side spans fewer
+   * ranges. (A full outer join keeps both sides' unmatched rows: [[RangeJoinStrategy]] plans it
+   * without keys as a left outer join and the right side's anti join.)
+   */
+  private def spreadByTime(): (RDD[InternalRow], RDD[InternalRow]) = {
+    val (leftRows, rightRows) = (left.execute(), right.execute())
+    val ranges = conf.numShufflePartitions
+    val leftSample = TimeLineRanges.sample(leftRows, leftLifetime, left.output, ranges)
+    val rightSample = TimeLineRanges.sample(rightRows, rightLifetime, right.output, ranges)
+    val timeLine = TimeLineRanges.cut((leftSample ++ rightSample).toIndexedSeq, ranges)
+    val (leftReach, rightReach) =
+      (leftSample.map(_.longest).foldLeft(0L)(Math.max), rightSample.map(_.longest).foldLeft(0L)(Math.max))
+    val leftHome = joinType match {
+      case _: InnerLike => leftReach <= rightReach
+      case RightOuter => false
+      case _ => true
+    }
+    val reach = if (leftHome) leftReach else rightReach
+    (TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine, leftHome, reach),
+      TimeLineRanges.spread(rightRows, rightLifetime, right.output, timeLine, !leftHome, reach))
+  }
+
+  override protected def withNewChildrenInternal(
+      newLeft: SparkPlan, newRight: SparkPlan): RangeJoinExec =
+    copy(left = newLeft, right = newRight)
+}

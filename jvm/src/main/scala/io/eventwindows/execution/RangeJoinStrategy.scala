@@ -1,0 +1,58 @@
+package io.eventwindows.execution
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.plans.RangeJoinShape
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, Literal}
+import org.apache.spark.sql.catalyst.plans.{FullOuter, LeftAnti, LeftOuter}
+import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
+import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, UnionExec}
+
+/**
+ * Plans a join whose condition holds an overlap of two lifetimes or a point in an interval
+ * ([[RangeJoinShape]]) as a [[RangeJoinExec]], ahead of Spark's `JoinSelection`, unless
+ * `spark.eventwindows.rangeJoin.enabled` is false, the join carries a hint (the user's choice of
+ * plan stands) or a side is a stream, or, without keys, a side is not deterministic. Everything
+ * else stays Spark's to plan.
+ *
+ * A full outer join without keys becomes a left outer join and the right side's anti join, under
+ * a union (each of the two has one side whose unmatched rows it keeps, as the ranges of time need):
+ * {{{
+ *   Union
+ *   :- RangeJoin LeftOuter (left, right)
+ *   +- Project [NULL AS <left columns>, <right columns>]
+ *      +- RangeJoin LeftAnti (right, left)
+ * }}}
+ */
+object RangeJoinStrategy extends SparkStrategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case join: Join if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
+        !join.isStreaming =>
+      join match {
+        // Without keys, each side is read twice (a sample, then the rows): only if both give the
+        // same rows each time, since the sample's longest lifetime decides where rows go.
+        case RangeJoinShape(shape) if shape.leftKeys.isEmpty &&
+            !(shape.left.deterministic && shape.right.deterministic) => Nil
+        case RangeJoinShape(shape) if shape.leftKeys.isEmpty && shape.joinType == FullOuter =>
+          fullOuterByTime(shape) :: Nil
+        case RangeJoinShape(shape) =>
+          exec(shape, planLater(shape.left), planLater(shape.right)) :: Nil
+        case _ => Nil
+      }
+    case _ => Nil
+  }
+
+  private def exec(shape: RangeJoinShape, left: SparkPlan, right: SparkPlan): RangeJoinExec =
+    RangeJoinExec(shape.leftKeys, shape.rightKeys, shape.joinType, shape.leftLifetime,
+      shape.rightLifetime, shape.condition, left, right)
+
+  private def fullOuterByTime(shape: RangeJoinShape): SparkPlan = {
+    val leftOuter =
+      exec(shape.copy(joinType = LeftOuter), planLater(shape.left), planLater(shape.right))
+    val rightAlone = exec(shape.copy(joinType = LeftAnti, leftLifetime = shape.rightLifetime,
+      rightLifetime = shape.leftLifetime, left = shape.right, right = shape.left),
+      planLater(shape.right), planLater(shape.left))
+    val nullLeft = shape.left.output.map(a => Alias(Literal(null, a.dataType), a.name)(a.exprId))
+    UnionExec(Seq(leftOuter, ProjectExec(nullLeft ++ shape.right.output, rightAlone)))
+  }
+}
