@@ -32,6 +32,9 @@ FAMILIES = [
     ("sliding", lambda: ew.sliding_window("s", ew.count(2))),
     ("calendar", lambda: ew.tumbling_window("s", "e", "1 day", time_zone="Europe/Berlin")),
     ("cumulate", lambda: ew.cumulate_window("s", "e", "2 seconds", "6 seconds")),
+    ("count-points", lambda: ew.count_window("s", None, 2)),
+    ("relative-time", lambda: ew.time_window("s", "-2 seconds", "1 second", bounds="[)")),
+    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), flush_at_end=True)),
 ]
 
 
@@ -56,6 +59,66 @@ def test_a_second_window_groups_by_window_time(spark):
     assert sorted(tuple(r) for r in second.collect()) == [
         ("a", "2024-01-01 00:00:00", 5, 1 + 1 + 2 * 4), ("a", "2024-01-01 00:00:10", 1, 4),
         ("b", "2024-01-01 00:00:00", 1, 8)]
+
+
+def _messages(spark):
+    seconds = [1, 2, 2, 5, 9, 10, 13]
+    return spark.createDataFrame(
+        [("a", datetime.datetime(2024, 1, 1, 0, 0, s), s) for s in seconds],
+        "k string, ts timestamp, v int")
+
+
+def _anchors(spark, intervals):
+    return spark.createDataFrame(
+        [(i, "a", datetime.datetime(2024, 1, 1, 0, 0, s), datetime.datetime(2024, 1, 1, 0, 0, e))
+         for i, (s, e) in enumerate(intervals)], "id int, k string, s timestamp, e timestamp")
+
+
+def _dynamic(spark, intervals, bounds, aggregate):
+    return ew.dynamic_window(_anchors(spark, intervals), _messages(spark), "ts", "s", "e", on="k",
+                             bounds=bounds).agg(aggregate.alias("n"))
+
+
+@pytest.mark.parametrize("aggregate", [lambda: F.count("v"),
+                                       lambda: F.size(F.collect_list("v"))],
+                         ids=["sliced", "swept"])
+def test_half_open_dynamic_windows_are_sparks_windows(spark, aggregate):
+    # Anchors [2i, 2i + 2) s with bounds '[)' are Spark's window(ts, '2 seconds'): the same
+    # windows, counts and window_time (window.end - 1 µs) wherever a message falls.
+    dynamic = _dynamic(spark, [(s, s + 2) for s in range(0, 16, 2)], "[)", aggregate()) \
+        .where("n > 0").select("window", F.window_time("window").alias("t"), "n")
+    spark_windows = _messages(spark).groupBy(F.window("ts", "2 seconds")).agg(
+        F.count("v").alias("n")).select("window", F.window_time("window").alias("t"), "n")
+    assert sorted(map(tuple, dynamic.collect())) == sorted(map(tuple, spark_windows.collect()))
+
+
+@pytest.mark.parametrize("bounds", ["[]", "[)", "(]", "()"])
+def test_window_time_of_dynamic_windows_is_their_last_instant(spark, bounds):
+    # An interval's last instant: its end where it includes the end, else the end less 1 µs (as
+    # Spark's window_time). Anchor 0 is [8 s, 10 s]: a second window of 10 s over window_time
+    # takes it with 10 s and 13 s in [10 s, 20 s) when the end is included, else in [0 s, 10 s).
+    intervals = [(8, 10), (3, 5), (10, 13), (4, 4)]
+    last = datetime.timedelta(microseconds=0 if bounds.endswith("]") else 1)
+    rows = _dynamic(spark, intervals, bounds, F.count("v")).select(
+        "id", "window", F.window_time("window").alias("t")).collect()
+    assert sorted((r.id, r.t) for r in rows) == [
+        (i, datetime.datetime(2024, 1, 1, 0, 0, e) - last) for i, (_, e) in enumerate(intervals)]
+    sql_rows = spark.sql(f"""
+        SELECT id, window_time(window) AS t FROM dynamic_window(
+            TABLE(SELECT * FROM VALUES (0, 'a', TIMESTAMP '2024-01-01 00:00:08',
+                                        TIMESTAMP '2024-01-01 00:00:10') AS a(id, k, s, e)),
+            TABLE(SELECT 'a' AS k, TIMESTAMP '2024-01-01 00:00:09' AS ts, 1 AS v),
+            'ts', 's', 'e', 'count(v) AS n', 'k', '{bounds}')""").collect()
+    assert [tuple(r) for r in sql_rows] == [(0, datetime.datetime(2024, 1, 1, 0, 0, 10) - last)]
+    second = _dynamic(spark, intervals[:3], bounds, F.count("v")).groupBy(
+        F.window(F.window_time("window"), "10 seconds")).agg(F.sum("n").alias("n")).select(
+        F.col("window.start").cast("string").alias("start"), "n")
+    # Messages at 1, 2, 2, 5, 9, 10, 13 s. '[]': [8, 10] holds 9, 10; [3, 5] 5; [10, 13] 10, 13.
+    # '[)': 9; none; 10. '(]': 9, 10; 5; 13. '()': 9; none; none. With window_time 10 s, 5 s,
+    # 13 s where the end is included, else 1 µs before each.
+    counts = {"[]": {0: 1, 10: 4}, "[)": {0: 1, 10: 1}, "(]": {0: 1, 10: 3}, "()": {0: 1, 10: 0}}
+    assert sorted(tuple(r) for r in second.collect()) == [
+        (f"2024-01-01 00:00:{s:02d}", n) for s, n in sorted(counts[bounds].items())]
 
 
 def test_bigint_windows_are_no_time_windows(spark):

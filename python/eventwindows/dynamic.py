@@ -74,10 +74,12 @@ class DynamicWindow:
             raise ValueError(
                 f"dynamic_window: the aggregate column names {clashes} are also anchor columns (or "
                 "`window`); give the aggregates other names with .alias(...)")
+        # The interval keeps the window column's metadata (Spark's window marker, the messages'
+        # watermark), by which window_time(window) reads it, as over any window column.
         return grouped.select(
             *[F.col("window.anchor").getField(c).alias(c) for c in anchor_columns],
-            F.struct(F.col("window.start").alias("start"),
-                     F.col("window.end").alias("end")).alias("window"),
+            F.struct(F.col("window.start").alias("start"), F.col("window.end").alias("end"))
+            .alias("window", metadata=grouped.schema["window"].metadata),
             *[F.col(f"`{c}`") for c in results])
 
 

@@ -1,12 +1,15 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.{EventWindow, WindowParameters}
+import io.eventwindows.plans.{AnchorWindow, Bounds}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project, Union}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.Metadata
 
 /**
  * The SQL form of psi's dynamic windows, the table-valued function
@@ -122,15 +125,28 @@ object DynamicWindowTableFunction {
     val aggregate = Aggregate(grouping :+ window,
       (grouping.map(g => Alias(g, g.name)()) :+ Alias(window, EventWindow.ColumnName)()) ++ results,
       union)
-    val windowColumn = UnresolvedAttribute(EventWindow.ColumnName)
     Project(
       Seq[NamedExpression](
         UnresolvedStar(Some(Seq(EventWindow.ColumnName, EventWindow.AnchorField))),
         Alias(CreateNamedStruct(Seq(
           Literal("start"), UnresolvedAttribute(Seq(EventWindow.ColumnName, "start")),
           Literal("end"), UnresolvedAttribute(Seq(EventWindow.ColumnName, "end")))),
-          EventWindow.ColumnName)()) ++
+          EventWindow.ColumnName)(explicitMetadata = intervalMetadata(messages, time, bounds))) ++
         results.map(r => UnresolvedAttribute.quoted(r.name)),
       aggregate)
   }
+
+  /**
+   * The metadata of the anchor window's `window` column, which the interval kept of it keeps (as
+   * the Python `agg` keeps it), so that `window_time(window)` reads the result; none where the
+   * time column or the bounds are wrong, which `anchor_window` then rejects.
+   */
+  private def intervalMetadata(messages: LogicalPlan, time: String, bounds: String)
+      : Option[Metadata] =
+    for {
+      column <- messages.resolve(UnresolvedAttribute.quotedString(time).nameParts,
+        SQLConf.get.resolver)
+      family <- Bounds.all.find(_.sqlName == bounds).map(AnchorWindow)
+      metadata <- EventWindowing.columnMetadata(family, column)
+    } yield metadata
 }

@@ -3,8 +3,8 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.expressions.{CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
+import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.plans.{AnchorWindow, AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis, WindowFamily}
 import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
@@ -110,22 +110,44 @@ object EventWindowing extends Rule[LogicalPlan] {
     }
 
   /**
-   * The metadata of the `window` column, as Spark's `TimeWindowing` gives its own: that of a start
-   * column carrying an event-time watermark (`EventTimeWatermark.delayKey`), so that a streaming
-   * Aggregate grouped by the column evicts a window once the watermark passes its end
-   * (`WatermarkSupport` compares field 1 of a struct, the end); and over TIMESTAMP or
-   * TIMESTAMP_NTZ time `TimeWindow.marker`, by which Spark's `window_time(window)` reads the
-   * column: the last tick of the row's lifetime, carrying the watermark on to a next window.
+   * The metadata of the `window` column, as Spark's `TimeWindowing` gives its own: that of a time
+   * column carrying an event-time watermark (`EventTimeWatermark.delayKey`: the start, or the
+   * messages' time of dynamic windows), so that a streaming Aggregate grouped by the column evicts
+   * a window once the watermark passes its end (`WatermarkSupport` compares field 1 of a struct,
+   * the end); and over TIMESTAMP or TIMESTAMP_NTZ time `TimeWindow.marker`, by which Spark's
+   * `window_time(window)` reads the column: the last tick of the row's lifetime, carrying the
+   * watermark on to a next window (for dynamic windows whose interval includes its end, the end:
+   * [[AnchorWindowTime.InclusiveEnd]]).
    */
   private def windowMetadata(window: EventWindow): Option[Metadata] = {
-    val watermark = window.start match {
+    val time = if (window.family.carriesAnchor) {
+      AnchorSortKey.messageTime(window.start, window.values.last).getOrElse(window.start)
+    } else {
+      window.start
+    }
+    columnMetadata(window.family, time)
+  }
+
+  /**
+   * The metadata of the `window` column of `family` over events (messages) whose time is `time`;
+   * also what `dynamic_window` gives the interval it keeps of an anchor window's column.
+   */
+  def columnMetadata(family: WindowFamily, time: Expression): Option[Metadata] = {
+    val watermark = time match {
       case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => Some(a.metadata)
       case _ => None
     }
-    window.timeType match {
-      case TimestampType | TimestampNTZType => Some(new MetadataBuilder()
-        .withMetadata(watermark.getOrElse(Metadata.empty))
-        .putBoolean(TimeWindow.marker, true).build())
+    time.dataType match {
+      case TimestampType | TimestampNTZType =>
+        val metadata = new MetadataBuilder()
+          .withMetadata(watermark.getOrElse(Metadata.empty))
+          .putBoolean(TimeWindow.marker, true)
+        family match {
+          case AnchorWindow(bounds) if bounds.upperInclusive =>
+            metadata.putBoolean(AnchorWindowTime.InclusiveEnd, true)
+          case _ =>
+        }
+        Some(metadata.build())
       case _ => watermark
     }
   }
