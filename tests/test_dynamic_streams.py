@@ -265,3 +265,87 @@ def test_what_stays_unsupported_is_an_analysis_error_naming_the_function(spark, 
     with pytest.raises(AnalysisException, match="STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"):
         windows.writeStream.format("memory").queryName("ew_dynamic_complete").outputMode(
             "complete").start()
+
+
+def _alarms(seconds, start):
+    """Messages each second in 0..seconds-1 (v = the second), and alarms at the odd seconds from
+    3 s on, a file every 2 s for each stream; the alarms' columns `id`, `k`, `t` (the alarm's
+    time) and `s`, the second `start(t)`. With 2 s of delay, the watermark is 2j - 3 s when the
+    file of [2j s, 2j + 2 s) is read."""
+    messages = [[("a", t * 1000, t) for t in (lo, lo + 1)] for lo in range(0, seconds, 2)]
+    alarms = [[(t, "a", start(t) * 1000, t * 1000) for t in (lo, lo + 1) if t % 2 and t >= 3]
+              for lo in range(0, seconds, 2)]
+    return messages, alarms
+
+
+def _run_alarms(spark, tmp_path, messages, alarms, frame):
+    """Writes the files and runs `frame(alarm stream, message stream)` (2 s of watermark delay
+    on `t` and `ts`) to the end; returns the query and the rows written."""
+    write_batches(tmp_path / "messages", [[{"k": k, "ts": _at(t), "v": v} for k, t, v in b]
+                                          for b in messages])
+    write_batches(tmp_path / "alarms", [[{"id": i, "k": k, "s": _at(s), "t": _at(t)}
+                                         for i, k, s, t in b] for b in alarms])
+    query = run_stream(frame(_stream(spark, tmp_path / "alarms", "id int, k string, s timestamp, "
+                                     "t timestamp", "t", "2 seconds"),
+                             _stream(spark, tmp_path / "messages", MESSAGES, "ts", "2 seconds")),
+                       tmp_path / "out", tmp_path / "checkpoint")
+    return query, sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+
+
+def _alarm_windows(anchors, messages, start, **options):
+    return (ew.dynamic_window(anchors, messages, "ts", start, "t", on="k", **options)
+            .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs"))
+            .select("id", F.col("window.start").alias("start"), "n", "vs"))
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="needs Spark 4.1 (see docs)")
+def test_anchors_asking_for_the_time_before_them_are_not_late(spark, tmp_path):
+    # Alarms at t asking for [t - 5 s, t] (issue 43, item 4): with 2 s of watermark delay each
+    # arrives when the watermark is t - 4 s, after its interval's start, but before its own time,
+    # so it is on time; the lookback, 5 s, is derived from the start. The final watermark is 11 s
+    # (the last message at 13 s): every alarm up to 11 s gets the batch query's row.
+    messages, alarms = _alarms(14, lambda t: t - 5)
+    start = F.col("t") - F.expr("INTERVAL 5 SECONDS")
+    query, rows = _run_alarms(spark, tmp_path, messages, alarms,
+                              lambda a, m: _alarm_windows(a, m, start))
+    frames = (_static_frame(spark, [a for b in alarms for a in b], ANCHORS.replace(" e ", " t ")),
+              _message_frame(spark, [m for b in messages for m in b]))
+    batch = sorted(tuple(r) for r in _alarm_windows(*frames, start).collect())
+    assert [r[0] for r in batch] == [3, 5, 7, 9, 11, 13]
+    assert rows == batch[:-1]
+    assert all(op["numRowsDroppedByWatermark"] == 0
+               for p in query.recentProgress for op in p["stateOperators"])
+    # The state: what an alarm still to come (after 11 s) can ask for, the messages after
+    # 11 s - 5 s (7 s to 13 s), and the open alarm at 13 s.
+    kept = (spark.read.format("statestore").option("path", str(tmp_path / "checkpoint"))
+            .option("stateVarName", "events").load().count())
+    assert kept == 7 + 1
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="needs Spark 4.1 (see docs)")
+def test_a_declared_lookback_keeps_the_messages_of_anchors_to_come(spark, tmp_path):
+    # Alarms whose start is a column of their own (t - 4 s), with a watermark on t: the lookback
+    # cannot be derived from `s`, so it is declared (5 s); without it the query is refused.
+    messages, alarms = _alarms(14, lambda t: t - 4)
+
+    def frame(anchors, stream):
+        return _alarm_windows(anchors, stream, "s", lookback="5 seconds")
+
+    with pytest.raises(AnalysisException, match="anchor_window: on a stream of anchors, an anchor"
+                                                 " is late once the watermark has passed its own"):
+        (tmp_path / "none").mkdir()
+        _alarm_windows(_stream(spark, tmp_path / "none", "id int, k string, s timestamp, "
+                               "t timestamp", "t"),
+                       _stream(spark, tmp_path / "none", MESSAGES, "ts"), "s").schema
+    query, rows = _run_alarms(spark, tmp_path, messages, alarms, frame)
+    anchors = spark.createDataFrame(
+        [(i, k, BASE + datetime.timedelta(milliseconds=s), BASE + datetime.timedelta(
+            milliseconds=t)) for b in alarms for i, k, s, t in b],
+        "id int, k string, s timestamp, t timestamp")
+    batch = sorted(tuple(r) for r in frame(
+        anchors, _message_frame(spark, [m for b in messages for m in b])).collect())
+    # An alarm's row closes at the later of its start plus the lookback and its end: t + 1 s;
+    # the final watermark is 11 s.
+    assert rows == [r for r in batch if r[0] + 1 <= 11] and len(rows) == 4
+    assert all(op["numRowsDroppedByWatermark"] == 0
+               for p in query.recentProgress for op in p["stateOperators"])

@@ -9,11 +9,14 @@ folds each task's messages into one partial aggregate per anchor. Only DataFrame
 """
 from __future__ import annotations
 
+import datetime
 from typing import List, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
+
+from eventwindows.functions._arguments import _duration
 
 __all__ = ["dynamic_window", "DynamicWindow"]
 
@@ -38,10 +41,11 @@ class DynamicWindow:
     :meth:`agg`, as after ``DataFrame.groupBy``. Build it with :func:`dynamic_window`."""
 
     def __init__(self, anchors: DataFrame, messages: DataFrame, time: str,
-                 start: Column, end: Column, on: List[str], bounds: str):
+                 start: Column, end: Column, on: List[str], bounds: str,
+                 lookback: Optional[Column]):
         self._anchors, self._messages = anchors, messages
         self._time, self._start, self._end = time, start, end
-        self._on, self._bounds = on, bounds
+        self._on, self._bounds, self._lookback = on, bounds, lookback
 
     def agg(self, *columns: Column) -> DataFrame:
         """One row per anchor row: all the anchor's columns, ``window`` (struct of ``start`` and
@@ -66,7 +70,7 @@ class DynamicWindow:
         union = self._messages.unionByName(anchors, allowMissingColumns=True)
         window = F.call_function(
             "anchor_window", F.col(f"`{self._time}`"), F.col(_START), F.col(_END), F.col(_ANCHOR),
-            F.lit(self._bounds))
+            F.lit(self._bounds), *([] if self._lookback is None else [self._lookback]))
         grouped = union.groupBy(*self._on, window).agg(*columns)
         results = grouped.columns[len(self._on) + 1:]
         clashes = sorted(set(results) & (set(anchor_columns) | {"window"}))
@@ -90,7 +94,8 @@ def dynamic_window(
         start: Union[Column, str],
         end: Union[Column, str],
         on: Optional[Union[str, Sequence[str]]] = None,
-        bounds: str = "[]") -> DynamicWindow:
+        bounds: str = "[]",
+        lookback: Optional[Union[str, datetime.timedelta, int, Column]] = None) -> DynamicWindow:
     """psi's dynamic windows: a second table of anchors decides where each window lies.
 
     Every row of ``anchors`` gives an interval ``[start, end]`` (expressions over the anchors'
@@ -118,6 +123,12 @@ def dynamic_window(
         keys match each other, as in GROUP BY).
     bounds : str
         Which ends belong to the interval: ``'[]'`` (default, both), ``'[)'``, ``'(]'``, ``'()'``.
+    lookback : str, datetime.timedelta, int or Column, optional
+        On a stream of anchors only: how long before its own time an anchor's interval may start,
+        where ``start`` is not the anchors' watermarked time column less a constant (such as
+        ``F.col("t") - F.expr("INTERVAL 5 SECONDS")`` over anchors with a watermark on ``t``,
+        which gives it). An anchor is late once the watermark passes its time (its start plus the
+        lookback), and the messages stay in state that long for the anchors still to come.
 
     Returns
     -------
@@ -160,4 +171,5 @@ def dynamic_window(
             if k not in frame.columns:
                 raise ValueError(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
     return DynamicWindow(anchors, messages, time, _expression(start, "start"),
-                         _expression(end, "end"), keys, bounds)
+                         _expression(end, "end"), keys, bounds,
+                         None if lookback is None else _duration(lookback, "lookback"))

@@ -33,7 +33,7 @@ object DynamicWindowTableFunction {
   val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
     Name,
     """
-    _FUNC_(TABLE(anchors), TABLE(messages), time, start, end, aggregates[, on[, bounds]]) - psi's
+    _FUNC_(TABLE(anchors), TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]) - psi's
       dynamic windows as a table: one row per anchor row with all its columns, `window` (struct
       of `start`, `end`: the anchor's interval) and the aggregates over the messages (of equal
       `on` keys) whose time lies in the interval, also when none does (count 0, sum NULL).
@@ -52,6 +52,8 @@ object DynamicWindowTableFunction {
           'count(*) AS n, avg(v) AS avg_v'.
       * on - optional, comma-separated key columns present in both tables; NULL or '' for none.
       * bounds - optional, '[]' (default), '[)', '(]' or '()'.
+      * lookback - optional, on a stream of anchors only: how long before its own time an
+          anchor's interval may start (see anchor_window).
     """,
     """
     Examples:
@@ -68,9 +70,9 @@ object DynamicWindowTableFunction {
   private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    if (args.size < 6 || args.size > 8) {
-      fail(s"takes 6 to 8 arguments (TABLE(anchors), TABLE(messages), time, start, end, " +
-        s"aggregates[, on[, bounds]]), got ${args.size}")
+    if (args.size < 6 || args.size > 9) {
+      fail(s"takes 6 to 9 arguments (TABLE(anchors), TABLE(messages), time, start, end, " +
+        s"aggregates[, on[, bounds[, lookback]]]), got ${args.size}")
     }
     def table(i: Int, parameter: String): LogicalPlan = args(i) match {
       case t: FunctionTableSubqueryArgumentExpression => t.plan
@@ -119,7 +121,8 @@ object DynamicWindowTableFunction {
     val union = Union(Seq(messages, anchorSide), byName = true, allowMissingCol = true)
     val window = UnresolvedFunction("anchor_window",
       Seq(UnresolvedAttribute.quotedString(time), UnresolvedAttribute(StartColumn),
-        UnresolvedAttribute(EndColumn), UnresolvedAttribute(AnchorColumn), Literal(bounds)),
+        UnresolvedAttribute(EndColumn), UnresolvedAttribute(AnchorColumn), Literal(bounds)) ++
+        args.lift(8),
       isDistinct = false)
     val grouping = keys.map(k => UnresolvedAttribute.quotedString(k))
     val aggregate = Aggregate(grouping :+ window,
@@ -146,7 +149,7 @@ object DynamicWindowTableFunction {
     for {
       column <- messages.resolve(UnresolvedAttribute.quotedString(time).nameParts,
         SQLConf.get.resolver)
-      family <- Bounds.all.find(_.sqlName == bounds).map(AnchorWindow)
+      family <- Bounds.all.find(_.sqlName == bounds).map(AnchorWindow(_))
       metadata <- EventWindowing.columnMetadata(family, column)
     } yield metadata
 }

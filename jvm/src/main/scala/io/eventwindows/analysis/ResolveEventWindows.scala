@@ -143,7 +143,7 @@ object EventWindowing extends Rule[LogicalPlan] {
           .withMetadata(watermark.getOrElse(Metadata.empty))
           .putBoolean(TimeWindow.marker, true)
         family match {
-          case AnchorWindow(bounds) if bounds.upperInclusive =>
+          case AnchorWindow(bounds, _) if bounds.upperInclusive =>
             metadata.putBoolean(AnchorWindowTime.InclusiveEnd, true)
           case _ =>
         }
