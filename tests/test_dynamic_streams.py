@@ -349,3 +349,11 @@ def test_a_declared_lookback_keeps_the_messages_of_anchors_to_come(spark, tmp_pa
     assert rows == [r for r in batch if r[0] + 1 <= 11] and len(rows) == 4
     assert all(op["numRowsDroppedByWatermark"] == 0
                for p in query.recentProgress for op in p["stateOperators"])
+    # An alarm starting more than the lookback before its time would be dropped as late while on
+    # time: it fails the query, named.
+    write_batches(tmp_path / "alarms", [[{"id": 99, "k": "a", "s": _at(6000), "t": _at(14000)}]],
+                  first_mtime=1_800_000_000)
+    with pytest.raises(StreamingQueryException) as info:
+        _run_alarms(spark, tmp_path, [], [], frame)
+    assert "anchor_window: the anchor (id=99, k=a, s=2024-01-01 00:00:06" in str(info.value)
+    assert "more than its `lookback` (INTERVAL '0 00:00:05' DAY TO SECOND)" in str(info.value)

@@ -3,6 +3,7 @@
 group by, on batch and streaming DataFrames (where it carries the event-time watermark)."""
 import datetime
 
+import pyspark
 import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
@@ -220,3 +221,41 @@ def test_three_stages_across_a_restart(spark, tmp_path):
     # The watermark ends below 58 s (the last event at 59 s, 1 s of delay, passed on by each
     # stage): the 20 s windows ending by then are closed and emitted, the later two are open.
     assert emitted == expected[:2] and len(expected) == 4, (emitted, expected)
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="dynamic windows on streams "
+                    "need Spark 4.1")
+def test_window_time_of_dynamic_windows_on_a_stream_feeds_a_second_window(spark, tmp_path):
+    # Stage 1: static anchors [2i s, 2i + 2 s] over a stream of a message a second (issue 43,
+    # item 3); stage 2: Spark's 4 s windows over their window_time, the intervals' ends. The
+    # watermark ends at 18 s (the last message at 19 s, 1 s of delay): the second stage's windows
+    # ending by then are emitted, each once, as the batch composition gives them.
+    source = tmp_path / "in"
+    base = datetime.datetime(2024, 1, 1)
+    write_batches(source, [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(),
+                             "v": s} for s in range(lo, lo + 5)] for lo in range(0, 20, 5)])
+    anchors = spark.createDataFrame(
+        [(i, "a", base + datetime.timedelta(seconds=2 * i),
+          base + datetime.timedelta(seconds=2 * i + 2)) for i in range(10)],
+        "id int, k string, s timestamp, e timestamp")
+
+    def stages(messages):
+        first = ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(
+            F.sum("v").alias("v"))
+        return first.groupBy("k", F.window(F.window_time("window"), "4 seconds")).agg(
+            F.sum("v").alias("v"), F.count("*").alias("anchors")).select(
+            "k", F.col("window.start").alias("start"), "v", "anchors")
+
+    stream = spark.readStream.schema("k string, ts timestamp, v int") \
+        .option("maxFilesPerTrigger", 1).json(str(source)).withWatermark("ts", "1 second")
+    query = run_stream(stages(stream), tmp_path / "out", tmp_path / "checkpoint")
+    emitted = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+    batch = spark.read.schema("k string, ts timestamp, v int").json(str(source))
+    expected = sorted(tuple(r) for r in stages(batch).collect())
+    # The anchors' window_time is their end, 2 s to 20 s: [0 s, 4 s) holds the anchor ending at
+    # 2 s, [4 s, 8 s) those ending at 4 s and 6 s, and so on to [20 s, 24 s).
+    assert [(r[1].second, r[3]) for r in expected] == [(0, 1), (4, 2), (8, 2), (12, 2), (16, 2),
+                                                        (20, 1)]
+    assert emitted == [r for r in expected if r[1].second + 4 <= 18]
+    assert all(op["numRowsDroppedByWatermark"] == 0
+               for p in query.recentProgress for op in p["stateOperators"])

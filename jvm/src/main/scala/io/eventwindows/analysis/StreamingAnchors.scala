@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.analysis.StreamingJoinHelper
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, AttributeReference, AttributeSet, Expression, LessThan, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, Union}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata}
+import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
 
 /**
  * Prepares a streaming dynamic window (a family whose window carries its anchor) for
@@ -94,7 +94,14 @@ private[analysis] object StreamingAnchors {
     val family = declared.copy(lookback = Some(lookback).filter(_ > 0))
     // The anchors are checked as they are read: Spark drops a row whose sort time is at or
     // before the watermark before the operator sees it.
-    val checkedStart = CheckedAnchorStart(start, end, anchor, family)
+    // The anchors' own time, a field of their struct carrying its stream's watermark.
+    val anchorTime = anchor.dataType match {
+      case struct: StructType =>
+        Some(struct.fields.indexWhere(_.metadata.contains(EventTimeWatermark.delayKey)))
+          .filter(_ >= 0)
+      case _ => None
+    }
+    val checkedStart = CheckedAnchorStart(start, end, anchor, family, anchorTime)
     val sortTime = AnchorSortKey.sortTime(time, checkedStart, anchor)
     val arrival = family.lookback.map { ticks =>
       AnchorSortKey.sortTime(time, SparkShims.timestampAddInterval(checkedStart,
