@@ -18,6 +18,9 @@ from harness import plain, run_stream, write_batches
 
 BASE = datetime.datetime(2024, 1, 1)
 DELAY_MS = 1500
+LOOKBACK_MS = 2500
+"""How long before its own time `t` (a column of the anchors' files) an anchor's interval starts
+in the test of a stream of anchors with a lookback."""
 MESSAGES = "k string, ts timestamp, v int"
 ANCHORS = "id int, k string, s timestamp, e timestamp"
 
@@ -26,13 +29,14 @@ def _at(ms):
     return (BASE + datetime.timedelta(milliseconds=ms)).isoformat()
 
 
-def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4)):
+def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4), lookback=0):
     """Micro-batches of messages (k, ms, v) and of anchors (id, k, start ms, end ms) on a 100 ms
     grid (ties), each up to 3.5 s behind its batch's second, so that some are late; the late rows
-    and Spark's final watermark (ms).
+    and Spark's final watermark (ms). A streamed anchor's own time is its start plus `lookback`
+    (ms): the time drawn, and what it is late by.
 
     Spark drops a row at or before the watermark of the batch before its own (the smallest of
-    each stream's latest time minus the delay; an anchor's time is its start), which is the
+    each stream's latest time minus the delay; an anchor's own time), which is the
     watermark of the data before it or, when batches follow each other with no batch without
     data between them, of the data before the previous batch. Rows that one of those would
     drop and the other not are left out, so whether a row is late does not depend on that.
@@ -59,15 +63,15 @@ def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4)):
                          for _ in range(per_batch[0])])
         batch = []
         for _ in range(per_batch[1]):
-            s = time() if anchor_stream else rng.randint(-20, 60) * 100
+            s = time() - lookback if anchor_stream else rng.randint(-20, 60) * 100
             batch.append((len(batch) + 100 * b, rng.choice("ab"), s,
                           s + rng.choice([0, 100, 700, 1500, 3000])))
         anchors.append(batch)
         late |= {m for m in messages[-1] if m[1] <= strict}
         if anchor_stream:
-            late |= {a for a in batch if a[2] <= strict}
+            late |= {a for a in batch if a[2] + lookback <= strict}
         top = (max(t for _, t, _ in messages[-1]),) + (
-            (max(s for _, _, s, _ in batch),) if anchor_stream else ())
+            (max(s + lookback for _, _, s, _ in batch),) if anchor_stream else ())
         latest.append(top if not latest else tuple(map(max, latest[-1], top)))
     return messages, anchors, late, watermark(n_batches)
 
@@ -80,12 +84,13 @@ def _windows(anchors, messages, bounds="[]"):
                     F.col("window.end").alias("end"), "n", "total", "vs"))
 
 
-def _closed(rows, watermark_ms, bounds):
-    """The rows whose anchor's close time (the later of its start and its interval's last
-    instant) the final watermark has passed."""
+def _closed(rows, watermark_ms, bounds, lookback=0):
+    """The rows whose anchor's close time (the later of its own time, its start plus `lookback`
+    ms, and its interval's last instant) the final watermark has passed."""
     last = datetime.timedelta(microseconds=0 if bounds.endswith("]") else 1)
     horizon = BASE + datetime.timedelta(milliseconds=watermark_ms)
-    return [r for r in rows if max(r.start, r.end - last) <= horizon]
+    own = datetime.timedelta(milliseconds=lookback)
+    return [r for r in rows if max(r.start + own, r.end - last) <= horizon]
 
 
 def _rows(frame):
@@ -121,7 +126,8 @@ def _in_two_parts(tmp_path, messages, anchors, frame, run):
         write_batches(sources["messages"], [[{"k": k, "ts": _at(t), "v": v} for k, t, v in b]
                                             for b in messages[part]], first_mtime=first)
         if anchors is not None:
-            write_batches(sources["anchors"], [[{"id": i, "k": k, "s": _at(s), "e": _at(e)}
+            write_batches(sources["anchors"], [[{"id": i, "k": k, "s": _at(s), "e": _at(e),
+                                                 "t": _at(s + LOOKBACK_MS)}
                                                 for i, k, s, e in b] for b in anchors[part]],
                           first_mtime=first)
         run(frame(sources))
@@ -174,6 +180,40 @@ def test_streams_of_messages_and_of_anchors_give_the_batch_rows(spark, tmp_path,
     batch = _windows(_static_frame(spark, kept_anchors, ANCHORS),
                      _message_frame(spark, kept_messages)).collect()
     expected = _rows(_closed(batch, watermark, "[]"))
+    assert expected and len(expected) < len(kept_anchors), "every anchor or none closed"
+    assert streamed == expected
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="needs Spark 4.1 (see docs)")
+def test_a_stream_of_anchors_starting_before_their_time_gives_the_batch_rows(spark, tmp_path):
+    # Anchors whose interval starts 2.5 s before their own time t (the column with the watermark),
+    # `t - INTERVAL 2.5 SECONDS`: late only when t is, and then every other one gets the batch
+    # query's row (issue 43, item 4).
+    messages, anchors, late, watermark = _random_batches(6, anchor_stream=True,
+                                                         lookback=LOOKBACK_MS)
+    kept_messages = [m for batch in messages for m in batch if m not in late]
+    kept_anchors = [a for batch in anchors for a in batch if a not in late]
+    assert len(kept_anchors) < sum(map(len, anchors)), "no late anchor"
+    start = F.col("t") - F.expr(f"INTERVAL {LOOKBACK_MS / 1000} SECONDS")
+
+    def windows(anchor_frame, message_frame):
+        return (ew.dynamic_window(anchor_frame, message_frame, "ts", start, "e", on="k")
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
+                     F.collect_list("v").alias("vs"))
+                .select("id", "k", F.col("window.start").alias("start"),
+                        F.col("window.end").alias("end"), "n", "total", "vs"))
+
+    def query(sources):
+        return windows(_stream(spark, sources["anchors"], ANCHORS + ", t timestamp", "t"),
+                       _stream(spark, sources["messages"], MESSAGES, "ts"))
+
+    streamed = _run_in_two_parts(spark, tmp_path, messages, anchors, query)
+    static = spark.createDataFrame(
+        [(i, k, BASE + datetime.timedelta(milliseconds=s), BASE + datetime.timedelta(
+            milliseconds=e), BASE + datetime.timedelta(milliseconds=s + LOOKBACK_MS))
+         for i, k, s, e in kept_anchors], ANCHORS + ", t timestamp")
+    batch = windows(static, _message_frame(spark, kept_messages)).collect()
+    expected = _rows(_closed(batch, watermark, "[]", LOOKBACK_MS))
     assert expected and len(expected) < len(kept_anchors), "every anchor or none closed"
     assert streamed == expected
 

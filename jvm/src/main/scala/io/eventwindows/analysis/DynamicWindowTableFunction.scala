@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.{EventWindow, WindowParameters}
-import io.eventwindows.plans.{AnchorWindow, Bounds}
+import io.eventwindows.plans.Bounds
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
@@ -149,7 +149,7 @@ object DynamicWindowTableFunction {
     for {
       column <- messages.resolve(UnresolvedAttribute.quotedString(time).nameParts,
         SQLConf.get.resolver)
-      family <- Bounds.all.find(_.sqlName == bounds).map(AnchorWindow(_))
-      metadata <- EventWindowing.columnMetadata(family, column)
+      interval <- Bounds.all.find(_.sqlName == bounds)
+      metadata <- EventWindowing.columnMetadata(column, interval.upperInclusive)
     } yield metadata
 }

@@ -4,7 +4,7 @@ import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{AnchorWindow, AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
 import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
@@ -125,14 +125,15 @@ object EventWindowing extends Rule[LogicalPlan] {
     } else {
       window.start
     }
-    columnMetadata(window.family, time)
+    columnMetadata(time, window.family.endIsLastInstant)
   }
 
   /**
-   * The metadata of the `window` column of `family` over events (messages) whose time is `time`;
-   * also what `dynamic_window` gives the interval it keeps of an anchor window's column.
+   * The metadata of a `window` column over events (messages) whose time is `time`, its end the
+   * row's last instant or not; also what `dynamic_window` gives the interval it keeps of an
+   * anchor window's column.
    */
-  def columnMetadata(family: WindowFamily, time: Expression): Option[Metadata] = {
+  def columnMetadata(time: Expression, endIsLastInstant: Boolean): Option[Metadata] = {
     val watermark = time match {
       case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => Some(a.metadata)
       case _ => None
@@ -142,11 +143,7 @@ object EventWindowing extends Rule[LogicalPlan] {
         val metadata = new MetadataBuilder()
           .withMetadata(watermark.getOrElse(Metadata.empty))
           .putBoolean(TimeWindow.marker, true)
-        family match {
-          case AnchorWindow(bounds, _) if bounds.upperInclusive =>
-            metadata.putBoolean(AnchorWindowTime.InclusiveEnd, true)
-          case _ =>
-        }
+        if (endIsLastInstant) metadata.putBoolean(AnchorWindowTime.InclusiveEnd, true)
         Some(metadata.build())
       case _ => watermark
     }

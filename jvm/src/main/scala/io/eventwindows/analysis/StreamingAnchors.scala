@@ -90,7 +90,8 @@ private[analysis] object StreamingAnchors {
     val declared = a.window.family.asInstanceOf[AnchorWindow]
     val Seq(start, end, anchor) = a.window.values
     // Static anchors are all there at the start: none is still to come.
-    val lookback = if (anchors.isDefined) 0L else streamLookback(a.child, start, declared)
+    val lookback =
+      if (anchors.isDefined) 0L else streamLookback(a.child, start, declared.lookback, function)
     val family = declared.copy(lookback = Some(lookback).filter(_ > 0))
     // The anchors are checked as they are read: Spark drops a row whose sort time is at or
     // before the watermark before the operator sees it.
@@ -131,8 +132,11 @@ private[analysis] object StreamingAnchors {
    * anchors' time at a watermark: the messages after the watermark less the lookback are those
    * an anchor still to come can ask for); otherwise the declared `lookback`, or an error.
    */
-  private def streamLookback(input: LogicalPlan, start: Expression, declared: AnchorWindow)
-      : Long = {
+  private def streamLookback(
+      input: LogicalPlan,
+      start: Expression,
+      declared: Option[Long],
+      function: String): Long = {
     val overAnchors = throughProjects(start, input) match {
       case (overUnion, union @ Union(Seq(_, anchors), _, _)) =>
         val positions = AttributeMap(union.output.zip(anchors.output))
@@ -148,7 +152,7 @@ private[analysis] object StreamingAnchors {
           _.metadata.contains(EventTimeWatermark.delayKey))),
         Some(LessThan(startExpression, messageTime)), Some(ProbeWatermarkMs))
     }.map(ms => Math.max(0L, (ProbeWatermarkMs - ms) * 1000L))
-    derived.orElse(declared.lookback).getOrElse(WindowParameters.fail(declared.functionName,
+    derived.orElse(declared).getOrElse(WindowParameters.fail(function,
       "on a stream of anchors, an anchor is late once the watermark has passed its own time, " +
       "and the messages it can ask for must still be kept: its interval's start must be its " +
       "watermarked time column less a constant (e.g. t - INTERVAL 5 SECONDS over anchors with " +

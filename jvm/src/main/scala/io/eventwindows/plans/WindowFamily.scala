@@ -27,6 +27,12 @@ sealed trait WindowFamily extends Product with Serializable {
   def carriesAnchor: Boolean = false
 
   /**
+   * True if a row's `window.end` is its last instant, not one tick after it: dynamic windows
+   * whose interval includes its end (their `window_time`).
+   */
+  def endIsLastInstant: Boolean = false
+
+  /**
    * The family's policies that read a column of each row, with the parameter that gave each: the
    * family's values, in order (the attributes of SPL delta policies, punctuation columns).
    */
@@ -431,6 +437,7 @@ case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPol
 case class AnchorWindow(bounds: Bounds, lookback: Option[Long] = None) extends WindowFamily {
   override def functionName: String = "anchor_window"
   override def carriesAnchor: Boolean = true
+  override def endIsLastInstant: Boolean = bounds.upperInclusive
   override def onStreams: Either[String, StreamingRules] =
     Right(StreamingRules.AnchorWindows(this))
 
