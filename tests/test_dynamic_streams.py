@@ -309,12 +309,12 @@ def test_what_stays_unsupported_is_an_analysis_error_naming_the_function(spark, 
 
 def _alarms(seconds, start):
     """Messages each second in 0..seconds-1 (v = the second), and alarms at the odd seconds from
-    3 s on, a file every 2 s for each stream; the alarms' columns `id`, `k`, `t` (the alarm's
-    time) and `s`, the second `start(t)`. With 2 s of delay, the watermark is 2j - 3 s when the
-    file of [2j s, 2j + 2 s) is read."""
-    messages = [[("a", t * 1000, t) for t in (lo, lo + 1)] for lo in range(0, seconds, 2)]
-    alarms = [[(t, "a", start(t) * 1000, t * 1000) for t in (lo, lo + 1) if t % 2 and t >= 3]
-              for lo in range(0, seconds, 2)]
+    3 s on, a file a second for each stream; the alarms' columns `id`, `k`, `t` (the alarm's
+    time) and `s`, the second `start(t)`. With 2 s of delay, Spark drops the rows at or before
+    t - 4 s (or t - 3 s) from the file of second t."""
+    messages = [[("a", t * 1000, t)] for t in range(seconds)]
+    alarms = [[(t, "a", start(t) * 1000, t * 1000)] if t % 2 and t >= 3 else []
+              for t in range(seconds)]
     return messages, alarms
 
 
@@ -342,21 +342,21 @@ def _alarm_windows(anchors, messages, start, **options):
 def test_anchors_asking_for_the_time_before_them_are_not_late(spark, tmp_path):
     # Alarms at t asking for [t - 5 s, t] (issue 43, item 4): with 2 s of watermark delay each
     # arrives when the watermark is t - 4 s, after its interval's start, but before its own time,
-    # so it is on time; the lookback, 5 s, is derived from the start. The final watermark is 11 s
-    # (the last message at 13 s): every alarm up to 11 s gets the batch query's row.
-    messages, alarms = _alarms(14, lambda t: t - 5)
+    # so it is on time; the lookback, 5 s, is derived from the start. The final watermark is 7 s
+    # (the last message at 9 s): every alarm up to 7 s gets the batch query's row.
+    messages, alarms = _alarms(10, lambda t: t - 5)
     start = F.col("t") - F.expr("INTERVAL 5 SECONDS")
     query, rows = _run_alarms(spark, tmp_path, messages, alarms,
                               lambda a, m: _alarm_windows(a, m, start))
     frames = (_static_frame(spark, [a for b in alarms for a in b], ANCHORS.replace(" e ", " t ")),
               _message_frame(spark, [m for b in messages for m in b]))
     batch = sorted(tuple(r) for r in _alarm_windows(*frames, start).collect())
-    assert [r[0] for r in batch] == [3, 5, 7, 9, 11, 13]
+    assert [r[0] for r in batch] == [3, 5, 7, 9]
     assert rows == batch[:-1]
     assert all(op["numRowsDroppedByWatermark"] == 0
                for p in query.recentProgress for op in p["stateOperators"])
-    # The state: what an alarm still to come (after 11 s) can ask for, the messages after
-    # 11 s - 5 s (7 s to 13 s), and the open alarm at 13 s.
+    # The state: what an alarm still to come (after 7 s) can ask for, the messages after
+    # 7 s - 5 s (3 s to 9 s), and the open alarm at 9 s.
     kept = (spark.read.format("statestore").option("path", str(tmp_path / "checkpoint"))
             .option("stateVarName", "events").load().count())
     assert kept == 7 + 1
@@ -366,7 +366,7 @@ def test_anchors_asking_for_the_time_before_them_are_not_late(spark, tmp_path):
 def test_a_declared_lookback_keeps_the_messages_of_anchors_to_come(spark, tmp_path):
     # Alarms whose start is a column of their own (t - 4 s), with a watermark on t: the lookback
     # cannot be derived from `s`, so it is declared (5 s); without it the query is refused.
-    messages, alarms = _alarms(14, lambda t: t - 4)
+    messages, alarms = _alarms(10, lambda t: t - 4)
 
     def frame(anchors, stream):
         return _alarm_windows(anchors, stream, "s", lookback="5 seconds")
@@ -385,8 +385,8 @@ def test_a_declared_lookback_keeps_the_messages_of_anchors_to_come(spark, tmp_pa
     batch = sorted(tuple(r) for r in frame(
         anchors, _message_frame(spark, [m for b in messages for m in b])).collect())
     # An alarm's row closes at the later of its start plus the lookback and its end: t + 1 s;
-    # the final watermark is 11 s.
-    assert rows == [r for r in batch if r[0] + 1 <= 11] and len(rows) == 4
+    # the final watermark is 7 s.
+    assert rows == [r for r in batch if r[0] + 1 <= 7] and len(rows) == 2
     assert all(op["numRowsDroppedByWatermark"] == 0
                for p in query.recentProgress for op in p["stateOperators"])
     # An alarm starting more than the lookback before its time would be dropped as late while on

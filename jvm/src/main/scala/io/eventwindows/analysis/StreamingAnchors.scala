@@ -93,8 +93,6 @@ private[analysis] object StreamingAnchors {
     val lookback =
       if (anchors.isDefined) 0L else streamLookback(a.child, start, declared.lookback, function)
     val family = declared.copy(lookback = Some(lookback).filter(_ > 0))
-    // The anchors are checked as they are read: Spark drops a row whose sort time is at or
-    // before the watermark before the operator sees it.
     // The anchors' own time, a field of their struct carrying its stream's watermark.
     val anchorTime = anchor.dataType match {
       case struct: StructType =>
@@ -102,6 +100,8 @@ private[analysis] object StreamingAnchors {
           .filter(_ >= 0)
       case _ => None
     }
+    // The anchors are checked as they are read: Spark drops a row whose sort time (or arrival
+    // time) is at or before the watermark before the operator sees it.
     val checkedStart = CheckedAnchorStart(start, end, anchor, family, anchorTime)
     val sortTime = AnchorSortKey.sortTime(time, checkedStart, anchor)
     val arrival = family.lookback.map { ticks =>
@@ -165,8 +165,12 @@ private[analysis] object StreamingAnchors {
   private def throughProjects(e: Expression, plan: LogicalPlan): (Expression, LogicalPlan) =
     plan match {
       case Project(list, child) =>
-        val defined = AttributeMap(list.collect { case alias: Alias => alias.toAttribute -> alias.child })
-        throughProjects(e.transform { case c: Attribute if defined.contains(c) => defined(c) }, child)
+        val defined = AttributeMap(list.collect {
+          case alias: Alias => alias.toAttribute -> alias.child
+        })
+        throughProjects(e.transform {
+          case c: Attribute if defined.contains(c) => defined(c)
+        }, child)
       case other => (e, other)
     }
 

@@ -75,7 +75,8 @@ case class CheckedAnchorStart(
     val a = anchor.genCode(ctx)
     val self = ctx.addReferenceObj("checkedAnchorStart", this)
     // The anchor is read only to name it, unless its time is checked against the lookback.
-    val (readAnchor, readToReject) = if (checksLookback) (a.code, EmptyBlock) else (EmptyBlock, a.code)
+    val (readAnchor, readToReject) =
+      if (checksLookback) (a.code, EmptyBlock) else (EmptyBlock, a.code)
     val checkLookbackCode =
       if (checksLookback) code"$self.checkLookback(${s.value}, ${boxed(a, anchor.dataType)});"
       else EmptyBlock
