@@ -397,3 +397,24 @@ def test_a_declared_lookback_keeps_the_messages_of_anchors_to_come(spark, tmp_pa
         _run_alarms(spark, tmp_path, [], [], frame)
     assert "anchor_window: the anchor (id=99, k=a, s=2024-01-01 00:00:06" in str(info.value)
     assert "more than its `lookback` (INTERVAL '0 00:00:05' DAY TO SECOND)" in str(info.value)
+
+
+def test_a_lookback_is_a_duration_of_at_least_zero_and_nothing_on_a_batch(spark):
+    anchors = _static_frame(spark, [(1, "a", 0, 2000)], ANCHORS)
+    messages = _message_frame(spark, [("a", 1000, 5), ("a", 3000, 7)])
+    with pytest.raises(AnalysisException, match="anchor_window: `lookback` must not be negative"):
+        _windows_with(anchors, messages, lookback="-1 second").schema
+    # On a batch DataFrame (and with static anchors) there is no anchor still to come.
+    assert _windows_with(anchors, messages, lookback="5 seconds").collect() == \
+        _windows_with(anchors, messages).collect()
+    anchors.createOrReplaceTempView("ew_lookback_anchors")
+    messages.createOrReplaceTempView("ew_lookback_messages")
+    rows = spark.sql("""SELECT id, n FROM dynamic_window(TABLE(ew_lookback_anchors),
+        TABLE(ew_lookback_messages), 'ts', 's', 'e', 'count(v) AS n', 'k', '[]',
+        INTERVAL 5 SECONDS)""").collect()
+    assert [tuple(r) for r in rows] == [(1, 1)]
+
+
+def _windows_with(anchors, messages, **options):
+    return ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k", **options).agg(
+        F.count("v").alias("n"))
