@@ -18,6 +18,9 @@ from harness import plain, run_stream, write_batches
 
 BASE = datetime.datetime(2024, 1, 1)
 DELAY_MS = 1500
+LOOKBACK_MS = 2500
+"""How long before its own time `t` (a column of the anchors' files) an anchor's interval starts
+in the test of a stream of anchors with a lookback."""
 MESSAGES = "k string, ts timestamp, v int"
 ANCHORS = "id int, k string, s timestamp, e timestamp"
 
@@ -26,13 +29,14 @@ def _at(ms):
     return (BASE + datetime.timedelta(milliseconds=ms)).isoformat()
 
 
-def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4)):
+def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4), lookback=0):
     """Micro-batches of messages (k, ms, v) and of anchors (id, k, start ms, end ms) on a 100 ms
     grid (ties), each up to 3.5 s behind its batch's second, so that some are late; the late rows
-    and Spark's final watermark (ms).
+    and Spark's final watermark (ms). A streamed anchor's own time is its start plus `lookback`
+    (ms): the time drawn, and what it is late by.
 
     Spark drops a row at or before the watermark of the batch before its own (the smallest of
-    each stream's latest time minus the delay; an anchor's time is its start), which is the
+    each stream's latest time minus the delay; an anchor's own time), which is the
     watermark of the data before it or, when batches follow each other with no batch without
     data between them, of the data before the previous batch. Rows that one of those would
     drop and the other not are left out, so whether a row is late does not depend on that.
@@ -59,15 +63,15 @@ def _random_batches(seed, anchor_stream, n_batches=6, per_batch=(8, 4)):
                          for _ in range(per_batch[0])])
         batch = []
         for _ in range(per_batch[1]):
-            s = time() if anchor_stream else rng.randint(-20, 60) * 100
+            s = time() - lookback if anchor_stream else rng.randint(-20, 60) * 100
             batch.append((len(batch) + 100 * b, rng.choice("ab"), s,
                           s + rng.choice([0, 100, 700, 1500, 3000])))
         anchors.append(batch)
         late |= {m for m in messages[-1] if m[1] <= strict}
         if anchor_stream:
-            late |= {a for a in batch if a[2] <= strict}
+            late |= {a for a in batch if a[2] + lookback <= strict}
         top = (max(t for _, t, _ in messages[-1]),) + (
-            (max(s for _, _, s, _ in batch),) if anchor_stream else ())
+            (max(s + lookback for _, _, s, _ in batch),) if anchor_stream else ())
         latest.append(top if not latest else tuple(map(max, latest[-1], top)))
     return messages, anchors, late, watermark(n_batches)
 
@@ -80,12 +84,13 @@ def _windows(anchors, messages, bounds="[]"):
                     F.col("window.end").alias("end"), "n", "total", "vs"))
 
 
-def _closed(rows, watermark_ms, bounds):
-    """The rows whose anchor's close time (the later of its start and its interval's last
-    instant) the final watermark has passed."""
+def _closed(rows, watermark_ms, bounds, lookback=0):
+    """The rows whose anchor's close time (the later of its own time, its start plus `lookback`
+    ms, and its interval's last instant) the final watermark has passed."""
     last = datetime.timedelta(microseconds=0 if bounds.endswith("]") else 1)
     horizon = BASE + datetime.timedelta(milliseconds=watermark_ms)
-    return [r for r in rows if max(r.start, r.end - last) <= horizon]
+    own = datetime.timedelta(milliseconds=lookback)
+    return [r for r in rows if max(r.start + own, r.end - last) <= horizon]
 
 
 def _rows(frame):
@@ -121,7 +126,8 @@ def _in_two_parts(tmp_path, messages, anchors, frame, run):
         write_batches(sources["messages"], [[{"k": k, "ts": _at(t), "v": v} for k, t, v in b]
                                             for b in messages[part]], first_mtime=first)
         if anchors is not None:
-            write_batches(sources["anchors"], [[{"id": i, "k": k, "s": _at(s), "e": _at(e)}
+            write_batches(sources["anchors"], [[{"id": i, "k": k, "s": _at(s), "e": _at(e),
+                                                 "t": _at(s + LOOKBACK_MS)}
                                                 for i, k, s, e in b] for b in anchors[part]],
                           first_mtime=first)
         run(frame(sources))
@@ -174,6 +180,40 @@ def test_streams_of_messages_and_of_anchors_give_the_batch_rows(spark, tmp_path,
     batch = _windows(_static_frame(spark, kept_anchors, ANCHORS),
                      _message_frame(spark, kept_messages)).collect()
     expected = _rows(_closed(batch, watermark, "[]"))
+    assert expected and len(expected) < len(kept_anchors), "every anchor or none closed"
+    assert streamed == expected
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="needs Spark 4.1 (see docs)")
+def test_a_stream_of_anchors_starting_before_their_time_gives_the_batch_rows(spark, tmp_path):
+    # Anchors whose interval starts 2.5 s before their own time t (the column with the watermark),
+    # `t - INTERVAL 2.5 SECONDS`: late only when t is, and then every other one gets the batch
+    # query's row (issue 43, item 4).
+    messages, anchors, late, watermark = _random_batches(6, anchor_stream=True,
+                                                         lookback=LOOKBACK_MS)
+    kept_messages = [m for batch in messages for m in batch if m not in late]
+    kept_anchors = [a for batch in anchors for a in batch if a not in late]
+    assert len(kept_anchors) < sum(map(len, anchors)), "no late anchor"
+    start = F.col("t") - F.expr(f"INTERVAL {LOOKBACK_MS / 1000} SECONDS")
+
+    def windows(anchor_frame, message_frame):
+        return (ew.dynamic_window(anchor_frame, message_frame, "ts", start, "e", on="k")
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
+                     F.collect_list("v").alias("vs"))
+                .select("id", "k", F.col("window.start").alias("start"),
+                        F.col("window.end").alias("end"), "n", "total", "vs"))
+
+    def query(sources):
+        return windows(_stream(spark, sources["anchors"], ANCHORS + ", t timestamp", "t"),
+                       _stream(spark, sources["messages"], MESSAGES, "ts"))
+
+    streamed = _run_in_two_parts(spark, tmp_path, messages, anchors, query)
+    static = spark.createDataFrame(
+        [(i, k, BASE + datetime.timedelta(milliseconds=s), BASE + datetime.timedelta(
+            milliseconds=e), BASE + datetime.timedelta(milliseconds=s + LOOKBACK_MS))
+         for i, k, s, e in kept_anchors], ANCHORS + ", t timestamp")
+    batch = windows(static, _message_frame(spark, kept_messages)).collect()
+    expected = _rows(_closed(batch, watermark, "[]", LOOKBACK_MS))
     assert expected and len(expected) < len(kept_anchors), "every anchor or none closed"
     assert streamed == expected
 
@@ -265,3 +305,116 @@ def test_what_stays_unsupported_is_an_analysis_error_naming_the_function(spark, 
     with pytest.raises(AnalysisException, match="STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"):
         windows.writeStream.format("memory").queryName("ew_dynamic_complete").outputMode(
             "complete").start()
+
+
+def _alarms(seconds, start):
+    """Messages each second in 0..seconds-1 (v = the second), and alarms at the odd seconds from
+    3 s on, a file a second for each stream; the alarms' columns `id`, `k`, `t` (the alarm's
+    time) and `s`, the second `start(t)`. With 2 s of delay, Spark drops the rows at or before
+    t - 4 s (or t - 3 s) from the file of second t."""
+    messages = [[("a", t * 1000, t)] for t in range(seconds)]
+    alarms = [[(t, "a", start(t) * 1000, t * 1000)] if t % 2 and t >= 3 else []
+              for t in range(seconds)]
+    return messages, alarms
+
+
+def _run_alarms(spark, tmp_path, messages, alarms, frame):
+    """Writes the files and runs `frame(alarm stream, message stream)` (2 s of watermark delay
+    on `t` and `ts`) to the end; returns the query and the rows written."""
+    write_batches(tmp_path / "messages", [[{"k": k, "ts": _at(t), "v": v} for k, t, v in b]
+                                          for b in messages])
+    write_batches(tmp_path / "alarms", [[{"id": i, "k": k, "s": _at(s), "t": _at(t)}
+                                         for i, k, s, t in b] for b in alarms])
+    query = run_stream(frame(_stream(spark, tmp_path / "alarms", "id int, k string, s timestamp, "
+                                     "t timestamp", "t", "2 seconds"),
+                             _stream(spark, tmp_path / "messages", MESSAGES, "ts", "2 seconds")),
+                       tmp_path / "out", tmp_path / "checkpoint")
+    return query, sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
+
+
+def _alarm_windows(anchors, messages, start, **options):
+    return (ew.dynamic_window(anchors, messages, "ts", start, "t", on="k", **options)
+            .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs"))
+            .select("id", F.col("window.start").alias("start"), "n", "vs"))
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="needs Spark 4.1 (see docs)")
+def test_anchors_asking_for_the_time_before_them_are_not_late(spark, tmp_path):
+    # Alarms at t asking for [t - 5 s, t] (issue 43, item 4): with 2 s of watermark delay each
+    # arrives when the watermark is t - 4 s, after its interval's start, but before its own time,
+    # so it is on time; the lookback, 5 s, is derived from the start. The final watermark is 7 s
+    # (the last message at 9 s): every alarm up to 7 s gets the batch query's row.
+    messages, alarms = _alarms(10, lambda t: t - 5)
+    start = F.col("t") - F.expr("INTERVAL 5 SECONDS")
+    query, rows = _run_alarms(spark, tmp_path, messages, alarms,
+                              lambda a, m: _alarm_windows(a, m, start))
+    frames = (_static_frame(spark, [a for b in alarms for a in b], ANCHORS.replace(" e ", " t ")),
+              _message_frame(spark, [m for b in messages for m in b]))
+    batch = sorted(tuple(r) for r in _alarm_windows(*frames, start).collect())
+    assert [r[0] for r in batch] == [3, 5, 7, 9]
+    assert rows == batch[:-1]
+    assert all(op["numRowsDroppedByWatermark"] == 0
+               for p in query.recentProgress for op in p["stateOperators"])
+    # The state: what an alarm still to come (after 7 s) can ask for, the messages after
+    # 7 s - 5 s (3 s to 9 s), and the open alarm at 9 s.
+    kept = (spark.read.format("statestore").option("path", str(tmp_path / "checkpoint"))
+            .option("stateVarName", "events").load().count())
+    assert kept == 7 + 1
+
+
+@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="needs Spark 4.1 (see docs)")
+def test_a_declared_lookback_keeps_the_messages_of_anchors_to_come(spark, tmp_path):
+    # Alarms whose start is a column of their own (t - 4 s), with a watermark on t: the lookback
+    # cannot be derived from `s`, so it is declared (5 s); without it the query is refused.
+    messages, alarms = _alarms(10, lambda t: t - 4)
+
+    def frame(anchors, stream):
+        return _alarm_windows(anchors, stream, "s", lookback="5 seconds")
+
+    with pytest.raises(AnalysisException, match="anchor_window: on a stream of anchors, an anchor"
+                                                 " is late once the watermark has passed its own"):
+        (tmp_path / "none").mkdir()
+        _alarm_windows(_stream(spark, tmp_path / "none", "id int, k string, s timestamp, "
+                               "t timestamp", "t"),
+                       _stream(spark, tmp_path / "none", MESSAGES, "ts"), "s").schema
+    query, rows = _run_alarms(spark, tmp_path, messages, alarms, frame)
+    anchors = spark.createDataFrame(
+        [(i, k, BASE + datetime.timedelta(milliseconds=s), BASE + datetime.timedelta(
+            milliseconds=t)) for b in alarms for i, k, s, t in b],
+        "id int, k string, s timestamp, t timestamp")
+    batch = sorted(tuple(r) for r in frame(
+        anchors, _message_frame(spark, [m for b in messages for m in b])).collect())
+    # An alarm's row closes at the later of its start plus the lookback and its end: t + 1 s;
+    # the final watermark is 7 s.
+    assert rows == [r for r in batch if r[0] + 1 <= 7] and len(rows) == 2
+    assert all(op["numRowsDroppedByWatermark"] == 0
+               for p in query.recentProgress for op in p["stateOperators"])
+    # An alarm starting more than the lookback before its time would be dropped as late while on
+    # time: it fails the query, named.
+    write_batches(tmp_path / "alarms", [[{"id": 99, "k": "a", "s": _at(6000), "t": _at(14000)}]],
+                  first_mtime=1_800_000_000)
+    with pytest.raises(StreamingQueryException) as info:
+        _run_alarms(spark, tmp_path, [], [], frame)
+    assert "anchor_window: the anchor (id=99, k=a, s=2024-01-01 00:00:06" in str(info.value)
+    assert "more than its `lookback` (INTERVAL '0 00:00:05' DAY TO SECOND)" in str(info.value)
+
+
+def test_a_lookback_is_a_duration_of_at_least_zero_and_nothing_on_a_batch(spark):
+    anchors = _static_frame(spark, [(1, "a", 0, 2000)], ANCHORS)
+    messages = _message_frame(spark, [("a", 1000, 5), ("a", 3000, 7)])
+    with pytest.raises(AnalysisException, match="anchor_window: `lookback` must not be negative"):
+        _windows_with(anchors, messages, lookback="-1 second").schema
+    # On a batch DataFrame (and with static anchors) there is no anchor still to come.
+    assert _windows_with(anchors, messages, lookback="5 seconds").collect() == \
+        _windows_with(anchors, messages).collect()
+    anchors.createOrReplaceTempView("ew_lookback_anchors")
+    messages.createOrReplaceTempView("ew_lookback_messages")
+    rows = spark.sql("""SELECT id, n FROM dynamic_window(TABLE(ew_lookback_anchors),
+        TABLE(ew_lookback_messages), 'ts', 's', 'e', 'count(v) AS n', 'k', '[]',
+        INTERVAL 5 SECONDS)""").collect()
+    assert [tuple(r) for r in rows] == [(1, 1)]
+
+
+def _windows_with(anchors, messages, **options):
+    return ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k", **options).agg(
+        F.count("v").alias("n"))

@@ -9,6 +9,7 @@ folds each task's messages into one partial aggregate per anchor. Only DataFrame
 """
 from __future__ import annotations
 
+import datetime
 from typing import Dict, List, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame
@@ -17,7 +18,8 @@ from pyspark.sql.column import Column
 from pyspark.sql.types import NumericType
 
 from eventwindows.errors import invalid_type, invalid_value
-from eventwindows.functions._arguments import call
+from eventwindows.functions._arguments import _duration, call
+
 
 __all__ = ["dynamic_window", "DynamicWindow"]
 
@@ -44,10 +46,11 @@ class DynamicWindow:
     :func:`dynamic_window`."""
 
     def __init__(self, anchors: DataFrame, messages: DataFrame, time: Column,
-                 start: Column, end: Column, on: List[str], bounds: str):
+                 start: Column, end: Column, on: List[str], bounds: str,
+                 lookback: Optional[Column]):
         self._anchors, self._messages = anchors, messages
         self._time, self._start, self._end = time, start, end
-        self._on, self._bounds = on, bounds
+        self._on, self._bounds, self._lookback = on, bounds, lookback
 
     def count(self) -> DataFrame:
         """One row per anchor with ``count``, the number of messages in its window."""
@@ -115,7 +118,7 @@ class DynamicWindow:
         union = self._messages.unionByName(anchors, allowMissingColumns=True)
         window = call(
             "anchor_window", self._time, F.col(_START), F.col(_END), F.col(_ANCHOR),
-            F.lit(self._bounds))
+            F.lit(self._bounds), *([] if self._lookback is None else [self._lookback]))
         grouped = union.groupBy(*self._on, window).agg(*columns)
         results = grouped.columns[len(self._on) + 1:]
         clashes = sorted(set(results) & (set(anchor_columns) | {"window"}))
@@ -123,10 +126,12 @@ class DynamicWindow:
             raise invalid_value(
                 f"dynamic_window: the aggregate column names {clashes} are also anchor columns (or "
                 "`window`); give the aggregates other names with .alias(...)")
+        # The interval keeps the window column's metadata (Spark's window marker, the messages'
+        # watermark), by which window_time(window) reads it, as over any window column.
         return grouped.select(
             *[F.col("window.anchor").getField(c).alias(c) for c in anchor_columns],
-            F.struct(F.col("window.start").alias("start"),
-                     F.col("window.end").alias("end")).alias("window"),
+            F.struct(F.col("window.start").alias("start"), F.col("window.end").alias("end"))
+            .alias("window", metadata=grouped.schema["window"].metadata),
             *[F.col(f"`{c}`") for c in results])
 
 
@@ -137,7 +142,8 @@ def dynamic_window(
         start: Union[Column, str],
         end: Union[Column, str],
         on: Optional[Union[str, Sequence[str]]] = None,
-        bounds: str = "[]") -> DynamicWindow:
+        bounds: str = "[]",
+        lookback: Optional[Union[str, datetime.timedelta, int, Column]] = None) -> DynamicWindow:
     """psi's dynamic windows: a second table of anchors decides where each window lies.
 
     Every row of ``anchors`` gives an interval ``[start, end]`` (expressions over the anchors'
@@ -165,6 +171,12 @@ def dynamic_window(
         keys match each other, as in GROUP BY).
     bounds : str
         Which ends belong to the interval: ``'[]'`` (default, both), ``'[)'``, ``'(]'``, ``'()'``.
+    lookback : str, datetime.timedelta, int or Column, optional
+        On a stream of anchors only: how long before its own time an anchor's interval may start,
+        where ``start`` is not the anchors' watermarked time column less a constant (such as
+        ``F.col("t") - F.expr("INTERVAL 5 SECONDS")`` over anchors with a watermark on ``t``,
+        which gives it). An anchor is late once the watermark passes its time (its start plus the
+        lookback), and the messages stay in state that long for the anchors still to come.
 
     Returns
     -------
@@ -193,7 +205,7 @@ def dynamic_window(
             raise invalid_type(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
     if not isinstance(time, (str, Column)):
         raise invalid_type(f"`time` must be the messages' time column or its name, got "
-                        f"{type(time).__name__}: {time!r}")
+                           f"{type(time).__name__}: {time!r}")
     if on is not None and not isinstance(on, (str, list, tuple)):
         raise invalid_type(f"`on` must be a column name or a list of column names, got {on!r}")
     keys = [on] if isinstance(on, str) else list(on or [])
@@ -201,7 +213,7 @@ def dynamic_window(
         raise invalid_type(f"`on` must be a column name or a list of column names, got {on!r}")
     if "window" in anchors.columns:
         raise invalid_value("dynamic_window: the anchors have a column named `window`, which the "
-                         "result uses for the interval; rename it first")
+                            "result uses for the interval; rename it first")
     if bounds not in _BOUNDS:
         raise invalid_value(f"`bounds` must be one of {', '.join(_BOUNDS)}, got {bounds!r}")
     for k in keys:
@@ -210,4 +222,5 @@ def dynamic_window(
                 raise invalid_value(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
     time = F.col(f"`{time}`") if isinstance(time, str) else time
     return DynamicWindow(anchors, messages, time, _expression(start, "start"),
-                         _expression(end, "end"), keys, bounds)
+                         _expression(end, "end"), keys, bounds,
+                         None if lookback is None else _duration(lookback, "lookback"))

@@ -12,10 +12,12 @@ from pyspark.sql.column import Column
 from eventwindows.functions._arguments import (
     call,
     ColumnOrName,
+    DurationLike,
     IntegerLike,
     OffsetLike,
     _choice,
     _column,
+    _duration,
     _integer,
     _offset,
     _optional,
@@ -142,8 +144,9 @@ def time_window(
 
 
 def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: ColumnOrName,
-                  anchor: ColumnOrName, bounds: Optional[Union[str, Column]] = None) -> Column:
-    """anchor_window(time, anchor_start, anchor_end, anchor[, bounds]) - Groups a table holding messages and
+                  anchor: ColumnOrName, bounds: Optional[Union[str, Column]] = None,
+                  lookback: Optional[DurationLike] = None) -> Column:
+    """anchor_window(time, anchor_start, anchor_end, anchor[, bounds[, lookback]]) - Groups a table holding messages and
       anchors into psi's dynamic windows: every anchor row (`anchor` not NULL) has the window of
       the messages (rows whose `anchor` is NULL) of its GROUP BY keys with `time` in
       [anchor_start, anchor_end]. One row per anchor, also when its window is empty (count 0, sum
@@ -162,6 +165,9 @@ def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: Co
       * anchor - the anchor's columns (e.g. a struct); NULL on message rows.
       * bounds - optional, which ends belong to the interval: '[]' (default, both), '[)', '(]'
           or '()'.
+      * lookback - optional, on a stream of anchors only: how long before its own time an
+          anchor's interval may start, where the start is not the anchors' watermarked time less
+          a constant (which gives it); a duration, at least 0.
 
     In Python, :func:`eventwindows.dynamic_window` builds the union of two DataFrames and calls
     this; use it directly only on a table that already holds both.
@@ -187,4 +193,5 @@ def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: Co
         _column(anchor_start, "anchor_start"),
         _column(anchor_end, "anchor_end"),
         _column(anchor, "anchor"),
-        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS)))
+        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS),
+                   None if lookback is None else _duration(lookback, "lookback")))

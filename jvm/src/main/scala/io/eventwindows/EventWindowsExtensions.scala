@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows}
+import io.eventwindows.analysis.{AnchorWindowTime, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows}
 import io.eventwindows.execution.{EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.shims.SparkLine
@@ -23,6 +23,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectResolutionRule(_ => EventWindowing)
     // clipped_start() and clipped_end() take the time type of their aggregate's window.
     extensions.injectResolutionRule(_ => ClippedLifetimes)
+    // window_time(window) of dynamic windows whose interval includes its end: that end.
+    extensions.injectResolutionRule(_ => AnchorWindowTime)
     // The resolved aggregate over that column becomes an EventWindowAggregate.
     extensions.injectPostHocResolutionRule(_ => EventWindowAggregation)
     // On a stream, that node becomes Spark's TransformWithState where the family runs on streams.

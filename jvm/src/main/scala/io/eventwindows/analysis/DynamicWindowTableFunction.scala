@@ -1,12 +1,15 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.expressions.{EventWindow, WindowParameters}
+import io.eventwindows.plans.Bounds
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project, Union}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.Metadata
 
 /**
  * The SQL form of psi's dynamic windows, the table-valued function
@@ -30,7 +33,7 @@ object DynamicWindowTableFunction {
   val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
     Name,
     """
-    _FUNC_(TABLE(anchors), TABLE(messages), time, start, end, aggregates[, on[, bounds]]) - psi's
+    _FUNC_(TABLE(anchors), TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]) - psi's
       dynamic windows as a table: one row per anchor row with all its columns, `window` (struct
       of `start`, `end`: the anchor's interval) and the aggregates over the messages (of equal
       `on` keys) whose time lies in the interval, also when none does (count 0, sum NULL).
@@ -49,6 +52,8 @@ object DynamicWindowTableFunction {
           'count(*) AS n, avg(v) AS avg_v'.
       * on - optional, comma-separated key columns present in both tables; NULL or '' for none.
       * bounds - optional, '[]' (default), '[)', '(]' or '()'.
+      * lookback - optional, on a stream of anchors only: how long before its own time an
+          anchor's interval may start (see anchor_window).
     """,
     """
     Examples:
@@ -65,9 +70,9 @@ object DynamicWindowTableFunction {
   private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    if (args.size < 6 || args.size > 8) {
-      fail(s"takes 6 to 8 arguments (TABLE(anchors), TABLE(messages), time, start, end, " +
-        s"aggregates[, on[, bounds]]), got ${args.size}")
+    if (args.size < 6 || args.size > 9) {
+      fail(s"takes 6 to 9 arguments (TABLE(anchors), TABLE(messages), time, start, end, " +
+        s"aggregates[, on[, bounds[, lookback]]]), got ${args.size}")
     }
     def table(i: Int, parameter: String): LogicalPlan = args(i) match {
       case t: FunctionTableSubqueryArgumentExpression => t.plan
@@ -116,21 +121,35 @@ object DynamicWindowTableFunction {
     val union = Union(Seq(messages, anchorSide), byName = true, allowMissingCol = true)
     val window = UnresolvedFunction("anchor_window",
       Seq(UnresolvedAttribute.quotedString(time), UnresolvedAttribute(StartColumn),
-        UnresolvedAttribute(EndColumn), UnresolvedAttribute(AnchorColumn), Literal(bounds)),
+        UnresolvedAttribute(EndColumn), UnresolvedAttribute(AnchorColumn), Literal(bounds)) ++
+        args.lift(8),
       isDistinct = false)
     val grouping = keys.map(k => UnresolvedAttribute.quotedString(k))
     val aggregate = Aggregate(grouping :+ window,
       (grouping.map(g => Alias(g, g.name)()) :+ Alias(window, EventWindow.ColumnName)()) ++ results,
       union)
-    val windowColumn = UnresolvedAttribute(EventWindow.ColumnName)
     Project(
       Seq[NamedExpression](
         UnresolvedStar(Some(Seq(EventWindow.ColumnName, EventWindow.AnchorField))),
         Alias(CreateNamedStruct(Seq(
           Literal("start"), UnresolvedAttribute(Seq(EventWindow.ColumnName, "start")),
           Literal("end"), UnresolvedAttribute(Seq(EventWindow.ColumnName, "end")))),
-          EventWindow.ColumnName)()) ++
+          EventWindow.ColumnName)(explicitMetadata = intervalMetadata(messages, time, bounds))) ++
         results.map(r => UnresolvedAttribute.quoted(r.name)),
       aggregate)
   }
+
+  /**
+   * The metadata of the anchor window's `window` column, which the interval kept of it keeps (as
+   * the Python `agg` keeps it), so that `window_time(window)` reads the result; none where the
+   * time column or the bounds are wrong, which `anchor_window` then rejects.
+   */
+  private def intervalMetadata(messages: LogicalPlan, time: String, bounds: String)
+      : Option[Metadata] =
+    for {
+      column <- messages.resolve(UnresolvedAttribute.quotedString(time).nameParts,
+        SQLConf.get.resolver)
+      interval <- Bounds.all.find(_.sqlName == bounds)
+      metadata <- EventWindowing.columnMetadata(column, interval.upperInclusive)
+    } yield metadata
 }

@@ -3,7 +3,7 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.expressions.{CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
 import io.eventwindows.shims.SparkShims
 
@@ -110,22 +110,41 @@ object EventWindowing extends Rule[LogicalPlan] {
     }
 
   /**
-   * The metadata of the `window` column, as Spark's `TimeWindowing` gives its own: that of a start
-   * column carrying an event-time watermark (`EventTimeWatermark.delayKey`), so that a streaming
-   * Aggregate grouped by the column evicts a window once the watermark passes its end
-   * (`WatermarkSupport` compares field 1 of a struct, the end); and over TIMESTAMP or
-   * TIMESTAMP_NTZ time `TimeWindow.marker`, by which Spark's `window_time(window)` reads the
-   * column: the last tick of the row's lifetime, carrying the watermark on to a next window.
+   * The metadata of the `window` column, as Spark's `TimeWindowing` gives its own: that of a time
+   * column carrying an event-time watermark (`EventTimeWatermark.delayKey`: the start, or the
+   * messages' time of dynamic windows), so that a streaming Aggregate grouped by the column evicts
+   * a window once the watermark passes its end (`WatermarkSupport` compares field 1 of a struct,
+   * the end); and over TIMESTAMP or TIMESTAMP_NTZ time `TimeWindow.marker`, by which Spark's
+   * `window_time(window)` reads the column: the last tick of the row's lifetime, carrying the
+   * watermark on to a next window (for dynamic windows whose interval includes its end, the end:
+   * [[AnchorWindowTime.InclusiveEnd]]).
    */
   private def windowMetadata(window: EventWindow): Option[Metadata] = {
-    val watermark = window.start match {
+    val time = if (window.family.carriesAnchor) {
+      AnchorSortKey.messageTime(window.start, window.values.last).getOrElse(window.start)
+    } else {
+      window.start
+    }
+    columnMetadata(time, window.family.endIsLastInstant)
+  }
+
+  /**
+   * The metadata of a `window` column over events (messages) whose time is `time`, its end the
+   * row's last instant or not; also what `dynamic_window` gives the interval it keeps of an
+   * anchor window's column.
+   */
+  def columnMetadata(time: Expression, endIsLastInstant: Boolean): Option[Metadata] = {
+    val watermark = time match {
       case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => Some(a.metadata)
       case _ => None
     }
-    window.timeType match {
-      case TimestampType | TimestampNTZType => Some(new MetadataBuilder()
-        .withMetadata(watermark.getOrElse(Metadata.empty))
-        .putBoolean(TimeWindow.marker, true).build())
+    time.dataType match {
+      case TimestampType | TimestampNTZType =>
+        val metadata = new MetadataBuilder()
+          .withMetadata(watermark.getOrElse(Metadata.empty))
+          .putBoolean(TimeWindow.marker, true)
+        if (endIsLastInstant) metadata.putBoolean(AnchorWindowTime.InclusiveEnd, true)
+        Some(metadata.build())
       case _ => watermark
     }
   }

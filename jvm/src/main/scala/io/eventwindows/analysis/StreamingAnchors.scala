@@ -3,11 +3,13 @@ package io.eventwindows.analysis
 import io.eventwindows.execution.streaming.CheckedAnchorStart
 import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
-import io.eventwindows.shims.SparkLine
+import io.eventwindows.shims.{SparkLine, SparkShims}
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, NamedExpression}
+import org.apache.spark.sql.catalyst.analysis.StreamingJoinHelper
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, AttributeReference, AttributeSet, Expression, LessThan, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, Union}
-import org.apache.spark.sql.types.Metadata
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
 
 /**
  * Prepares a streaming dynamic window (a family whose window carries its anchor) for
@@ -25,6 +27,14 @@ import org.apache.spark.sql.types.Metadata
  * That column checks each anchor as it is read ([[CheckedAnchorStart]]): one without a start
  * would otherwise be dropped as late.
  *
+ * On a stream of anchors whose interval starts before their own time (an alarm at t asking for
+ * `[t - 5 s, t]`), an anchor is late only once the watermark passes its own time: its arrival
+ * time, its start plus the family's lookback (5 s here, derived from the start expression, or
+ * declared), is then a column of its own that carries the watermark instead, and the sort time
+ * none. The lookback is in the family, whose streaming rules keep the messages after the horizon
+ * less the lookback for the anchors still to come, and close an anchor's row no earlier than its
+ * arrival. Without a lookback (0, static anchors too) the plan is as it was, and so is the state.
+ *
  * Static anchors cannot stay in the union (Spark runs no union of a stream and a static
  * DataFrame): they are taken out as the operator's initial state, the same columns over the
  * anchors alone (with attributes of their own), read once when the query starts from a new
@@ -35,11 +45,29 @@ private[analysis] object StreamingAnchors {
   /** The name of the column of the sort time. */
   val TimeColumn = "__ew_time"
 
+  /** The name of the column of the arrival time, when it is not the sort time. */
+  val ArrivalColumn = "__ew_arrival"
+
   /**
-   * The aggregate over the stream alone, its start the column [[TimeColumn]], and the static
-   * anchors, if any, as rows of the same columns (by position).
+   * A watermark (ms) that Spark's `StreamingJoinHelper` solves the start's condition at: large
+   * enough that it solves to a positive number of microseconds for any lookback up to a century,
+   * which it then truncates to milliseconds, that is rounds down: the lookback is rounded up.
    */
-  def prepare(a: EventWindowAggregate): (EventWindowAggregate, Option[LogicalPlan]) = {
+  private val ProbeWatermarkMs = 4000000000000L
+
+  /**
+   * A streaming dynamic window ready for [[StreamingWindows]]: the aggregate over the stream
+   * alone, its start the column [[TimeColumn]]; the static anchors, if any, as rows of the same
+   * columns (by position); and the column Spark judges rows late by (the event time column of
+   * `transformWithState`): the sort time, or on a stream of anchors with a lookback, the arrival
+   * time [[ArrivalColumn]].
+   */
+  case class Prepared(
+      aggregate: EventWindowAggregate,
+      staticAnchors: Option[LogicalPlan],
+      eventTime: Attribute)
+
+  def prepare(a: EventWindowAggregate): Prepared = {
     val function = a.window.function
     val (streamed, anchors) = splitStaticAnchors(a.child, function)
     val time = AnchorSortKey.messageTime(a.window.start, a.window.values.last) match {
@@ -59,20 +87,92 @@ private[analysis] object StreamingAnchors {
         "messages and anchors are ordered by (two event-time columns); run it on a batch " +
         "DataFrame, or on Spark 4.1 or later")
     }
-    // The anchors are checked as they are read: Spark drops a row whose sort time is at or
-    // before the watermark before the operator sees it.
+    val declared = a.window.family.asInstanceOf[AnchorWindow]
     val Seq(start, end, anchor) = a.window.values
-    val sortTime = AnchorSortKey.sortTime(time,
-      CheckedAnchorStart(start, end, anchor, a.window.family.asInstanceOf[AnchorWindow]), anchor)
+    // Static anchors are all there at the start: none is still to come.
+    val lookback =
+      if (anchors.isDefined) 0L else streamLookback(a.child, start, declared.lookback, function)
+    val family = declared.copy(lookback = Some(lookback).filter(_ > 0))
+    // The anchors' own time, a field of their struct carrying its stream's watermark.
+    val anchorTime = anchor.dataType match {
+      case struct: StructType =>
+        Some(struct.fields.indexWhere(_.metadata.contains(EventTimeWatermark.delayKey)))
+          .filter(_ >= 0)
+      case _ => None
+    }
+    // The anchors are checked as they are read: Spark drops a row whose sort time (or arrival
+    // time) is at or before the watermark before the operator sees it.
+    val checkedStart = CheckedAnchorStart(start, end, anchor, family, anchorTime)
+    val sortTime = AnchorSortKey.sortTime(time, checkedStart, anchor)
+    val arrival = family.lookback.map { ticks =>
+      AnchorSortKey.sortTime(time, SparkShims.timestampAddInterval(checkedStart,
+        Literal(ticks, DayTimeIntervalType()), Some(SQLConf.get.sessionLocalTimeZone)), anchor)
+    }
     def withTime(plan: LogicalPlan, metadata: Option[Metadata]): Project = {
       val columns = AttributeMap(a.child.output.zip(plan.output))
-      val read = sortTime.transform { case c: Attribute => columns(c) }
-      Project(plan.output :+ Alias(read, TimeColumn)(explicitMetadata = metadata), plan)
+      def read(e: Expression) = e.transform { case c: Attribute => columns(c) }
+      Project(plan.output ++ Seq(
+        Some(Alias(read(sortTime), TimeColumn)(
+          explicitMetadata = if (arrival.isDefined) Some(Metadata.empty) else metadata)),
+        arrival.map(t => Alias(read(t), ArrivalColumn)(explicitMetadata = metadata))).flatten,
+        plan)
     }
     val child = withTime(streamed, Some(time.metadata))
-    val prepared = a.copy(window = a.window.copy(start = child.output.last), child = child)
-    (prepared, anchors.map(withTime(_, None)))
+    val sortColumn = child.output(streamed.output.size)
+    val prepared = a.copy(window = a.window.copy(family = family, start = sortColumn),
+      child = child)
+    Prepared(prepared, anchors.map(withTime(_, None)), child.output.last)
   }
+
+  /**
+   * The lookback of a stream of anchors: where their interval's `start` is their watermarked
+   * time column less a constant (`t - INTERVAL 5 SECONDS` over anchors with a watermark on `t`),
+   * that constant, solved by Spark's `StreamingJoinHelper` as it solves a stream-stream join's
+   * condition for the state watermark of one side (here `start < message time`, with the
+   * anchors' time at a watermark: the messages after the watermark less the lookback are those
+   * an anchor still to come can ask for); otherwise the declared `lookback`, or an error.
+   */
+  private def streamLookback(
+      input: LogicalPlan,
+      start: Expression,
+      declared: Option[Long],
+      function: String): Long = {
+    val overAnchors = throughProjects(start, input) match {
+      case (overUnion, union @ Union(Seq(_, anchors), _, _)) =>
+        val positions = AttributeMap(union.output.zip(anchors.output))
+        Some(throughProjects(overUnion.transform {
+          case c: Attribute if positions.contains(c) => positions(c)
+        }, anchors)._1)
+      case _ => None
+    }
+    val derived = overAnchors.flatMap { startExpression =>
+      val messageTime = AttributeReference("message_time", start.dataType)()
+      StreamingJoinHelper.getStateValueWatermark(AttributeSet(messageTime),
+        AttributeSet(startExpression.references.filter(
+          _.metadata.contains(EventTimeWatermark.delayKey))),
+        Some(LessThan(startExpression, messageTime)), Some(ProbeWatermarkMs))
+    }.map(ms => Math.max(0L, (ProbeWatermarkMs - ms) * 1000L))
+    derived.orElse(declared).getOrElse(WindowParameters.fail(function,
+      "on a stream of anchors, an anchor is late once the watermark has passed its own time, " +
+      "and the messages it can ask for must still be kept: its interval's start must be its " +
+      "watermarked time column less a constant (e.g. t - INTERVAL 5 SECONDS over anchors with " +
+      "withWatermark(\"t\", delay)), or `lookback` must say how long before its time an " +
+      s"interval may start (its time is then its start plus the lookback); got start " +
+      s"${overAnchors.getOrElse(start).sql}"))
+  }
+
+  /** `e` over the output of `plan`, over that of the first node below its projections. */
+  private def throughProjects(e: Expression, plan: LogicalPlan): (Expression, LogicalPlan) =
+    plan match {
+      case Project(list, child) =>
+        val defined = AttributeMap(list.collect {
+          case alias: Alias => alias.toAttribute -> alias.child
+        })
+        throughProjects(e.transform {
+          case c: Attribute if defined.contains(c) => defined(c)
+        }, child)
+      case other => (e, other)
+    }
 
   /**
    * The input over its streaming branch alone (the union's first child, whose attributes the

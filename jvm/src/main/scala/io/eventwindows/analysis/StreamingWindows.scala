@@ -49,16 +49,21 @@ object StreamingWindows extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case a: EventWindowAggregate if a.isStreaming && a.window.family.onStreams.isRight =>
-      rewrite(a, a.window.family.onStreams.toOption.get)
+      rewrite(a)
   }
 
-  private def rewrite(windowed: EventWindowAggregate, rules: StreamingRules): LogicalPlan = {
+  private def rewrite(windowed: EventWindowAggregate): LogicalPlan = {
     // Dynamic windows: the start becomes a column with the watermark, static anchors the
     // initial state.
-    val (original, staticAnchors) =
-      if (windowed.window.family.carriesAnchor) StreamingAnchors.prepare(windowed)
-      else (windowed, None)
-    val (time, startHorizon) = eventTimeHorizon(original)
+    val (original, staticAnchors, eventTime) =
+      if (windowed.window.family.carriesAnchor) {
+        val prepared = StreamingAnchors.prepare(windowed)
+        (prepared.aggregate, prepared.staticAnchors, Some(prepared.eventTime))
+      } else {
+        (windowed, None, None)
+      }
+    val rules = original.window.family.onStreams.toOption.get
+    val (time, startHorizon) = eventTimeHorizon(original, eventTime)
     checkStateStore(original.window.function)
     // Late by the last row: the watermark moves from the start to the end of each event's last row.
     val lastRowEnd = lateByLastRow(original, rules, time)
@@ -184,9 +189,13 @@ object StreamingWindows extends Rule[LogicalPlan] {
 
   /**
    * The column that carries the watermark and how far the operator's starts are known at one;
-   * the start must be that column (or, for hopping output 'changes', its snapped start).
+   * the start must be that column (or, for hopping output 'changes', its snapped start), unless
+   * the rows' `eventTime` is another column (anchors judged late by their arrival: their rules'
+   * close times wait for it).
    */
-  private def eventTimeHorizon(a: EventWindowAggregate): (Attribute, EventTimeHorizon) = {
+  private def eventTimeHorizon(
+      a: EventWindowAggregate,
+      eventTime: Option[Attribute]): (Attribute, EventTimeHorizon) = {
     // Output 'changes': the start is the snapped start the child computes.
     val start = a.window.start
     val snapped = (start, a.child) match {
@@ -196,7 +205,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
       }
       case _ => None
     }
-    val (time, horizon) = (start, snapped) match {
+    val (time, horizon) = (eventTime.getOrElse(start), snapped) match {
       case (t: Attribute, _) if watermarked(t) => (t, StartIsEventTime)
       case (_, Some(s @ AdjustStartTime(t: Attribute, size, hop, alignment))) if watermarked(t) =>
         (t, SnappedStart(size, hop, alignment, EventTime.lineMin(s.dataType),

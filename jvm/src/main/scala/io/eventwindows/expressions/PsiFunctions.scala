@@ -80,7 +80,7 @@ object PsiFunctions {
     "anchor_window",
     classOf[EventWindow],
     """
-    _FUNC_(time, anchor_start, anchor_end, anchor[, bounds]) - Groups a table holding messages and
+    _FUNC_(time, anchor_start, anchor_end, anchor[, bounds[, lookback]]) - Groups a table holding messages and
       anchors into psi's dynamic windows: every anchor row (`anchor` not NULL) has the window of
       the messages (rows whose `anchor` is NULL) of its GROUP BY keys with `time` in
       [anchor_start, anchor_end]. One row per anchor, also when its window is empty (count 0, sum
@@ -100,6 +100,9 @@ object PsiFunctions {
       * anchor - the anchor's columns (e.g. a struct); NULL on message rows.
       * bounds - optional, which ends belong to the interval: '[]' (default, both), '[)', '(]'
           or '()'.
+      * lookback - optional, on a stream of anchors only: how long before its own time an
+          anchor's interval may start, where the start is not the anchors' watermarked time less
+          a constant (which gives it); a duration, at least 0.
     """,
     """
     Examples:
@@ -140,8 +143,9 @@ object PsiFunctions {
 
   private def anchorBuilder(args: Seq[Expression]): Expression = {
     val name = "anchor_window"
-    if (args.size < 4 || args.size > 5) {
-      arity(name, "4 or 5 arguments (time, anchor_start, anchor_end, anchor[, bounds])", args)
+    if (args.size < 4 || args.size > 6) {
+      arity(name, "4 to 6 arguments (time, anchor_start, anchor_end, anchor[, bounds[, " +
+        "lookback]])", args)
     }
     val Seq(time, anchorStart, anchorEnd, anchor) = args.take(4)
     val timeType = WindowParameters.timeType(name, "time", time)
@@ -153,8 +157,13 @@ object PsiFunctions {
     }
     val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(4),
       Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
+    val lookback = args.lift(5).filterNot(e => e.foldable && e.eval() == null).map { e =>
+      val ticks = WindowParameters.offsetTicks(name, "lookback", e, timeType)
+      if (ticks < 0) WindowParameters.fail(name, s"`lookback` must not be negative, got ${e.sql}")
+      ticks
+    }
     val (sortTime, side) = AnchorSortKey(time, start, anchor, bounds)
-    EventWindow(sortTime, None, AnchorWindow(bounds), order = Seq(side),
+    EventWindow(sortTime, None, AnchorWindow(bounds, lookback), order = Seq(side),
       values = Seq(start, end, anchor))
   }
 }

@@ -276,22 +276,29 @@ object StreamingRules {
   }
 
   /**
-   * Dynamic windows: a message sorts at its time, an anchor at its interval's start, and either is
-   * late (dropped by Spark) once the watermark has passed that time, so every anchor still to come
-   * starts after the horizon. An anchor's row is final once the anchor and every message up to its
-   * interval's last instant are known: close time the later of its start and that instant. Rows
-   * come by end; the open anchors need the messages from the earliest start among them on (and
-   * the anchors themselves, which sort there or later; anchors emitted among them are replayed
-   * again, and not emitted twice). An anchor's row exists from the anchor's arrival on, so rows
+   * Dynamic windows: a message sorts at its time, an anchor at its interval's start. A message is
+   * late (dropped by Spark) once the watermark has passed its time, an anchor once it has passed
+   * its arrival time, its start plus the family's lookback L (on a stream of anchors whose
+   * interval starts up to L before their own time; 0 otherwise). So every anchor still to come
+   * starts after the horizon less L. An anchor's row is final once the anchor has arrived and
+   * every message up to its interval's last instant is known: close time the later of its arrival
+   * time and that instant. Rows come by end; the open anchors need the messages from the
+   * earliest start among them on (and the anchors themselves, which sort there or later; anchors
+   * emitted among them are replayed again, and not emitted twice), and the anchors still to come
+   * those after the horizon less L. An anchor's row exists from the anchor's arrival on, so rows
    * are known while open (static anchors, which arrive as initial state, in the first
    * micro-batch).
+   *
+   * For example with L = 5 s, an alarm at 12 s asking for [7 s, 12 s] arrives at 12 s and closes
+   * there; at a horizon of 9 s it may still come, and the messages from 4 s on (after 9 s - 5 s)
+   * are kept for it and the others like it.
    */
   final case class AnchorWindows(family: AnchorWindow) extends StreamingRules {
     override def knowsOpenRows: Boolean = true
 
     override def closeTime(window: InternalRow): Long = {
       val end = window.getLong(1)
-      Math.max(window.getLong(0),
+      Math.max(TimeArithmetic.add(window.getLong(0), family.lookbackTicks),
         if (family.bounds.upperInclusive) end else TimeArithmetic.add(end, -1L))
     }
 
@@ -303,7 +310,8 @@ object StreamingRules {
         ends: Array[Long],
         horizon: Long,
         firstOpen: InternalRow): Retention = {
-      val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
+      val toCome = TimeArithmetic.subtract(TimeArithmetic.add(horizon, 1L), family.lookbackTicks)
+      val from = if (firstOpen != null) Math.min(firstOpen.getLong(0), toCome) else toCome
       Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
   }

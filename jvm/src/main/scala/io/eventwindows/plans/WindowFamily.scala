@@ -27,6 +27,12 @@ sealed trait WindowFamily extends Product with Serializable {
   def carriesAnchor: Boolean = false
 
   /**
+   * True if a row's `window.end` is its last instant, not one tick after it: dynamic windows
+   * whose interval includes its end (their `window_time`).
+   */
+  def endIsLastInstant: Boolean = false
+
+  /**
    * The family's policies that read a column of each row, with the parameter that gave each: the
    * family's values, in order (the attributes of SPL delta policies, punctuation columns).
    */
@@ -423,10 +429,23 @@ case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPol
  * and a row of its own columns; its window holds the messages of its key with time in the
  * interval. A row for every anchor, also when its window is empty; the `window` struct carries the
  * interval and the anchor's columns (`anchor`).
+ *
+ * `lookback` matters on a stream of anchors alone: how long before its own time an anchor's
+ * interval may start, so how far behind the watermark the messages stay in state for anchors
+ * still to come (\psi's obsolete time). Given by the `lookback` parameter, or derived from the
+ * start expression on the stream (see the analysis room's `StreamingAnchors`); none is 0.
  */
-case class AnchorWindow(bounds: Bounds) extends WindowFamily {
+case class AnchorWindow(bounds: Bounds, lookback: Option[Long] = None) extends WindowFamily {
   override def functionName: String = "anchor_window"
   override def carriesAnchor: Boolean = true
+  override def endIsLastInstant: Boolean = bounds.upperInclusive
   override def onStreams: Either[String, StreamingRules] =
     Right(StreamingRules.AnchorWindows(this))
+
+  /** The lookback in ticks, 0 if none. */
+  def lookbackTicks: Long = lookback.getOrElse(0L)
+
+  /** As before lookbacks existed when there is none: a stream's checkpoint holds this text. */
+  override def toString: String =
+    s"AnchorWindow($bounds${lookback.map(l => s", lookback $l").getOrElse("")})"
 }

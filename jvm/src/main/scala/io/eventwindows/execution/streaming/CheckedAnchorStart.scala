@@ -2,13 +2,14 @@ package io.eventwindows.execution.streaming
 
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.AnchorSweep
+import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.AnchorWindow
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, TernaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, TernaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, EmptyBlock, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{DataType, DayTimeIntervalType}
 
 /**
  * The start of a dynamic window's anchor on a stream, checked where the stream reads the anchor:
@@ -18,12 +19,18 @@ import org.apache.spark.sql.types.DataType
  * the watermark, and Spark drops a row at or before the watermark before the processor sees it,
  * so an anchor sorting at the line's first instant (as a NULL start does in the batch operator's
  * table) would be dropped as late, silently.
+ *
+ * On a stream of anchors with a lookback L whose own watermarked time t is field `anchorTime` of
+ * the anchor's struct, an anchor starting more than L before t fails the query too: it would be
+ * taken to arrive at its start plus L, before t, and dropped as late while on time (a declared
+ * lookback too short; a derived one always holds).
  */
 case class CheckedAnchorStart(
     start: Expression,
     end: Expression,
     anchor: Expression,
-    family: AnchorWindow) extends TernaryExpression {
+    family: AnchorWindow,
+    anchorTime: Option[Int] = None) extends TernaryExpression {
 
   override def first: Expression = start
   override def second: Expression = end
@@ -38,7 +45,24 @@ case class CheckedAnchorStart(
     if (s == null || e == null || e.asInstanceOf[Long] < s.asInstanceOf[Long]) {
       reject(anchor.eval(input), s, e)
     }
+    if (checksLookback) checkLookback(s.asInstanceOf[Long], anchor.eval(input))
     s
+  }
+
+  private def checksLookback: Boolean = anchorTime.isDefined && family.lookback.isDefined
+
+  /** Fails the query if `value`, an anchor starting at `s`, starts more than L before its time. */
+  def checkLookback(s: Long, value: Any): Unit = {
+    val row = value.asInstanceOf[InternalRow]
+    val field = anchorTime.get
+    if (row != null && !row.isNullAt(field) &&
+        TimeArithmetic.add(s, family.lookbackTicks) < row.getLong(field)) {
+      throw new EventWindowsInputException(s"${family.functionName}: the anchor " +
+        s"${AnchorSweep.describe(anchor.dataType, row)} starts at ${Literal(s, dataType)}, more " +
+        s"than its `lookback` (${Literal(family.lookbackTicks, DayTimeIntervalType())}) before " +
+        s"its own time ${Literal(row.getLong(field), dataType)}: it would be dropped as late " +
+        "while on time; declare a longer lookback")
+    }
   }
 
   /** Fails the query on the anchor `value` with its start `s` and end `e` (each may be null). */
@@ -50,13 +74,21 @@ case class CheckedAnchorStart(
     val e = end.genCode(ctx)
     val a = anchor.genCode(ctx)
     val self = ctx.addReferenceObj("checkedAnchorStart", this)
+    // The anchor is read only to name it, unless its time is checked against the lookback.
+    val (readAnchor, readToReject) =
+      if (checksLookback) (a.code, EmptyBlock) else (EmptyBlock, a.code)
+    val checkLookbackCode =
+      if (checksLookback) code"$self.checkLookback(${s.value}, ${boxed(a, anchor.dataType)});"
+      else EmptyBlock
     ev.copy(code = code"""
       ${s.code}
       ${e.code}
+      $readAnchor
       if (${s.isNull} || ${e.isNull} || ${e.value} < ${s.value}) {
-        ${a.code}
+        $readToReject
         $self.reject(${boxed(a, anchor.dataType)}, ${boxed(s, dataType)}, ${boxed(e, dataType)});
       }
+      $checkLookbackCode
       boolean ${ev.isNull} = false;
       long ${ev.value} = ${s.value};""")
   }

@@ -140,12 +140,14 @@ private[execution] object AnchorSweep {
       start: Any,
       end: Any): String = {
     val what = if (start == null || end == null) "a NULL start or end" else "an end before its start"
-    val described = anchorType match {
-      case struct: StructType => WindowSweepIterator.describe(anchor.asInstanceOf[InternalRow],
-        DataTypeUtils.toAttributes(struct))
-      case other => Literal(anchor, other).toString
-    }
-    s"${family.functionName}: the anchor $described has $what " +
+    s"${family.functionName}: the anchor ${describe(anchorType, anchor)} has $what " +
       s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})"
+  }
+
+  /** The anchor `anchor` by its own columns (its struct). */
+  def describe(anchorType: DataType, anchor: Any): String = anchorType match {
+    case struct: StructType => WindowSweepIterator.describe(anchor.asInstanceOf[InternalRow],
+      DataTypeUtils.toAttributes(struct))
+    case other => Literal(anchor, other).toString
   }
 }
