@@ -57,7 +57,7 @@ case class CheckedAnchorStart(
     val field = anchorTime.get
     if (row != null && !row.isNullAt(field) &&
         TimeArithmetic.add(s, family.lookbackTicks) < row.getLong(field)) {
-      throw new EventWindowsInputException(s"${family.functionName}: the anchor " +
+      throw EventWindowsErrors.invalidInput(s"${family.functionName}: the anchor " +
         s"${AnchorSweep.describe(anchor.dataType, row)} starts at ${Literal(s, dataType)}, more " +
         s"than its `lookback` (${Literal(family.lookbackTicks, DayTimeIntervalType())}) before " +
         s"its own time ${Literal(row.getLong(field), dataType)}: it would be dropped as late " +
