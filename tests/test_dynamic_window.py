@@ -786,7 +786,7 @@ def test_wrong_python_types(spark, frames):
     with pytest.raises(TypeError, match="`messages`"):
         dynamic_window(anchors, "messages", "ts", "s", "e")
     with pytest.raises(TypeError, match="`time`"):
-        dynamic_window(anchors, messages, F.col("ts"), "s", "e")
+        dynamic_window(anchors, messages, 3, "s", "e")
     with pytest.raises(TypeError, match="`start`"):
         dynamic_window(anchors, messages, "ts", 0, "e")
     with pytest.raises(TypeError, match="`end`"):

@@ -256,3 +256,24 @@ def test_every_error_condition_is_listed_in_the_docs():
     for condition, info in [*jvm.items(), *ew.errors.CONDITIONS.items()]:
         assert condition.startswith("EVENTWINDOWS_")
         assert f"| `{condition}` | {info['sqlState']} |" in page, condition
+
+
+def test_dynamic_windows_apply_in_pandas_once_per_anchor(anchors_and_messages):
+    import pandas as pd
+
+    anchors, messages = anchors_and_messages
+    windows = ew.dynamic_window(anchors, messages, "ts", "s", "e")
+
+    def per_anchor(key, pdf):
+        window = key[-1]
+        return pd.DataFrame({"id": [window["anchor"]["id"]], "start": [window["start"]],
+                             "n": [len(pdf)], "total": [int(pdf["v"].sum())],
+                             "columns": [",".join(pdf.columns)]})
+
+    rows = windows.applyInPandas(per_anchor, "id string, start long, n long, total long, "
+                                             "columns string").collect()
+    # As agg: x = [0, 2] holds ts 1, 2; y = [3, 4] none (a call with no rows); z = [1, 5] all.
+    assert sorted(tuple(r) for r in rows) == [
+        ("x", 0, 2, 3, "ts,v,w"), ("y", 3, 0, 0, "ts,v,w"), ("z", 1, 3, 7, "ts,v,w")]
+    counts = windows.applyInPandas(lambda pdf: pd.DataFrame({"n": [len(pdf)]}), "n long")
+    assert sorted(r.n for r in counts.collect()) == [0, 2, 3]

@@ -10,9 +10,10 @@ folds each task's messages into one partial aggregate per anchor. Only DataFrame
 from __future__ import annotations
 
 import datetime
-from typing import Dict, List, Optional, Sequence, Union
+import inspect
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, GroupedData
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 from pyspark.sql.types import NumericType
@@ -42,8 +43,8 @@ def _expression(value: Union[Column, str], parameter: str) -> Column:
 class DynamicWindow:
     """The dynamic windows of ``anchors`` over ``messages``, waiting for their aggregates, as
     ``GroupedData`` after ``DataFrame.groupBy``: :meth:`agg`, :meth:`count`, :meth:`sum`,
-    :meth:`avg` (:meth:`mean`), :meth:`min` and :meth:`max`. Build it with
-    :func:`dynamic_window`."""
+    :meth:`avg` (:meth:`mean`), :meth:`min`, :meth:`max` and :meth:`applyInPandas`. Build it
+    with :func:`dynamic_window`."""
 
     def __init__(self, anchors: DataFrame, messages: DataFrame, time: Column,
                  start: Column, end: Column, on: List[str], bounds: str,
@@ -110,16 +111,7 @@ class DynamicWindow:
             if not isinstance(c, Column):
                 raise invalid_type(f"agg() takes Columns, got {type(c).__name__}: {c!r}")
         anchor_columns = self._anchors.columns
-        anchors = self._anchors.select(
-            *self._on,
-            F.struct(*[F.col(f"`{c}`") for c in anchor_columns]).alias(_ANCHOR),
-            self._start.alias(_START),
-            self._end.alias(_END))
-        union = self._messages.unionByName(anchors, allowMissingColumns=True)
-        window = call(
-            "anchor_window", self._time, F.col(_START), F.col(_END), F.col(_ANCHOR),
-            F.lit(self._bounds), *([] if self._lookback is None else [self._lookback]))
-        grouped = union.groupBy(*self._on, window).agg(*columns)
+        grouped = self._grouped().agg(*columns)
         results = grouped.columns[len(self._on) + 1:]
         clashes = sorted(set(results) & (set(anchor_columns) | {"window"}))
         if clashes:
@@ -133,6 +125,36 @@ class DynamicWindow:
             F.struct(F.col("window.start").alias("start"), F.col("window.end").alias("end"))
             .alias("window", metadata=grouped.schema["window"].metadata),
             *[F.col(f"`{c}`") for c in results])
+
+
+    def applyInPandas(self, func: Callable, schema) -> DataFrame:  # noqa: N802 (PySpark's name)
+        """Calls ``func`` once per anchor row, as ``GroupedData.applyInPandas`` calls it once per
+        group: with a pandas DataFrame of the messages in the anchor's interval (with equal
+        ``on`` keys; the messages' columns, in time order, no rows where none is), and, if
+        ``func`` takes two arguments, first the key: the ``on`` key values, then the window, whose
+        ``start`` and ``end`` are the interval and ``anchor`` the anchor's row. ``schema`` is the
+        schema of what ``func`` returns, as for ``applyInPandas``."""
+        takes_key = len(inspect.signature(func).parameters) == 2
+        internal = [_ANCHOR, _START, _END]
+
+        def per_anchor(key, pdf):
+            messages = pdf.drop(columns=[c for c in internal if c in pdf.columns])
+            return func(key, messages) if takes_key else func(messages)
+
+        return self._grouped().applyInPandas(per_anchor, schema)
+
+    def _grouped(self) -> GroupedData:
+        """The union of messages and anchors grouped by the ``on`` keys and ``anchor_window``."""
+        anchors = self._anchors.select(
+            *self._on,
+            F.struct(*[F.col(f"`{c}`") for c in self._anchors.columns]).alias(_ANCHOR),
+            self._start.alias(_START),
+            self._end.alias(_END))
+        union = self._messages.unionByName(anchors, allowMissingColumns=True)
+        window = call(
+            "anchor_window", self._time, F.col(_START), F.col(_END), F.col(_ANCHOR),
+            F.lit(self._bounds), *([] if self._lookback is None else [self._lookback]))
+        return union.groupBy(*self._on, window)
 
 
 def dynamic_window(
