@@ -120,7 +120,7 @@ def test_monthly_active_users_every_day_or_week_match_pandas(spark, hop, starts)
     frame = spark.createDataFrame(events, "user string, us bigint").selectExpr(
         "user", "timestamp_micros(us) AS ts")
     got = {(r[0], r[1]): r[2] for r in frame.groupBy(
-        ew.hopping_window("ts", None, "1 month", hop, time_zone=zone)).agg(
+        ew.hopping_window("ts", "1 month", hop, time_zone=zone)).agg(
         F.size(F.collect_set("user")).alias("users")).selectExpr(
         "unix_micros(window.start)", "unix_micros(window.end)", "users").collect()}
     times = pd.to_datetime([t for _, t in events], unit="us", utc=True)
@@ -199,7 +199,7 @@ def test_local_hours_match_sparks_own_local_hours(spark, zone):
     frame = spark.createDataFrame([(p,) for p in points], "us bigint").selectExpr(
         "timestamp_micros(us) AS ts")
     label = f"date_format(from_utc_timestamp({{}}, '{zone}'), 'yyyy-MM-dd HH')"
-    ours = frame.groupBy(ew.tumbling_window("ts", None, "1 hour", time_zone=zone)).count()
+    ours = frame.groupBy(ew.tumbling_window("ts", "1 hour", time_zone=zone)).count()
     got = {r[0]: r[1] for r in ours.selectExpr(label.format("window.start"), "count").collect()}
     sparks = frame.groupBy(F.expr(label.format("ts")).alias("hour")).count()
     assert got == {r[0]: r[1] for r in sparks.collect()}
@@ -375,7 +375,7 @@ def test_tumbling_calendar_windows_match_polars(spark, zone, every):
             "1h": "1 hour", "15m": "15 minutes"}[every]
     events = spark.createDataFrame([(p,) for p in points], "us bigint").selectExpr(
         "timestamp_micros(us) AS ts")
-    got = sorted(tuple(r) for r in events.groupBy(ew.tumbling_window("ts", None, size,
+    got = sorted(tuple(r) for r in events.groupBy(ew.tumbling_window("ts", size,
                                                                       time_zone=zone))
                  .count().select("window.start", "window.end", "count").collect())
     assert got == expected

@@ -388,7 +388,7 @@ def test_inputs_resolved_in_a_later_analyzer_pass(spark):
         assert rows_of(spark, f"SELECT {time}, count(*) FROM {source} "
                               f"GROUP BY tumbling_window(s, e, 2L) ORDER BY 1") == [(1, 1), (2, 1)]
     frame = spark.sql(f"SELECT * FROM {events}")
-    got = frame.groupBy(ew.tumbling_window("s", "e", 2)).agg(
+    got = frame.groupBy(ew.tumbling_window("s", 2, end="e")).agg(
         F.count("*").alias("n"), F.min(ew.clipped_start()).alias("cs")).select("cs", "n")
     assert sorted(tuple(r) for r in got.collect()) == [(1, 1), (2, 1)]
 
@@ -436,11 +436,11 @@ def test_python_api_gives_the_sql_rows(spark):
                                for x in plain(r)) for r in frame.collect())
 
     for window, sql_window in [
-            (ew.hopping_window("s", "e", 4, 2), "hopping_window(s, e, 4L, 2L)"),
-            (ew.tumbling_window("s", "e", 3, output="point"),
+            (ew.hopping_window("s", 4, 2, end="e"), "hopping_window(s, e, 4L, 2L)"),
+            (ew.tumbling_window("s", 3, output="point", end="e"),
              "tumbling_window(s, e, 3L, 0L, 'point')"),
-            (ew.snapshot_window("s", "e"), "snapshot_window(s, e)"),
-            (ew.count_window("s", "e", 2, output="window"), "count_window(s, e, 2, 'window')")]:
+            (ew.snapshot_window("s", end="e"), "snapshot_window(s, e)"),
+            (ew.count_window("s", 2, output="window", end="e"), "count_window(s, e, 2, 'window')")]:
         got = collected(events.groupBy(window).agg(*aggregates).select(
             "window.start", "window.end", *names))
         expected = rows_of(spark, f"SELECT window.start, window.end, {H1_SELECT} FROM {H1} "
@@ -448,7 +448,7 @@ def test_python_api_gives_the_sql_rows(spark):
         assert len(got) == len(expected) > 0, sql_window
         assert_rows(got, expected)
     # The hand-worked rows themselves, once.
-    assert_rows(collected(events.groupBy(ew.hopping_window("s", "e", 4, 2)).agg(*aggregates)
+    assert_rows(collected(events.groupBy(ew.hopping_window("s", 4, 2, end="e")).agg(*aggregates)
                           .select("window.start", "window.end", *names)), H1_EXPECTED)
 
 
@@ -459,7 +459,7 @@ def test_python_api_timestamps(spark):
          ("2024-01-01 00:00:10", "2024-01-01 00:00:12.5", 4.0)], "s string, e string, v double"
     ).select(F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"),
              "v")
-    result = events.groupBy(ew.tumbling_window("s", "e", "10 seconds")).agg(
+    result = events.groupBy(ew.tumbling_window("s", "10 seconds", end="e")).agg(
         ew.time_weighted_sum("v").alias("tws"), ew.time_weighted_avg("v").alias("twa"),
         F.min(ew.clipped_start()).alias("cs"))
     got = sorted((r["second"], r["tws"], r["twa"]) for r in result.select(
@@ -553,7 +553,7 @@ def test_python_api_outside_a_windowed_group_by(spark):
             events.select(column).schema  # noqa: B018
         assert name in str(info.value), str(info.value)
         with pytest.raises(AnalysisException) as info:
-            events.groupBy(ew.hopping_window("s", "e", 4, 2, output="changes")).agg(
+            events.groupBy(ew.hopping_window("s", 4, 2, output="changes", end="e")).agg(
                 column).schema  # noqa: B018
         assert name in str(info.value) and "changes" in str(info.value), str(info.value)
 

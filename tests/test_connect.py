@@ -49,12 +49,12 @@ def _child():
 
     result = {
         "session": f"{type(spark).__module__}.{type(spark).__name__}",
-        "column": type(ew.hopping_window("s", "e", 4, 2)).__module__,
+        "column": type(ew.hopping_window("s", 4, 2, end="e")).__module__,
     }
 
     events = spark.createDataFrame(
         [("a", 0, 4, 1), ("a", 2, 6, 10), ("b", 1, 2, 100)], "k string, s bigint, e bigint, v bigint")
-    hopping = events.groupBy("k", ew.hopping_window("s", "e", 4, 2)).agg(
+    hopping = events.groupBy("k", ew.hopping_window("s", 4, 2, end="e")).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     result["hopping_columns"] = hopping.columns
     result["hopping"] = sorted(
@@ -71,7 +71,7 @@ def _child():
     result["plot_marks"] = marks
     result["plot_lanes"] = [ax.get_title(loc="left") for ax in figure.axes]
 
-    snapshot = events.groupBy(ew.snapshot_window("s", "e")).count()
+    snapshot = events.groupBy(ew.snapshot_window("s", end="e")).count()
     result["snapshot"] = sorted(
         list(r) for r in snapshot.select("window.start", "window.end", "count").collect())
 
@@ -84,8 +84,8 @@ def _child():
     ], "id string, s string, e string").select(
         "id", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"))
     changes = taming.groupBy(ew.hopping_window(
-        "s", "e", datetime.timedelta(seconds=5), "2 seconds",
-        alignment=datetime.datetime(2012, 3, 15, 12, 0, 0), output="changes")).count()
+        "s", datetime.timedelta(seconds=5), "2 seconds",
+        alignment=datetime.datetime(2012, 3, 15, 12, 0, 0), output="changes", end="e")).count()
     result["taming_changes"] = sorted(list(r) for r in changes.select(
         F.col("window.start").cast("string"), F.col("window.end").cast("string"), "count"
     ).collect())
@@ -99,10 +99,10 @@ def _child():
         [("a", 1, 1), ("a", 2, 2), ("a", 3, 4), ("a", 5, 8), ("b", 2, 16)],
         "k string, ts bigint, v bigint")
     families = {
-        "count": messages.groupBy("k", ew.count_window("ts", None, 2)),
+        "count": messages.groupBy("k", ew.count_window("ts", 2)),
         "index": messages.groupBy("k", ew.index_window("ts", -1, 0)),
         "time": messages.groupBy("k", ew.time_window("ts", -2, -1, bounds="[]")),
-        "sliding": messages.groupBy("k", ew.sliding_window("ts", ew.count(2), ew.delta("ts", 1))),
+        "sliding": messages.groupBy("k", ew.sliding_window("ts", ew.spl.count(2), ew.spl.delta("ts", 1))),
     }
     for name, grouped in families.items():
         result[name] = sorted(list(r) for r in grouped.agg(F.sum("v").alias("total"))
@@ -123,18 +123,18 @@ def _child():
         return ",".join(str(x) for x in v)
 
     result["pandas_agg"] = sorted(list(r) for r in events.groupBy(
-        "k", ew.hopping_window("s", "e", 4, 2)).agg(values("v").alias("vs"), F.count("*"))
+        "k", ew.hopping_window("s", 4, 2, end="e")).agg(values("v").alias("vs"), F.count("*"))
         .select("k", "window.start", "vs", "count(1)").collect())
 
     def per_window(key, pdf):
         return pd.DataFrame({"k": [key[0]], "start": [key[1]["start"]], "n": [len(pdf)]})
 
     result["apply_in_pandas"] = sorted(list(r) for r in events.groupBy(
-        "k", ew.tumbling_window("s", "e", 4)).applyInPandas(
+        "k", ew.tumbling_window("s", 4, end="e")).applyInPandas(
             per_window, "k string, start long, n long").collect())
 
     try:
-        events.groupBy(ew.hopping_window("s", "e", 0, 2)).count().columns
+        events.groupBy(ew.hopping_window("s", 0, 2, end="e")).count().columns
         result["bad_size"] = None
     except AnalysisException as e:
         result["bad_size"] = f"{type(e).__name__}: {e.getCondition()} {e.getSqlState()}: {e}"
@@ -143,7 +143,7 @@ def _child():
 
     try:
         spark.createDataFrame([(5, 3)], "s bigint, e bigint").groupBy(
-            ew.snapshot_window("s", "e")).count().collect()
+            ew.snapshot_window("s", end="e")).count().collect()
         result["bad_row"] = None
     except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
         result["bad_row"] = [type(e).__name__, getattr(e, "getCondition", lambda: None)(),

@@ -187,7 +187,7 @@ def test_null_starts_are_skipped_and_keys_partition(spark):
     df = spark.createDataFrame(
         [("a", 1, 1), ("a", 2, 2), ("a", None, 100), (None, 1, 10), (None, 5, 20)],
         "k string, t bigint, v bigint")
-    result = df.groupBy("k", ew.count_window("t", None, 2)).agg(
+    result = df.groupBy("k", ew.count_window("t", 2)).agg(
         F.count("*").alias("n"), F.sum("v").alias("total"))
     assert sorted((tuple(r) for r in result.select(
         "k", "window.start", "window.first", "n", "total").collect()), key=sort_key) == [
@@ -201,7 +201,7 @@ def test_timestamp_point_events_python_api(spark):
     df = spark.createDataFrame(
         [(f"2024-01-01 00:00:0{s}", v) for s, v in [(1, 1), (3, 4), (4, 8), (3, 2), (6, 16)]],
         "ts string, v bigint").select(F.col("ts").cast("timestamp").alias("ts"), "v")
-    result = df.groupBy(ew.count_window("ts", None, 2, output="window")).agg(
+    result = df.groupBy(ew.count_window("ts", 2, output="window")).agg(
         F.sum("v").alias("total"), F.collect_list("v").alias("vs"))
     assert result.schema["window"].dataType.simpleString() == (
         "struct<start:timestamp,end:timestamp,first:timestamp,last:timestamp>")
@@ -219,7 +219,7 @@ def test_bigint_interval_events_python_api_with_column_n(spark):
     # As test_streaminsight_interval_events, through the Python API, n given as a Column (a BIGINT).
     df = spark.createDataFrame([(0, 2, 1), (2, 8, 10), (5, 6, 100)], "s bigint, e bigint, v bigint")
     for n in (2, F.lit(2).cast("bigint")):
-        result = df.groupBy(ew.count_window("s", "e", n)).agg(F.sum("v").alias("total"))
+        result = df.groupBy(ew.count_window("s", n, end="e")).agg(F.sum("v").alias("total"))
         assert result.columns == ["window", "total"]
         assert sorted(plain(r) for r in result.select("window.*", "total").collect()) == [
             (2, 3, 0, 2, 11), (5, 6, 2, 5, 110)]
@@ -249,7 +249,7 @@ def test_end_of_bigint_time(spark):
 def test_end_before_start_names_the_row(spark):
     events = spark.createDataFrame([(5, 3, 1)], "s bigint, e bigint, v bigint")
     with pytest.raises(IllegalArgumentException, match=r"\(s=5, e=3\)"):
-        events.groupBy(ew.count_window("s", "e", 2)).count().collect()
+        events.groupBy(ew.count_window("s", 2, end="e")).count().collect()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -322,18 +322,18 @@ def test_count_window_one_big_key(spark):
 def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkContext
     for bad in (2.0, "2", True, None):
         with pytest.raises(TypeError, match="`n`"):
-            ew.count_window("s", None, bad)
+            ew.count_window("s", bad)
     with pytest.raises(TypeError, match="`output`"):
-        ew.count_window("s", None, 2, output=1)
+        ew.count_window("s", 2, output=1)
     with pytest.raises(TypeError, match="`start`"):
-        ew.count_window(1, None, 2)
+        ew.count_window(1, 2)
     with pytest.raises(TypeError, match="`end`"):
         ew.count_window("s", 2, 2)
 
 
 def test_returns_a_column(spark):
-    assert isinstance(ew.count_window("s", None, 2), Column)
-    assert isinstance(ew.count_window("s", "e", 2, "window"), Column)
+    assert isinstance(ew.count_window("s", 2), Column)
+    assert isinstance(ew.count_window("s", 2, "window", end="e"), Column)
 
 
 def analysis_error(build):
@@ -343,12 +343,12 @@ def analysis_error(build):
 
 
 @pytest.mark.parametrize("build, parameter", [
-    (lambda: ew.count_window("s", "e", 0), "`n`"),
-    (lambda: ew.count_window("s", "e", -2), "`n`"),
-    (lambda: ew.count_window("s", "e", 2, output="changes"), "`output`"),
-    (lambda: ew.count_window("id", None, 2), "`start`"),
-    (lambda: ew.count_window("s", "id", 2), "`end`"),
-    (lambda: ew.count_window("s", "e", F.lit("2")), "`n`"),
+    (lambda: ew.count_window("s", 0, end="e"), "`n`"),
+    (lambda: ew.count_window("s", -2, end="e"), "`n`"),
+    (lambda: ew.count_window("s", 2, output="changes", end="e"), "`output`"),
+    (lambda: ew.count_window("id", 2), "`start`"),
+    (lambda: ew.count_window("s", 2, end="id"), "`end`"),
+    (lambda: ew.count_window("s", F.lit("2"), end="e"), "`n`"),
 ], ids=["n-zero", "n-negative", "output-changes", "string-start", "string-end", "string-n"])
 def test_bad_parameters_name_the_parameter(spark, build, parameter):
     events = spark.createDataFrame([("x", 1, 2)], "id string, s bigint, e bigint")

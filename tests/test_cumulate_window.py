@@ -59,7 +59,7 @@ def test_flinks_documented_cumulate_example(spark):
 def test_python_function_gives_the_sql_rows(spark):
     bids = spark.sql(f"SELECT * FROM {BID}")
     got = sorted(tuple(r) for r in bids.groupBy(
-        ew.cumulate_window("bidtime", None, "2 minutes", "10 minutes")).count()
+        ew.cumulate_window("bidtime", "2 minutes", "10 minutes")).count()
         .select("window.start", "window.end", "count").collect())
     assert got[:3] == [(d(2020, 4, 15, 8, 0), d(2020, 4, 15, 8, 6), 1),
                        (d(2020, 4, 15, 8, 0), d(2020, 4, 15, 8, 8), 2),
@@ -264,4 +264,4 @@ def test_bad_parameters_fail_naming_the_function_and_parameter(spark, sql, messa
 
 def test_bad_python_values_name_the_parameter():
     with pytest.raises(TypeError, match="`step`"):
-        ew.cumulate_window("ts", None, 1.5, "1 day")
+        ew.cumulate_window("ts", 1.5, "1 day")

@@ -78,14 +78,14 @@ def queries(spark):
             "k", F.col("window.start"), F.col("window.end"), *columns).collect())
 
     return {
-        "hopping": rows(df.groupBy("k", ew.hopping_window("s", "e", 100, 40)).agg(*aggs),
+        "hopping": rows(df.groupBy("k", ew.hopping_window("s", 100, 40, end="e")).agg(*aggs),
                         "n", "sum(v)", "min(v)", "max(v)"),
-        "points": rows(df.groupBy("k", ew.hopping_window("s", None, 100, 50)).agg(aggs[0]), "n"),
+        "points": rows(df.groupBy("k", ew.hopping_window("s", 100, 50)).agg(aggs[0]), "n"),
         "changes": rows(df.groupBy("k", ew.hopping_window(
-            "s", "e", 100, 40, alignment=7, output="changes")).agg(*aggs[:2]), "n", "sum(v)"),
-        "snapshot": rows(df.groupBy("k", ew.snapshot_window("s", "e")).agg(*aggs[:2]),
+            "s", 100, 40, alignment=7, output="changes", end="e")).agg(*aggs[:2]), "n", "sum(v)"),
+        "snapshot": rows(df.groupBy("k", ew.snapshot_window("s", end="e")).agg(*aggs[:2]),
                          "n", "sum(v)"),
-        "count": rows(df.groupBy("k", ew.count_window("s", "e", 5)).agg(*aggs),
+        "count": rows(df.groupBy("k", ew.count_window("s", 5, end="e")).agg(*aggs),
                       "window.first", "window.last", "n", "sum(v)", "min(v)", "max(v)"),
         "index": rows(df.groupBy("k", ew.index_window("s", -3, 1)).agg(
             aggs[0], aggs[1], F.collect_list("v").alias("vs")),
@@ -94,11 +94,11 @@ def queries(spark):
                         "n", "sum(v)"),
         "time": rows(df.groupBy("k", ew.time_window("s", -150, 20, bounds="[)")).agg(
             aggs[0], aggs[1], F.collect_list("v").alias("vs")), "n", "sum(v)", "vs"),
-        "sliding": rows(df.groupBy("k", ew.sliding_window("s", ew.count(7), ew.time(40))).agg(
+        "sliding": rows(df.groupBy("k", ew.sliding_window("s", ew.spl.count(7), ew.spl.time(40))).agg(
             aggs[0], aggs[1], F.collect_list("v").alias("vs")),
             "window.first", "window.last", "n", "sum(v)", "vs"),
         "sliding_delta": rows(df.groupBy("k", ew.sliding_window(
-            "s", ew.delta("v", 300), ew.delta("s", 100))).agg(*aggs[:2]), "n", "sum(v)"),
+            "s", ew.spl.delta("v", 300), ew.spl.delta("s", 100))).agg(*aggs[:2]), "n", "sum(v)"),
         "dynamic": rows(ew.dynamic_window(anchors, df.select("k", "s", "v"), "s",
                                           "t - aid % 50", "t + 20 * (aid % 7)", on="k",
                                           bounds="[)")
@@ -114,22 +114,22 @@ def queries(spark):
                                "n", "sum(v)", "avg(v)"),
         "tumbling_timestamps": rows(
             df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
-                "k", ew.tumbling_window("t", None, "1 minute")).count()
+                "k", ew.tumbling_window("t", "1 minute")).count()
             .withColumn("window", F.struct(F.col("window.start").cast("string").alias("start"),
                                            F.col("window.end").cast("string").alias("end"))),
             "count"),
         # On streams: Spark's streaming aggregation, and transformWithState in the executors
         # (state in RocksDB, the processor and its sweep serialized to them).
         "stream_hopping": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.hopping_window("ts", "te", "100 seconds", "40 seconds")).agg(*aggs)),
+            "k", ew.hopping_window("ts", "100 seconds", "40 seconds", end="te")).agg(*aggs)),
             "n", "sum(v)", "min(v)", "max(v)"),
         "stream_snapshot": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.snapshot_window("ts", "te")).agg(*aggs[:2])), "n", "sum(v)"),
+            "k", ew.snapshot_window("ts", end="te")).agg(*aggs[:2])), "n", "sum(v)"),
         "stream_index": rows(streamed(spark, lambda st: st.groupBy(
             "k", ew.index_window("ts", -3, 1)).agg(aggs[0], F.collect_list("v").alias("vs"))),
             "n", "vs"),
         "stream_sliding": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.sliding_window("ts", ew.count(7), ew.time(40))).agg(
+            "k", ew.sliding_window("ts", ew.spl.count(7), ew.spl.time(40))).agg(
             aggs[0], F.collect_list("v").alias("vs"))), "n", "vs"),
     }
 

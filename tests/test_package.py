@@ -98,7 +98,7 @@ spark = ew.builder().master("local[1]").config("spark.ui.enabled", "false").getO
 def size(v: pd.Series) -> int:
     return len(v)
 rows = (spark.createDataFrame([(0,), (1,), (5,)], "t bigint")
-        .groupBy(ew.tumbling_window("t", None, 4)).agg(size("t").alias("n"))
+        .groupBy(ew.tumbling_window("t", 4)).agg(size("t").alias("n"))
         .orderBy("window.start").collect())
 print("RESULT", [(r.window.start, r.n) for r in rows])
 """

@@ -96,24 +96,24 @@ def built_in_values(*read):
 
 
 FAMILIES = [
-    ("hopping", lambda: ew.hopping_window("s", "e", 4, 2)),
-    ("hopping-point", lambda: ew.hopping_window("s", "e", 4, 2, output="point")),
-    ("hopping-changes", lambda: ew.hopping_window("s", "e", 4, 2, output="changes")),
-    ("tumbling", lambda: ew.tumbling_window("s", "e", 3)),
-    ("tumbling-points", lambda: ew.tumbling_window("s", None, 3)),
-    ("snapshot", lambda: ew.snapshot_window("s", "e")),
-    ("count", lambda: ew.count_window("s", "e", 2)),
+    ("hopping", lambda: ew.hopping_window("s", 4, 2, end="e")),
+    ("hopping-point", lambda: ew.hopping_window("s", 4, 2, output="point", end="e")),
+    ("hopping-changes", lambda: ew.hopping_window("s", 4, 2, output="changes", end="e")),
+    ("tumbling", lambda: ew.tumbling_window("s", 3, end="e")),
+    ("tumbling-points", lambda: ew.tumbling_window("s", 3)),
+    ("snapshot", lambda: ew.snapshot_window("s", end="e")),
+    ("count", lambda: ew.count_window("s", 2, end="e")),
     ("index", lambda: ew.index_window("s", -2, 0)),
     ("index-running", lambda: ew.index_window("s", None, 0)),
     ("time", lambda: ew.time_window("s", -3, 1)),
     ("time-before", lambda: ew.time_window("s", -6, -1)),  # windows without events among them
-    ("sliding", lambda: ew.sliding_window("s", ew.count(3), ew.count(1))),
-    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), True)),
-    ("sessions", lambda: ew.event_session_window("s", "e", 2)),
-    ("sessions-pieces", lambda: ew.event_session_window("s", "e", 2, max_duration=3)),
-    ("sessions-changes", lambda: ew.event_session_window("s", "e", 2, output="changes")),
-    ("cumulate", lambda: ew.cumulate_window("s", "e", 2, 6)),
-    ("cumulate-changes", lambda: ew.cumulate_window("s", "e", 2, 6, output="changes")),
+    ("sliding", lambda: ew.sliding_window("s", ew.spl.count(3), ew.spl.count(1))),
+    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.spl.count(2), True)),
+    ("sessions", lambda: ew.event_session_window("s", 2, end="e")),
+    ("sessions-pieces", lambda: ew.event_session_window("s", 2, max_duration=3, end="e")),
+    ("sessions-changes", lambda: ew.event_session_window("s", 2, output="changes", end="e")),
+    ("cumulate", lambda: ew.cumulate_window("s", 2, 6, end="e")),
+    ("cumulate-changes", lambda: ew.cumulate_window("s", 2, 6, output="changes", end="e")),
     # Ticks as hours: local days in New York, across its change to daylight saving time.
     ("calendar", lambda: ew.hopping_window(
         F.timestamp_seconds(F.col("s") * 3600 + 1710046800 - 36000),
@@ -203,7 +203,7 @@ def test_clipped_lifetimes_reach_the_udf_as_the_reference_clips_them(spark, udfs
     rows = [(k, s, e, v) for _, k, s, e, v in random_interval_rows(
         rng, 8, [(0.2, ONE_TICK), (0.8, (1, 9))], times=((-15, 15),), null_starts=0)]
     events = _events(spark, rows)
-    result = events.groupBy("k", ew.hopping_window("s", "e", 5, 3, 1)).agg(
+    result = events.groupBy("k", ew.hopping_window("s", 5, 3, 1, end="e")).agg(
         udfs["members"]("v", "e", ew.clipped_start(), ew.clipped_end()).alias("members"),
         udfs["integral"]("v", ew.clipped_start(), ew.clipped_end()).alias("integral"),
         ew.time_weighted_sum("v").alias("tws")).collect()
@@ -238,7 +238,7 @@ def test_a_stream_is_an_analysis_error_saying_what_works(spark, udfs, tmp_path):
     stream = spark.readStream.schema("k int, ts timestamp, v int").json(str(tmp_path)) \
         .withWatermark("ts", "1 second")
     with pytest.raises(AnalysisException) as info:
-        stream.groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).agg(udfs["mean"]("v"))
+        stream.groupBy("k", ew.tumbling_window("ts", "2 seconds")).agg(udfs["mean"]("v"))
     message = str(info.value)
     assert "tumbling_window" in message and "streaming" in message and "mean" in message
     assert "collect_list" in message and "INTERNAL_ERROR" not in message
@@ -251,7 +251,7 @@ def test_what_cannot_be_mixed_is_named(spark, udfs):
         spark.sql("SELECT values_of(v) FILTER (WHERE v > 0) FROM pandas_filter_events "
                   "GROUP BY tumbling_window(s, e, 2)").schema
     with pytest.raises(AnalysisException, match="in an aggregation of its own"):
-        events.groupBy(ew.tumbling_window("s", "e", 2)).agg(
+        events.groupBy(ew.tumbling_window("s", 2, end="e")).agg(
             udfs["mean"]("v"), F.collect_list(F.create_map("k", "v"))).schema
 
 
@@ -277,10 +277,10 @@ def test_apply_in_pandas_calls_the_function_once_per_window(spark):
                              "values": [values]})
 
     schema = "k int, start long, end long, n long, columns string, values string"
-    for window in [lambda: ew.hopping_window("s", "e", 4, 2), lambda: ew.count_window("s", "e", 3),
-                   lambda: ew.index_window("s", -2, 0), lambda: ew.event_session_window("s", "e", 1),
-                   lambda: ew.hopping_window("s", "e", 4, 2, output="changes"),
-                   lambda: ew.cumulate_window("s", "e", 2, 6)]:
+    for window in [lambda: ew.hopping_window("s", 4, 2, end="e"), lambda: ew.count_window("s", 3, end="e"),
+                   lambda: ew.index_window("s", -2, 0), lambda: ew.event_session_window("s", 1, end="e"),
+                   lambda: ew.hopping_window("s", 4, 2, output="changes", end="e"),
+                   lambda: ew.cumulate_window("s", 2, 6, end="e")]:
         applied = events.groupBy("k", window()).applyInPandas(per_window, schema).collect()
         expected = events.groupBy("k", window()).agg(
             F.count("*").alias("n"), built_in_values("k", "s", "e", "v").alias("values")) \
@@ -300,7 +300,7 @@ def test_apply_in_pandas_with_clipped_lifetimes(spark):
 
     spark.conf.set("spark.eventwindows.applyInPandas.clippedLifetimes", "true")
     try:
-        rows = events.groupBy("k", ew.tumbling_window("s", "e", 4)).applyInPandas(
+        rows = events.groupBy("k", ew.tumbling_window("s", 4, end="e")).applyInPandas(
             lengths, "start long, weighted double").orderBy("start").collect()
         # [0, 4): 10 * 4 + 20 * 1; [4, 8): 10 * 1 + 20 * 4; [8, 12): 20 * 1.
         assert [tuple(r) for r in rows] == [(0, 60.0), (4, 90.0), (8, 20.0)]
@@ -314,9 +314,9 @@ def test_apply_in_pandas_with_clipped_lifetimes(spark):
 def test_a_window_function_in_a_select_is_still_an_error(spark):
     events = _events(spark, [(1, 0, 5, 10)])
     with pytest.raises(AnalysisException, match="must be used as a GROUP BY expression"):
-        events.select(ew.tumbling_window("s", "e", 4)).collect()
+        events.select(ew.tumbling_window("s", 4, end="e")).collect()
     with pytest.raises(AnalysisException, match="must be used as a GROUP BY expression"):
-        events.select("k", ew.tumbling_window("s", "e", 4).alias("w")).filter("w.start > 0") \
+        events.select("k", ew.tumbling_window("s", 4, end="e").alias("w")).filter("w.start > 0") \
             .collect()
 
 
@@ -326,14 +326,14 @@ def test_apply_in_pandas_with_the_events_alone_and_on_a_stream(spark, tmp_path):
     def total(pdf):  # func(pdf): no key
         return pd.DataFrame({"total": [int(pdf["v"].sum())]})
 
-    rows = events.groupBy("k", ew.snapshot_window("s", "e")).applyInPandas(total, "total long")
+    rows = events.groupBy("k", ew.snapshot_window("s", end="e")).applyInPandas(total, "total long")
     # k 1: [0, 3) 10, [3, 5) 30, [5, 9) 20; k 2: [1, 2) 30.
     assert sorted(r.total for r in rows.collect()) == [10, 20, 30, 30]
     stream = spark.readStream.schema("k int, ts timestamp, v int").json(str(tmp_path)) \
         .withWatermark("ts", "1 second")
     with pytest.raises(AnalysisException, match="applyInPandas over event windows is not "
                                                 "supported on streaming DataFrames"):
-        stream.groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).applyInPandas(
+        stream.groupBy("k", ew.tumbling_window("ts", "2 seconds")).applyInPandas(
             total, "total long")
 
 
@@ -348,8 +348,8 @@ TIED_FAMILIES = [
     ("index-ahead", lambda: ew.index_window("s", 0, 2)),
     ("time", lambda: ew.time_window("s", -2, 0)),
     ("time-before", lambda: ew.time_window("s", -6, -1)),  # windows without events among them
-    ("sliding", lambda: ew.sliding_window("s", ew.count(3), ew.count(1))),
-    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), True)),
+    ("sliding", lambda: ew.sliding_window("s", ew.spl.count(3), ew.spl.count(1))),
+    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.spl.count(2), True)),
 ]
 
 

@@ -238,7 +238,7 @@ def taming_events(spark):
 
 @pytest.mark.parametrize("output", ["window", "point", "changes"])
 def test_hopping_window_bigint(intervals, output):
-    windows = cached(intervals.groupBy("k", ew.hopping_window("s", "e", 4, 2, output=output))
+    windows = cached(intervals.groupBy("k", ew.hopping_window("s", 4, 2, output=output, end="e"))
                      .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
     fig = ew.plot(intervals, "s", "e", key="k", value="v", windows=windows,
                   labels=["n", "total"])
@@ -265,8 +265,8 @@ def test_hopping_window_bigint(intervals, output):
 @pytest.mark.parametrize("output", ["window", "changes", "point"])
 def test_hopping_window_timestamp_taming_hopping_windows(taming_events, output):
     windows = cached(taming_events.groupBy(ew.hopping_window(
-        "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-        output=output)).agg(F.count("*").alias("count")))
+        "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
+        output=output, end="e")).agg(F.count("*").alias("count")))
     fig = ew.plot(taming_events, "s", "e", value="id", windows=windows, labels=["count"])
     expect = Expect(taming_events, "s", "e", value="id", dates=True).windows(windows, ["count"])
     check(fig, expect)
@@ -298,8 +298,8 @@ def test_hopping_window_timestamp_taming_hopping_windows(taming_events, output):
 def test_windows_by_name_in_groups_of_their_own(taming_events):
     def hopping(output):
         return taming_events.groupBy(ew.hopping_window(
-            "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-            output=output)).agg(F.count("*").alias("count"))
+            "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
+            output=output, end="e")).agg(F.count("*").alias("count"))
 
     fig = ew.plot(taming_events, "s", "e", value="id", labels=["count"],
                   windows={"'window'": hopping("window"), "'changes'": hopping("changes")})
@@ -312,7 +312,7 @@ def test_windows_by_name_in_groups_of_their_own(taming_events):
 
 
 def test_tumbling_window_point_events(messages):
-    windows = cached(messages.groupBy("k", ew.tumbling_window("t", None, 3)).agg(
+    windows = cached(messages.groupBy("k", ew.tumbling_window("t", 3)).agg(
         F.count("*").alias("n")))
     fig = ew.plot(messages, "t", key="k", windows=windows, labels=["n"])
     check(fig, Expect(messages, "t", key="k").windows(windows, ["n"]))
@@ -326,7 +326,7 @@ def test_tumbling_window_point_events(messages):
 
 
 def test_snapshot_window(intervals):
-    windows = cached(intervals.groupBy("k", ew.snapshot_window("s", "e")).agg(
+    windows = cached(intervals.groupBy("k", ew.snapshot_window("s", end="e")).agg(
         F.collect_list("v").alias("vs")))
     fig = ew.plot(intervals, "s", "e", key="k", windows=windows, labels=["vs"])
     check(fig, Expect(intervals, "s", "e", key="k").windows(
@@ -339,7 +339,7 @@ def test_snapshot_window(intervals):
 
 @pytest.mark.parametrize("output", ["point", "window"])
 def test_count_window_bigint(intervals, output):
-    windows = cached(intervals.groupBy("k", ew.count_window("s", "e", 2, output=output)).agg(
+    windows = cached(intervals.groupBy("k", ew.count_window("s", 2, output=output, end="e")).agg(
         F.count("*").alias("n")))
     fig = ew.plot(intervals, "s", "e", key="k", windows=windows, labels=["n"])
     check(fig, Expect(intervals, "s", "e", key="k").windows(windows, ["n"]))
@@ -358,7 +358,7 @@ def test_count_window_timestamp_tied_starts(spark):
         [((base + datetime.timedelta(seconds=s)).isoformat(sep=" "), v)
          for s, v in [(1, 1), (3, 2), (3, 4), (4, 8), (6, 16)]],
         "ts string, v bigint").select(F.col("ts").cast("timestamp").alias("ts"), "v")
-    windows = cached(points.groupBy(ew.count_window("ts", None, 2)).agg(
+    windows = cached(points.groupBy(ew.count_window("ts", 2)).agg(
         F.count("*").alias("count"), F.sum("v").alias("sum")))
     fig = ew.plot(points, "ts", value="v", windows=windows, labels=["count", "sum"])
     check(fig, Expect(points, "ts", value="v", dates=True).windows(windows, ["count", "sum"]))
@@ -401,7 +401,7 @@ def test_time_window(messages):
 def test_sliding_window(spark):
     temps = [17.1, 16.4, 16.0, 17.6, 14.0]
     readings = spark.createDataFrame(list(enumerate(temps, 1)), "o bigint, temperature double")
-    windows = cached(readings.groupBy(ew.sliding_window("o", ew.delta("temperature", 1.5))).agg(
+    windows = cached(readings.groupBy(ew.sliding_window("o", ew.spl.delta("temperature", 1.5))).agg(
         F.count("*").alias("n")))
     fig = ew.plot(readings, "o", value="temperature", windows=windows, labels=["n"])
     check(fig, Expect(readings, "o", value="temperature").windows(windows, ["n"]))
@@ -454,8 +454,8 @@ def test_timestamps_drawn_in_the_session_time_zone(spark, taming_events):
     """The wall clock of the session time zone, as show() prints it; east of UTC the end of time
     is past 9999 on the wall clock, still drawn as an arrow to the edge."""
     windows = taming_events.groupBy(ew.hopping_window(
-        "s", "e", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-        output="changes")).count()
+        "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
+        output="changes", end="e")).count()
     zone = spark.conf.get("spark.sql.session.timeZone")
     spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
     try:
@@ -474,7 +474,7 @@ def test_timestamps_drawn_in_the_session_time_zone(spark, taming_events):
 
 def test_artists_are_of_the_documented_kinds(intervals, messages):
     fig = ew.plot(intervals, "s", "e", key="k", windows=intervals.groupBy(
-        "k", ew.count_window("s", "e", 2)).count(), labels=["count"])
+        "k", ew.count_window("s", 2, end="e")).count(), labels=["count"])
     ax = fig.axes[0]
     assert all(isinstance(a, Rectangle) for a in marks(ax, "event-bar"))
     assert all(isinstance(a, FancyArrow) for a in marks(ax, "event-open"))

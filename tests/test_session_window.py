@@ -733,8 +733,8 @@ def test_null_max_duration_is_none(spark):
 
 
 def test_python_returns_a_column(spark):
-    assert isinstance(ew.event_session_window("s", None, 5), Column)
-    assert isinstance(ew.event_session_window("s", "e", 5, max_duration=10, output="changes"),
+    assert isinstance(ew.event_session_window("s", 5), Column)
+    assert isinstance(ew.event_session_window("s", 5, max_duration=10, output="changes", end="e"),
                       Column)
 
 
@@ -747,15 +747,15 @@ def test_python_api_gives_the_sql_rows(spark):
             F.count("*"), F.sum("v")).select("window.start", "window.end", "count(1)",
                                              "sum(v)").collect())
 
-    assert rows(ew.event_session_window("s", "e", 3)) == PIECES_BY_DURATION[None][0]
-    assert rows(ew.event_session_window("s", "e", 3, max_duration=4)) == \
+    assert rows(ew.event_session_window("s", 3, end="e")) == PIECES_BY_DURATION[None][0]
+    assert rows(ew.event_session_window("s", 3, max_duration=4, end="e")) == \
         PIECES_BY_DURATION[4][0]
-    assert rows(ew.event_session_window("s", "e", 3, 4, "changes")) == PIECES_BY_DURATION[4][1]
-    assert rows(ew.event_session_window("s", "e", 3, output="changes")) == \
+    assert rows(ew.event_session_window("s", 3, 4, "changes", end="e")) == PIECES_BY_DURATION[4][1]
+    assert rows(ew.event_session_window("s", 3, output="changes", end="e")) == \
         PIECES_BY_DURATION[None][1]
-    assert rows(ew.event_session_window(F.col("s"), F.col("e"), F.lit(3).cast("bigint"),
+    assert rows(ew.event_session_window(F.col("s"), F.lit(3).cast("bigint"),
                                          max_duration=F.lit(4).cast("bigint"),
-                                         output=F.lit("window"))) == PIECES_BY_DURATION[4][0]
+                                         output=F.lit("window"), end=F.col("e"))) == PIECES_BY_DURATION[4][0]
 
 
 def test_python_timestamps(spark):
@@ -771,20 +771,20 @@ def test_python_timestamps(spark):
             F.col("window.start").cast("string"), F.col("window.end").cast("string"),
             "total").collect())
 
-    assert rows(ew.event_session_window("ts", None, "5 seconds")) == [
+    assert rows(ew.event_session_window("ts", "5 seconds")) == [
         (d + "01", d + "08", 4), (d + "09", d + "14", 9)]
-    assert rows(ew.event_session_window("ts", None, "5 seconds", max_duration="5 seconds")) == [
+    assert rows(ew.event_session_window("ts", "5 seconds", max_duration="5 seconds")) == [
         (d + "01", d + "06", 4), (d + "09", d + "14", 9)]
-    assert rows(ew.event_session_window("ts", None, datetime.timedelta(seconds=5),
+    assert rows(ew.event_session_window("ts", datetime.timedelta(seconds=5),
                                         output="changes")) == [
         (d + "01", d + "03", 1), (d + "03", d + "08", 4), (d + "09", d + "14", 9)]
 
 
 def test_python_bad_parameters_name_the_parameter(spark):
     df = spark.createDataFrame([(1, 2)], "s bigint, e bigint")
-    for build, parameter in ((lambda: ew.event_session_window("s", "e", 0), "`gap`"),
-                             (lambda: ew.event_session_window("s", "e", 5, 2), "`max_duration`"),
-                             (lambda: ew.event_session_window("s", "e", 5, output="point"),
+    for build, parameter in ((lambda: ew.event_session_window("s", 0, end="e"), "`gap`"),
+                             (lambda: ew.event_session_window("s", 5, 2, end="e"), "`max_duration`"),
+                             (lambda: ew.event_session_window("s", 5, output="point", end="e"),
                               "`output`")):
         with pytest.raises(AnalysisException) as info:
             df.groupBy(build()).count().schema  # noqa: B018

@@ -569,9 +569,9 @@ def test_null_policy_value_names_the_row(spark, rows, policy, row):
 
 
 def test_punct_builds_the_policy(spark):
-    assert ew.punct("p") == "punct(p)"
-    assert isinstance(ew.spl_tumbling_window("o", ew.punct("p")), Column)
-    assert isinstance(ew.spl_tumbling_window("o", ew.count(2), flush_at_end=True), Column)
+    assert ew.spl.punct("p") == "punct(p)"
+    assert isinstance(ew.spl_tumbling_window("o", ew.spl.punct("p")), Column)
+    assert isinstance(ew.spl_tumbling_window("o", ew.spl.count(2), flush_at_end=True), Column)
 
 
 def test_python_api_gives_the_sql_rows(spark):
@@ -585,27 +585,27 @@ def test_python_api_gives_the_sql_rows(spark):
             F.collect_list("v").alias("vs")).select("window.start", "window.first",
                                                     "window.last", "vs").collect())
 
-    assert rows(ew.spl_tumbling_window("o", ew.count(3))) == [
+    assert rows(ew.spl_tumbling_window("o", ew.spl.count(3))) == [
         (2, 0, 2, [0, 10, 20]), (5, 3, 5, [30, 40, 50])]
-    assert rows(ew.spl_tumbling_window("o", ew.count(3), flush_at_end=True)) == [
+    assert rows(ew.spl_tumbling_window("o", ew.spl.count(3), flush_at_end=True)) == [
         (2, 0, 2, [0, 10, 20]), (5, 3, 5, [30, 40, 50]), (7, 6, 7, [60, 70])]
-    assert rows(ew.spl_tumbling_window("o", ew.delta("a", 2))) == [
+    assert rows(ew.spl_tumbling_window("o", ew.spl.delta("a", 2))) == [
         (3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50])]
-    assert rows(ew.spl_tumbling_window(F.col("o"), ew.punct("p"), True)) == [
+    assert rows(ew.spl_tumbling_window(F.col("o"), ew.spl.punct("p"), True)) == [
         (2, 0, 2, [0, 10, 20]), (5, 3, 5, [30, 40, 50]), (7, 6, 7, [60, 70])]
     assert rows(ew.spl_tumbling_window("o", "time(3)")) == [
         (3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50])]
-    assert rows(ew.spl_tumbling_window("o", ew.time(3), flush_at_end=True)) == [
+    assert rows(ew.spl_tumbling_window("o", ew.spl.time(3), flush_at_end=True)) == [
         (3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50]), (7, 6, 7, [60, 70])]
 
 
 def test_python_bad_parameters(spark):
     df = spark.createDataFrame([(1, 2.5)], "o bigint, amount double")
     with pytest.raises(AnalysisException) as info:
-        df.groupBy(ew.spl_tumbling_window("o", ew.punct("amount"))).count().schema  # noqa: B018
+        df.groupBy(ew.spl_tumbling_window("o", ew.spl.punct("amount"))).count().schema  # noqa: B018
     assert "spl_tumbling_window" in str(info.value) and "amount" in str(info.value)
     with pytest.raises(AnalysisException) as info:
-        df.groupBy(ew.spl_tumbling_window("o", ew.time(0))).count().schema  # noqa: B018
+        df.groupBy(ew.spl_tumbling_window("o", ew.spl.time(0))).count().schema  # noqa: B018
     assert "spl_tumbling_window" in str(info.value) and "`eviction`" in str(info.value)
 
 

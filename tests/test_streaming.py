@@ -68,7 +68,7 @@ def test_a_running_window_on_a_stream_gives_the_batch_rows_it_closed(spark, tmp_
 @pytest.mark.smoke
 def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, stream, tmp_path):
     counted = (stream.withWatermark("ts", "1 second")
-               .groupBy("k", ew.hopping_window("ts", None, "5 seconds", "1 second")).count())
+               .groupBy("k", ew.hopping_window("ts", "5 seconds", "1 second")).count())
     rows = run_to_end(spark, counted, "ew_stream_hopping", tmp_path).selectExpr(
         "k", "string(window.start)", "string(window.end)", "count").orderBy("window").collect()
     # Events at 00:00:00 and 00:00:03; the watermark ends at 00:00:02, so of the windows
@@ -82,7 +82,7 @@ def test_overlapping_hopping_windows_on_a_stream_emit_each_closed_window(spark, 
 def test_point_events_in_tumbling_windows_run_as_spark_streaming_aggregation(spark, stream,
                                                                              tmp_path):
     counted = (stream.withWatermark("ts", "1 second")
-               .groupBy("k", ew.tumbling_window("ts", None, "2 seconds")).count())
+               .groupBy("k", ew.tumbling_window("ts", "2 seconds")).count())
     assert counted.columns == ["k", "window", "count"]
     rows = run_to_end(spark, counted, "ew_stream_tumbling", tmp_path).selectExpr(
         "k", "string(window.start)", "string(window.end)", "count").collect()
@@ -152,7 +152,7 @@ def test_late_rows_count_in_their_open_windows_whatever_the_aggregates(spark, tm
     count = [F.count("*").alias("n")]
     listed = count + [F.collect_list("v").alias("vs")]
     spark_window = lambda e: e.groupBy("k", F.window("ts", "5 minutes", "1 minute"))
-    ours = lambda e: e.groupBy("k", ew.hopping_window("ts", None, "5 minutes", "1 minute"))
+    ours = lambda e: e.groupBy("k", ew.hopping_window("ts", "5 minutes", "1 minute"))
     # Spark's own window(), then ours as Spark's aggregation (count alone) and through
     # transformWithState (collect_list depends on the order of its input).
     expected, expected_dropped = run(spark_window, listed, "ew_late_spark")

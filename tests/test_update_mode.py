@@ -53,13 +53,13 @@ def write_events(source, batches, first_mtime=1_700_000_000):
 
 
 def hopping(events):
-    return (events.groupBy("k", ew.hopping_window("ts", None, "4 seconds", "2 seconds"))
+    return (events.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds"))
             .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
 
 
 def tumbling_in_order(events):
     # Order-sensitive aggregates: transformWithState.
-    return (events.groupBy("k", ew.tumbling_window("ts", None, "3 seconds"))
+    return (events.groupBy("k", ew.tumbling_window("ts", "3 seconds"))
             .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs")))
 
 
@@ -178,7 +178,7 @@ def test_a_family_whose_rows_exist_once_closed_emits_append_rows_in_update_mode(
     write_events(source, files)
 
     def sessions(events):
-        return (events.groupBy("k", ew.event_session_window("ts", None, "2 seconds"))
+        return (events.groupBy("k", ew.event_session_window("ts", "2 seconds"))
                 .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs")))
 
     emitted = {}

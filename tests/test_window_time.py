@@ -23,19 +23,19 @@ def _events(spark):
 
 
 FAMILIES = [
-    ("hopping", lambda: ew.hopping_window("s", "e", "4 seconds", "2 seconds")),
-    ("changes", lambda: ew.hopping_window("s", "e", "4 seconds", "2 seconds", output="changes")),
-    ("tumbling-points", lambda: ew.tumbling_window("s", None, "5 seconds")),
-    ("snapshot", lambda: ew.snapshot_window("s", "e")),
-    ("count", lambda: ew.count_window("s", "e", 2, output="window")),
+    ("hopping", lambda: ew.hopping_window("s", "4 seconds", "2 seconds", end="e")),
+    ("changes", lambda: ew.hopping_window("s", "4 seconds", "2 seconds", output="changes", end="e")),
+    ("tumbling-points", lambda: ew.tumbling_window("s", "5 seconds")),
+    ("snapshot", lambda: ew.snapshot_window("s", end="e")),
+    ("count", lambda: ew.count_window("s", 2, output="window", end="e")),
     ("index", lambda: ew.index_window("s", -1, 0)),
-    ("sessions", lambda: ew.event_session_window("s", "e", "2 seconds")),
-    ("sliding", lambda: ew.sliding_window("s", ew.count(2))),
-    ("calendar", lambda: ew.tumbling_window("s", "e", "1 day", time_zone="Europe/Berlin")),
-    ("cumulate", lambda: ew.cumulate_window("s", "e", "2 seconds", "6 seconds")),
-    ("count-points", lambda: ew.count_window("s", None, 2)),
+    ("sessions", lambda: ew.event_session_window("s", "2 seconds", end="e")),
+    ("sliding", lambda: ew.sliding_window("s", ew.spl.count(2))),
+    ("calendar", lambda: ew.tumbling_window("s", "1 day", time_zone="Europe/Berlin", end="e")),
+    ("cumulate", lambda: ew.cumulate_window("s", "2 seconds", "6 seconds", end="e")),
+    ("count-points", lambda: ew.count_window("s", 2)),
     ("relative-time", lambda: ew.time_window("s", "-2 seconds", "1 second", bounds="[)")),
-    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.count(2), flush_at_end=True)),
+    ("spl-tumbling", lambda: ew.spl_tumbling_window("s", ew.spl.count(2), flush_at_end=True)),
 ]
 
 
@@ -52,7 +52,7 @@ def test_window_time_is_the_last_tick_of_each_row(spark, window):
 def test_a_second_window_groups_by_window_time(spark):
     # Tumbling 2 s windows, then Spark's 10 s windows over their last ticks: the rows of
     # [0, 2), [2, 4), [4, 6), [8, 10) fall in [0, 10), that of [12, 14) in [10, 20).
-    first = _events(spark).groupBy("k", ew.tumbling_window("s", "e", "2 seconds")).agg(
+    first = _events(spark).groupBy("k", ew.tumbling_window("s", "2 seconds", end="e")).agg(
         F.sum("v").alias("total"))
     second = first.groupBy("k", F.window(F.window_time("window"), "10 seconds")).agg(
         F.count("*").alias("windows"), F.sum("total").alias("total")).select(
@@ -125,7 +125,7 @@ def test_window_time_of_dynamic_windows_is_their_last_instant(spark, bounds):
 def test_bigint_windows_are_no_time_windows(spark):
     events = spark.createDataFrame([(1, 3)], "s bigint, e bigint")
     with pytest.raises(AnalysisException, match="window_time"):
-        events.groupBy(ew.tumbling_window("s", "e", 2)).count().select(
+        events.groupBy(ew.tumbling_window("s", 2, end="e")).count().select(
             F.window_time("window")).schema
 
 
@@ -139,7 +139,7 @@ def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
     write_batches(source, batches)
     stream = spark.readStream.schema("k string, ts timestamp, v int").json(str(source)) \
         .withWatermark("ts", "1 second")
-    first = stream.groupBy("k", ew.hopping_window("ts", None, "4 seconds", "2 seconds")).agg(
+    first = stream.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")).agg(
         F.sum("v").alias("total"))
     second = first.groupBy("k", F.window(F.window_time("window"), "10 seconds")).agg(
         F.sum("total").alias("total"))
@@ -147,7 +147,7 @@ def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
                tmp_path / "out", tmp_path / "checkpoint")
     out = spark.read.parquet(str(tmp_path / "out")).collect()
     batch = spark.read.schema("k string, ts timestamp, v int").json(str(source))
-    expected = batch.groupBy("k", ew.hopping_window("ts", None, "4 seconds", "2 seconds")).agg(
+    expected = batch.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")).agg(
         F.sum("v").alias("total")).groupBy(
         "k", F.window(F.window_time("window"), "10 seconds")).agg(F.sum("total").alias("total")) \
         .select("k", F.col("window.start").alias("start"), "total")
@@ -160,7 +160,7 @@ def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
 
 @pytest.mark.parametrize("second_window", [
     lambda: F.window(F.window_time("window"), "10 seconds"),
-    lambda: ew.tumbling_window(F.window_time("window"), None, "10 seconds"),
+    lambda: ew.tumbling_window(F.window_time("window"), "10 seconds"),
 ], ids=["spark-window", "eventwindows-tumbling"])
 def test_a_transform_with_state_stage_feeds_a_second_window(spark, tmp_path, second_window):
     # Stage 1: count windows of 3 starts (transformWithState); stage 2 over their window_time,
@@ -173,7 +173,7 @@ def test_a_transform_with_state_stage_feeds_a_second_window(spark, tmp_path, sec
                              "v": s} for s in range(lo, lo + 10)] for lo in (0, 10, 20, 30, 40)])
     stream = spark.readStream.schema("k string, ts timestamp, v int") \
         .option("maxFilesPerTrigger", 1).json(str(source)).withWatermark("ts", "1 second")
-    first = stream.groupBy("k", ew.count_window("ts", None, 3, output="window")).agg(
+    first = stream.groupBy("k", ew.count_window("ts", 3, output="window")).agg(
         F.sum("v").alias("total"))
     second = first.groupBy("k", second_window()).agg(F.sum("total").alias("total"))
     query = run_stream(second.select("k", F.col("window.start").cast("string").alias("start"),
@@ -198,10 +198,10 @@ def test_three_stages_across_a_restart(spark, tmp_path):
               for s in seconds if lo <= s < lo + 10] for lo in range(0, 60, 10)]
 
     def stages(events):
-        first = events.groupBy("k", ew.hopping_window("ts", None, "4 seconds", "2 seconds")) \
+        first = events.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")) \
             .agg(F.sum("v").alias("v"))
         second = first.groupBy("k", ew.event_session_window(
-            F.window_time("window"), None, "1 second")).agg(F.sum("v").alias("v"))
+            F.window_time("window"), "1 second")).agg(F.sum("v").alias("v"))
         return second.groupBy("k", F.window(F.window_time("window"), "20 seconds")).agg(
             F.sum("v").alias("v"), F.count("*").alias("sessions")).select(
             "k", F.col("window.start").cast("string").alias("start"), "v", "sessions")
