@@ -220,6 +220,7 @@ class StreamingSuite extends EventWindowsSuite {
     assert(message.contains("hopping_window: the checkpoint holds the state of another window " +
       "definition, not of this query's [hopping_window Hopping(2000000,1000000,0,window,None) " +
       "start=ts end=point]; a changed window definition needs a new checkpoint location"), message)
+    assert(message.contains("[EVENTWINDOWS_CHECKPOINT_MISMATCH]"), message)
   }
 
   test("late rows are dropped from their closed windows and counted in the progress") {

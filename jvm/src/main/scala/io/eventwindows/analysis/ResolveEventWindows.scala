@@ -3,18 +3,18 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.EventWindowsConf
-import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
+import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
 import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, CreateMap, EqualTo, Explode, Expression, If, Inline, IsNotNull, RaiseError, Literal, NamedExpression, TimeWindow}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, EqualTo, Explode, Expression, If, Inline, IsNotNull, Literal, NamedExpression, TimeWindow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, FlatMapGroupsInPandas, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{BooleanType, DayTimeIntervalType, LongType, Metadata, MetadataBuilder, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, Metadata, MetadataBuilder, TimestampNTZType, TimestampType}
 
 /**
  * Places a window function used in GROUP BY below its aggregate, as Spark's `TimeWindowing` does
@@ -298,12 +298,10 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
     val fingerprint = Literal(MurmurHash3.stringHash(definition).toLong)
     val stored = Alias(First(fingerprint, ignoreNulls = false).toAggregateExpression(),
       "eventwindows_definition")()
-    val error = Literal(s"${window.prettyName}: the checkpoint holds the state of another " +
-      s"window definition, not of this query's [$definition]; a changed window definition " +
-      "needs a new checkpoint location")
-    val check = If(EqualTo(stored.toAttribute, fingerprint), Literal.TrueLiteral,
-      RaiseError(Literal("USER_RAISED_EXCEPTION"),
-        CreateMap(Seq(Literal("errorMessage"), error)), BooleanType))
+    val error = CheckpointMismatch(s"${window.prettyName}: the checkpoint holds the state of " +
+      s"another window definition, not of this query's [$definition]; a changed window " +
+      "definition needs a new checkpoint location")
+    val check = If(EqualTo(stored.toAttribute, fingerprint), Literal.TrueLiteral, error)
     Project(a.output,
       Filter(check, aggregate.copy(aggregateExpressions = a.aggregateExpressions :+ stored)))
   }
