@@ -78,6 +78,7 @@ class BadInputSuite extends EventWindowsSuite {
         .queryExecution.assertAnalyzed()
     }
     assert(e.getMessage.contains("DISTINCT aggregates are not supported"))
+    assert((e.getCondition, e.getSqlState) === ("EVENTWINDOWS_UNSUPPORTED", "0A000"))
   }
 
   test("an aggregate's input or FILTER cannot use the window column") {

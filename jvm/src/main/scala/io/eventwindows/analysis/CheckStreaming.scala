@@ -1,6 +1,6 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.WindowParameters
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.plans.EventWindowAggregate
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -32,6 +32,6 @@ object CheckStreaming extends (LogicalPlan => Unit) {
   def reject(a: EventWindowAggregate): Nothing = {
     val why = a.window.family.onStreams.left.getOrElse(s"${a.window.family} runs on streams, " +
       "but this plan skipped the rule that plans it so")
-    WindowParameters.fail(a.window.function, why)
+    throw EventWindowsErrors.unsupported(a.window.function, why)
   }
 }

@@ -1,5 +1,6 @@
 package io.eventwindows.analysis
 
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.expressions.{EventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 
@@ -48,7 +49,8 @@ object PandasAggregates {
     val (pandas, builtIn) = aggregateExpressions.partition(isPandas)
     val names = pandas.map(udf(_).name).distinct.mkString(", ")
     if (streaming) {
-      WindowParameters.fail(window.prettyName, s"the pandas UDFs $names are not supported over " +
+      throw EventWindowsErrors.unsupported(window.prettyName, s"the pandas UDFs $names are not " +
+        "supported over " +
         "event windows on streaming DataFrames, as Spark's own streaming aggregation does not " +
         "run grouped-aggregate pandas UDFs: use built-in aggregates (collect_list gives a " +
         "window's values), or run the query on a batch DataFrame")

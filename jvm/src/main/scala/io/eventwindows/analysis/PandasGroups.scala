@@ -1,6 +1,6 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{ClippedLifetime, EventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 
@@ -66,7 +66,8 @@ object PandasGroups {
       operator: (Seq[NamedExpression], Seq[AggregateExpression]) => EventWindowAggregate)
       : LogicalPlan = {
     if (streaming) {
-      WindowParameters.fail(window.prettyName, "applyInPandas over event windows is not " +
+      throw EventWindowsErrors.unsupported(window.prettyName, "applyInPandas over event " +
+        "windows is not " +
         "supported on streaming DataFrames, as Spark does not run applyInPandas on streams: " +
         "aggregate with built-in aggregates (collect_list gives a window's values), or run the " +
         "query on a batch DataFrame")

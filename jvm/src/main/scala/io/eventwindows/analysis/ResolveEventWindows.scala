@@ -2,7 +2,7 @@ package io.eventwindows.analysis
 
 import scala.util.hashing.MurmurHash3
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
 import io.eventwindows.shims.SparkShims
@@ -203,7 +203,8 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       val (window, windowAttribute) = placedWindow(list).get
       val PhysicalAggregation(grouping, aggregateExpressions, results, _) = a
       aggregateExpressions.find(_.isDistinct).foreach { ae =>
-        WindowParameters.fail(window.prettyName, s"DISTINCT aggregates are not supported over " +
+        throw EventWindowsErrors.unsupported(window.prettyName, s"DISTINCT aggregates are not " +
+          "supported over " +
           s"event windows, got ${ae.sql}")
       }
       aggregateExpressions.find(_.references.contains(windowAttribute)).foreach { ae =>

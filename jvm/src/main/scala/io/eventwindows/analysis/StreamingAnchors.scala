@@ -1,5 +1,6 @@
 package io.eventwindows.analysis
 
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.streaming.CheckedAnchorStart
 import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
@@ -82,7 +83,8 @@ private[analysis] object StreamingAnchors {
         "once the watermark has passed its interval's end")
     }
     if (SparkLine.line == "4.0") {
-      WindowParameters.fail(function, "on a streaming DataFrame needs Spark 4.1 or later: Spark " +
+      throw EventWindowsErrors.unsupported(function, "on a streaming DataFrame needs Spark 4.1 " +
+        "or later: Spark " +
         "4.0's transformWithState refuses the messages' time column beside the column the " +
         "messages and anchors are ordered by (two event-time columns); run it on a batch " +
         "DataFrame, or on Spark 4.1 or later")
