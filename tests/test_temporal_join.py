@@ -156,3 +156,81 @@ def test_same_rows_as_reference_on_timestamp_ntz(spark):
     for how in ["inner", "full"]:
         check(spark, events(50), events(50), schema, True, how, (False, True))
     check(spark, events(40), events(40), schema, True, "left", (True, True))
+
+
+def test_composes_with_hopping_points_and_window_time(spark):
+    """A hopping window's 'point' rows joined with a machine's states, then windowed again; a
+    tumbling window's `window_time` as a point event."""
+    readings = spark.createDataFrame([("m", 0, 3, 1), ("m", 4, 9, 2)],
+                                     "k string, s bigint, e bigint, v int")
+    states = spark.createDataFrame([("m", "idle", 0, 5), ("m", "busy", 5, None)],
+                                   "k string, state string, since bigint, until bigint")
+    # Windows [2j, 2j + 4) as points at their ends: 2 (total 1), 4 (1), 6 (3), 8, 10, 12 (2).
+    points = readings.groupBy("k", ew.hopping_window("s", "e", 4, 2, output="point")) \
+        .agg(F.sum("v").alias("total"))
+    joined = ew.temporal_join(points, states, "k", left_lifetime=("window.start", "window.end"),
+                              right_lifetime=("since", "until"))
+    assert "RangeJoin" in joined._jdf.queryExecution().executedPlan().toString()
+    assert sorted((r.lifetime.start, r.lifetime.end, r.state, r.total)
+                  for r in joined.collect()) == [
+        (2, 3, "idle", 1), (4, 5, "idle", 1), (6, 7, "busy", 3), (8, 9, "busy", 2),
+        (10, 11, "busy", 2), (12, 13, "busy", 2)]
+    # Tumbling windows of 6 over the joined rows: [0, 6) idle 2 + ... = 2; [6, 12) busy 7; [12, 18) 2.
+    again = joined.groupBy("state", ew.tumbling_window("lifetime.start", "lifetime.end", 6)) \
+        .agg(F.sum("total").alias("total"))
+    assert sorted((r.state, r.window.start, r.total) for r in again.collect()) == [
+        ("busy", 6, 7), ("busy", 12, 2), ("idle", 0, 2)]
+
+    at = datetime.datetime(2024, 1, 1)
+    second = datetime.timedelta(seconds=1)
+    events = spark.createDataFrame([(at + 3 * second, 1), (at + 12 * second, 2),
+                                    (at + 15 * second, 4)], "ts timestamp, v int")
+    totals = events.groupBy(ew.tumbling_window("ts", None, "10 seconds")) \
+        .agg(F.sum("v").alias("total")).select(F.window_time("window").alias("t"), "total")
+    modes = spark.createDataFrame([("idle", at, at + 10 * second), ("busy", at + 10 * second, None)],
+                                  "mode string, s timestamp, e timestamp")
+    tick = datetime.timedelta(microseconds=1)
+    # window_time: each window's last tick, 00:00:09.999999 (idle) and 00:00:19.999999 (busy).
+    assert sorted((r.mode, r.total, r.lifetime.start, r.lifetime.end) for r in ew.temporal_join(
+        totals, modes, None, left_lifetime=("t", None), right_lifetime=("s", "e")).collect()) == [
+        ("busy", 6, at + 20 * second - tick, at + 20 * second),
+        ("idle", 1, at + 10 * second - tick, at + 10 * second)]
+
+
+def test_an_end_before_the_start_fails_naming_the_row(spark):
+    good = spark.createDataFrame([(1, 0, 10)], "k int, s bigint, e bigint")
+    bad = spark.createDataFrame([(1, 0, 10), (1, 7, 3)], "k int, s bigint, e bigint")
+    for left, right, how, side in [(bad, good, "left", "left"), (good, bad, "inner", "right"),
+                                   (bad, good, "left_anti", "left")]:
+        joined = ew.temporal_join(left, right, "k", how, left_lifetime=("s", "e"),
+                                  right_lifetime=("s", "e"))
+        with pytest.raises(Exception) as failure:
+            joined.collect()
+        assert failure.value.getCondition() == "USER_RAISED_EXCEPTION", failure.value
+        assert (f"temporal_join: an event of `{side}` must not end before it starts, but one "
+                "has start 7 and end 3") in str(failure.value), failure.value
+
+
+def test_bad_arguments_name_the_parameter(spark):
+    a = spark.createDataFrame([(1, 0, 10, 1.0)], "k int, s bigint, e bigint, d double")
+    b = spark.createDataFrame([(1, datetime.datetime(2024, 1, 1))], "k int, t timestamp")
+    life = ("s", "e")
+    cases = [
+        (dict(right=a, on="k", how="sideways"), ValueError, "`how` must be one of"),
+        (dict(right=a, on="x"), ValueError, "`on`: `x` is not a column of `left`"),
+        (dict(right=a, on=3), TypeError, "`on` must be a column name"),
+        (dict(right=a, on="k", left_lifetime=("s",)), TypeError, "`left_lifetime` must be a pair"),
+        (dict(right=a, on="k", right_lifetime=("s", "nope")), ValueError,
+         "`right_lifetime`: `nope` is not a column"),
+        (dict(right=a, on="k", left_lifetime=("d", None)), TypeError,
+         "`left_lifetime`: `d` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT, got double"),
+        (dict(right=b, on="k", right_lifetime=("t", None)), TypeError,
+         "`left_lifetime` is bigint but `right_lifetime` timestamp"),
+        (dict(right=a.withColumnRenamed("d", "lifetime"), on="k"), ValueError,
+         "`right` has a column `lifetime`"),
+        (dict(right="a", on="k"), TypeError, "`right` must be a DataFrame"),
+    ]
+    for arguments, error, text in cases:
+        arguments = {"left_lifetime": life, "right_lifetime": life, **arguments}
+        with pytest.raises(error, match=text.replace("(", r"\(")):
+            ew.temporal_join(a, **arguments)
