@@ -1,9 +1,8 @@
 """`ew.temporal_join` and the SQL table function `temporal_join`, StreamInsight's join of two event
-tables (SPEC 3.9): the same rows as a
-small reference in Python on random inputs (interval, point and open-ended events, empty
-lifetimes, NULL keys and starts, ties, times near both ends of the BIGINT line), for every join
-type, with and without keys, BIGINT and TIMESTAMP; planned by the RangeJoin rule; composing with
-the windows' own output; bad arguments and bad rows."""
+tables (SPEC 3.9): the same rows as a small reference in Python on random inputs (interval, point
+and open-ended events, empty lifetimes, NULL keys and starts, ties, times near both ends of the
+BIGINT line), for every join type, with and without keys, BIGINT and TIMESTAMP(_NTZ); planned by
+the RangeJoin rule; composing with the windows' own output; bad arguments and bad rows."""
 import collections
 import datetime
 import random
