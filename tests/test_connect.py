@@ -141,6 +141,16 @@ def _child():
     except Exception as e:  # noqa: BLE001  (the test says which exception it wanted)
         result["bad_size"] = f"UNEXPECTED {type(e).__module__}.{type(e).__name__}: {e}"
 
+    points = spark.createDataFrame([("a", 3), ("b", 5)], "k string, t bigint")
+    joined = ew.temporal_join(events, points, "k", "left", left_lifetime=("s", "e"),
+                              right_lifetime=("t", None))
+    result["temporal_plan"] = "RangeJoin" in joined._explain_string(extended=False)
+    result["temporal"] = sorted(
+        [r.k, r.s, r.e, r.v, r.t, r.lifetime.start, r.lifetime.end] for r in joined.collect())
+    result["temporal_self"] = sorted(
+        [r[0], r[1], r[4], r[7][0], r[7][1]] for r in ew.temporal_join(
+            events, events, "k", left_lifetime=("s", "e"), right_lifetime=("s", "e")).collect())
+
     try:
         spark.createDataFrame([(5, 3)], "s bigint, e bigint").groupBy(
             ew.snapshot_window("s", end="e")).count().collect()
@@ -229,6 +239,20 @@ def test_pandas_udfs(connect_result):
         ["b", -2, "100", 1], ["b", 0, "100", 1]]
     # Tumbling 4: a [0, 4) both, [4, 8) the second; b [0, 4).
     assert connect_result["apply_in_pandas"] == [["a", 0, 2], ["a", 4, 1], ["b", 0, 1]]
+
+
+def test_temporal_join(connect_result):
+    """Planned by the RangeJoin rule; a left join with point events (an unmatched row keeps its
+    own lifetime), and a self-join, which stays unambiguous."""
+    assert connect_result["temporal_plan"]
+    # a [0,4) and [2,6) meet the point 3: [3, 4); b [1,2) does not meet 5.
+    assert connect_result["temporal"] == [["a", 0, 4, 1, 3, 3, 4], ["a", 2, 6, 10, 3, 3, 4],
+                                          ["b", 1, 2, 100, None, 1, 2]]
+    # (k, left s, right s, lifetime): a's pairs [0,4)x[0,4), [0,4)x[2,6), [2,6)x[0,4),
+    # [2,6)x[2,6); b [1,2) with itself.
+    assert connect_result["temporal_self"] == [["a", 0, 0, 0, 4], ["a", 0, 2, 2, 4],
+                                               ["a", 2, 0, 2, 4], ["a", 2, 2, 2, 6],
+                                               ["b", 1, 1, 1, 2]]
 
 
 def test_bad_parameter_is_an_analysis_exception(connect_result):

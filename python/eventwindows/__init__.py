@@ -24,6 +24,7 @@ from eventwindows.functions import (
     tumbling_window,
 )
 from eventwindows import errors, spl
+from eventwindows.joins import temporal_join
 from eventwindows.plotting import plot
 from eventwindows.session import EXTENSION_CLASS, SPARK_LINES, builder, jar_path, spark_line
 
@@ -50,6 +51,7 @@ __all__ = [
     "snap_to_boundary",
     "snapshot_window",
     "spl",
+    "temporal_join",
     "spl_tumbling_window",
     "time_weighted_avg",
     "time_weighted_sum",

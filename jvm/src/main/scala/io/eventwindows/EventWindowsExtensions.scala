@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{AnchorWindowTime, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows}
+import io.eventwindows.analysis.{AnchorWindowTime, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows, TemporalJoinTableFunction}
 import io.eventwindows.execution.{EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.shims.SparkLine
@@ -19,6 +19,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     EventWindowsFunctions.all.foreach(extensions.injectFunction)
     // The table-valued function of dynamic windows over two tables.
     extensions.injectTableFunction(DynamicWindowTableFunction.registration)
+    // StreamInsight's temporal join of two tables, a join the RangeJoin rule plans.
+    extensions.injectTableFunction(TemporalJoinTableFunction.registration)
     // A window function in GROUP BY becomes the `window` column below the aggregate.
     extensions.injectResolutionRule(_ => EventWindowing)
     // clipped_start() and clipped_end() take the time type of their aggregate's window.

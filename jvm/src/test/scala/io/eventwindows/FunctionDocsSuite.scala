@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.DynamicWindowTableFunction
+import io.eventwindows.analysis.{DynamicWindowTableFunction, TemporalJoinTableFunction}
 import io.eventwindows.expressions.EventWindowsFunctions
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
@@ -75,16 +75,20 @@ class FunctionDocsSuite extends EventWindowsSuite {
     }
   }
 
-  test("DESCRIBE FUNCTION EXTENDED dynamic_window (the table function): usage and examples") {
-    val name = DynamicWindowTableFunction.Name
-    val described = rows(sql(s"DESCRIBE FUNCTION EXTENDED $name")).map(_.head.toString).mkString("\n")
-    assert(described.contains(s"Class: ${DynamicWindowTableFunction.getClass.getName.stripSuffix("$")}"))
-    assert(described.contains(s"Usage: \n    $name(TABLE(anchors), TABLE(messages)") ||
-      described.contains(s"$name(TABLE(anchors), TABLE(messages)"), described)
-    val examplesText = DynamicWindowTableFunction.info.getExamples.replace("_FUNC_", name)
-    for ((query, expected) <- examples(examplesText)) {
-      val result = HiveResult.hiveResultString(sql(query).queryExecution.executedPlan)
-      assert(result.map(_.trim) === expected, query)
+  for ((owner, info, name, tables) <- Seq(
+      (DynamicWindowTableFunction, DynamicWindowTableFunction.info, DynamicWindowTableFunction.Name,
+        "TABLE(anchors), TABLE(messages)"),
+      (TemporalJoinTableFunction, TemporalJoinTableFunction.info, TemporalJoinTableFunction.Name,
+        "TABLE(left), TABLE(right)"))) {
+    test(s"DESCRIBE FUNCTION EXTENDED $name (a table function): usage and examples") {
+      val described =
+        rows(sql(s"DESCRIBE FUNCTION EXTENDED $name")).map(_.head.toString).mkString("\n")
+      assert(described.contains(s"Class: ${owner.getClass.getName.stripSuffix("$")}"))
+      assert(described.contains(s"$name($tables"), described)
+      for ((query, expected) <- examples(info.getExamples.replace("_FUNC_", name))) {
+        val result = HiveResult.hiveResultString(sql(query).queryExecution.executedPlan)
+        assert(result.map(_.trim) === expected, query)
+      }
     }
   }
 }

@@ -136,7 +136,10 @@ private[execution] object TimeLineRanges {
         } else if (!known) {
           Iterator.empty
         } else {
-          val from = TimeArithmetic.subtract(b.getLong(0), reach)
+          // A reach of Long.MaxValue is saturated (a home lifetime longer than Long, across
+          // the whole BIGINT line): `lo - reach` could be any time, so from the line's start.
+          val from =
+            if (reach == Long.MaxValue) Long.MinValue else TimeArithmetic.subtract(b.getLong(0), reach)
           val to = b.getLong(1)
           // Each pair is serialized by the shuffle as it is written, so the row is not copied.
           if (to < from) Iterator.empty

@@ -1,0 +1,210 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.expressions.{CheckedEnd, EventTime, WindowParameters}
+
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedStar}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, Greatest, If, Least, LessThan, LessThanOrEqual, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
+import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan, Project, SubqueryAlias}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
+
+/**
+ * StreamInsight's temporal join as a table-valued function (SPEC 3.9):
+ * {{{
+ *   SELECT * FROM temporal_join(TABLE(readings), TABLE(states), 'k', 'left', 's', 'e',
+ *                               'since', 'until')
+ * }}}
+ * the rows of the join on equal `on` keys whose lifetimes `[s, e)` overlap, with `lifetime`, the
+ * intersection `[max(a.s, b.s), min(a.e, b.e))`. It builds an ordinary join, left to the analyzer
+ * (so a self-join is told apart as in any SQL self-join) and planned by the `RangeJoin` rule:
+ * each side under an alias with its lifetime as two more columns (the end checked against the
+ * start, [[CheckedEnd]]; a point event's end one tick after it, none at the end of time), and
+ * every lifetime rule of `docs/events.md` in the condition:
+ * {{{
+ *   a.s < coalesce(b.e, END) AND b.s < coalesce(a.e, END)     (a point t: b.s <= t)
+ *   AND a.s < coalesce(a.e, END) AND b.s < coalesce(b.e, END)  (empty lifetimes meet nothing)
+ * }}}
+ * END is the end of time, where an open-ended event (NULL end) ends. Over that join, the `on`
+ * keys once (for a full join the non-NULL one), the other columns of both sides and
+ * `STRUCT(greatest(a.s, b.s) AS start, least(a.e, b.e) AS end)`: Spark's `greatest` and `least`
+ * skip NULLs, so an unmatched row of an outer join keeps its own lifetime and an open end stays
+ * open. Semi and anti joins give the left's rows with their own lifetime.
+ */
+object TemporalJoinTableFunction {
+
+  final val Name = "temporal_join"
+
+  final val LifetimeColumn = "lifetime"
+
+  val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
+    Name,
+    """
+    _FUNC_(TABLE(left), TABLE(right), on, how, left_start, left_end, right_start, right_end) -
+      StreamInsight's temporal join: the rows of the join of the two tables on equal `on` keys
+      whose lifetimes [start, end) overlap, with the column `lifetime` (struct of `start` and
+      `end`): the intersection, or for an unmatched row of an outer join its own lifetime.
+      Planned by the RangeJoin rule as a sorted sweep.
+    """,
+    """
+    Arguments:
+      * left, right - the event tables, as TABLE(name) or TABLE(query).
+      * on - comma-separated key columns present in both tables (equal, NULL matching nothing);
+          NULL or '' for none.
+      * how - 'inner', 'left', 'right', 'full' (or Spark's other names of them), 'left_semi' or
+          'left_anti' (the left's rows, with their own lifetime); NULL: 'inner'.
+      * left_start, left_end, right_start, right_end - the names of each side's lifetime
+          columns (nested fields too), TIMESTAMP, TIMESTAMP_NTZ or BIGINT, one type for all; an
+          end of NULL for point events, which last one tick. A NULL end value lasts to the end
+          of time, a NULL start matches nothing, an empty lifetime overlaps nothing, an end
+          before its start fails the query naming the row.
+    """,
+    """
+    Examples:
+      > SELECT k, v, state, lifetime.start, lifetime.end FROM _FUNC_(TABLE(SELECT * FROM VALUES ('m', 0L, 3L, 1), ('m', 4L, 9L, 2) AS r(k, s, e, v)), TABLE(SELECT * FROM VALUES ('m', 'idle', 0L, 5L) AS s(k, state, since, until)), 'k', 'inner', 's', 'e', 'since', 'until') ORDER BY v;
+        m	1	idle	0	3
+        m	2	idle	4	5
+    """,
+    "", "table_funcs", "0.1.0", "", "built-in")
+
+  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
+  val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
+    (FunctionIdentifier(Name), info, build)
+
+  private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
+
+  private val joinTypes: Map[String, JoinType] = Map(
+    "inner" -> Inner,
+    "left" -> LeftOuter, "leftouter" -> LeftOuter, "left_outer" -> LeftOuter,
+    "right" -> RightOuter, "rightouter" -> RightOuter, "right_outer" -> RightOuter,
+    "full" -> FullOuter, "outer" -> FullOuter, "fullouter" -> FullOuter,
+    "full_outer" -> FullOuter,
+    "semi" -> LeftSemi, "leftsemi" -> LeftSemi, "left_semi" -> LeftSemi,
+    "anti" -> LeftAnti, "leftanti" -> LeftAnti, "left_anti" -> LeftAnti)
+
+  private def build(args: Seq[Expression]): LogicalPlan = {
+    if (args.size != 8) {
+      fail(s"takes 8 arguments (TABLE(left), TABLE(right), on, how, left_start, left_end, " +
+        s"right_start, right_end), got ${args.size}")
+    }
+    def table(i: Int, parameter: String): LogicalPlan = args(i) match {
+      case t: FunctionTableSubqueryArgumentExpression => t.plan
+      case other => fail(s"`$parameter` must be a table argument such as TABLE(name), got ${other.sql}")
+    }
+    def text(i: Int, parameter: String): Option[String] =
+      Some(args(i)).filterNot(e => e.foldable && e.eval() == null)
+        .map(WindowParameters.text(Name, parameter, _))
+    val on = text(2, "on").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    val how = text(3, "how").getOrElse("inner")
+    val joinType = joinTypes.getOrElse(how.toLowerCase(java.util.Locale.ROOT), fail(
+      s"`how` must be one of 'inner', 'left', 'right', 'full', 'left_semi', 'left_anti', " +
+        s"got '$how'"))
+    def required(i: Int, parameter: String) =
+      text(i, parameter).getOrElse(fail(s"`$parameter` must not be NULL"))
+    val left = Side(table(0, "left"), "left", "__eventwindows_left",
+      required(4, "left_start"), text(5, "left_end"))
+    val right = Side(table(1, "right"), "right", "__eventwindows_right",
+      required(6, "right_start"), text(7, "right_end"))
+    if (left.timeType != right.timeType) {
+      fail(s"the lifetimes must be of one time type, but the left's is ${left.timeType.sql} " +
+        s"and the right's ${right.timeType.sql}")
+    }
+    on.foreach { k => left.column(k, "on"); right.column(k, "on") }
+
+    val condition = (on.map(k => EqualTo(left.ref(k), right.ref(k))) ++ Seq(
+      left.startsBeforeEndOf(right), right.startsBeforeEndOf(left),
+      left.nonEmpty, right.nonEmpty)).reduce(And)
+    val join = Join(left.aliased, right.aliased, joinType, Some(condition), JoinHint.NONE)
+    def lifetime(start: Expression, end: Expression): NamedExpression = Alias(
+      CreateNamedStruct(Seq(Literal("start"), start, Literal("end"), end)), LifetimeColumn)()
+    val output: Seq[NamedExpression] = joinType match {
+      case LeftSemi | LeftAnti =>
+        left.names.map(left.ref) :+ lifetime(left.start, left.end)
+      case _ =>
+        val keys = on.map { k =>
+          val key = joinType match {
+            case FullOuter => Coalesce(Seq(left.ref(k), right.ref(k)))
+            case RightOuter => right.ref(k)
+            case _ => left.ref(k)
+          }
+          Alias(key, k)()
+        }
+        def others(side: Side) = side.names.filterNot(n => on.exists(resolver(_, n))).map(side.ref)
+        keys ++ others(left) ++ others(right) :+ lifetime(
+          Greatest(Seq(left.start, right.start)), Least(Seq(left.end, right.end)))
+    }
+    Project(output, join)
+  }
+
+  private def resolver = SQLConf.get.resolver
+
+  /**
+   * One side: its table under `alias`, with the lifetime as the columns `<alias>_start` and
+   * `<alias>_end` (NULL: open-ended).
+   */
+  private case class Side(
+      plan: LogicalPlan, side: String, alias: String, startName: String, endName: Option[String]) {
+
+    if (plan.output.exists(a => resolver(a.name, LifetimeColumn))) {
+      fail(s"the $side table has a column `$LifetimeColumn`, the name of the output's " +
+        "lifetime; rename it")
+    }
+
+    def column(name: String, parameter: String): Expression = plan.resolve(
+      UnresolvedAttribute.quotedString(name).nameParts, resolver).getOrElse(fail(
+      s"`$parameter` names no column of the $side table: '$name' (its columns: " +
+        s"${plan.output.map(_.name).mkString(", ")})"))
+
+    private def timeTypeOf(name: String, parameter: String): DataType = {
+      val t = column(name, parameter).dataType
+      if (!EventTime.isTimeType(t)) {
+        fail(s"`$parameter` must be a TIMESTAMP, TIMESTAMP_NTZ or BIGINT column, got ${t.sql} " +
+          s"('$name')")
+      }
+      t
+    }
+
+    val timeType: DataType = timeTypeOf(startName, s"${side}_start")
+    endName.foreach { e =>
+      if (timeTypeOf(e, s"${side}_end") != timeType) {
+        fail(s"`${side}_end` ('$e') must be of the type of `${side}_start` ('$startName'), " +
+          timeType.sql)
+      }
+    }
+
+    private val endOfTime = Literal(EventTime.lineMax(timeType), timeType)
+
+    /** The table with its lifetime columns, under the alias. */
+    def aliased: LogicalPlan = {
+      val start = UnresolvedAttribute.quotedString(startName)
+      val end = endName match {
+        case Some(e) => CheckedEnd(start, UnresolvedAttribute.quotedString(e))
+        case None =>
+          val tick = if (timeType == LongType) Literal(1L) else Literal(1L, DayTimeIntervalType())
+          If(LessThan(start, endOfTime), Add(start, tick), start)
+      }
+      SubqueryAlias(alias, Project(Seq(UnresolvedStar(None),
+        Alias(start, s"${alias}_start")(), Alias(end, s"${alias}_end")()), plan))
+    }
+
+    def names: Seq[String] = plan.output.map(_.name)
+
+    def ref(name: String): UnresolvedAttribute = UnresolvedAttribute(Seq(alias, name))
+
+    def start: Expression = ref(s"${alias}_start")
+
+    def end: Expression = ref(s"${alias}_end")
+
+    private def lastInstant: Expression = Coalesce(Seq(end, endOfTime))
+
+    /** Not empty: a point before the end of time, an interval whose start is before its end. */
+    def nonEmpty: Expression =
+      if (endName.isEmpty) LessThan(start, endOfTime) else LessThan(start, lastInstant)
+
+    /** `s < other.e`; for a point `other`, `s <= other.t` (its end is t + 1 tick). */
+    def startsBeforeEndOf(other: Side): Expression =
+      if (other.endName.isEmpty) LessThanOrEqual(start, other.start)
+      else LessThan(start, other.lastInstant)
+  }
+}

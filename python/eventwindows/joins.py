@@ -1,0 +1,126 @@
+"""Joins of event tables by time: `temporal_join`, StreamInsight's join (SPEC 3.9).
+
+Two events meet when their lifetimes `[s, e)` overlap, `a.s < b.e AND b.s < a.e` (both non-empty);
+the joined row lives for the intersection. `temporal_join` calls the SQL table function
+``temporal_join(TABLE(left), TABLE(right), ...)`` (`TemporalJoinTableFunction`, which writes it as
+a join the `RangeJoin` rule plans as a sorted sweep, see docs/temporal-joins.md) through
+``spark.sql`` with the two DataFrames as arguments, so the same code runs in classic PySpark and
+under Spark Connect. The arguments are checked here first, so that a bad one is a TypeError or
+ValueError naming the parameter.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple, Union
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, TimestampNTZType, TimestampType
+
+from eventwindows.errors import invalid_type, invalid_value
+
+#: The names of the join types `temporal_join` takes (Spark's names of them).
+_JOIN_TYPES = ("inner", "left", "leftouter", "left_outer", "right", "rightouter", "right_outer",
+               "full", "outer", "fullouter", "full_outer", "semi", "leftsemi", "left_semi",
+               "anti", "leftanti", "left_anti")
+
+_TIME_TYPES = (LongType(), TimestampType(), TimestampNTZType())
+
+
+def temporal_join(
+        left: DataFrame,
+        right: DataFrame,
+        on: Optional[Union[str, Sequence[str]]],
+        how: str = "inner",
+        *,
+        left_lifetime: Tuple[str, Optional[str]],
+        right_lifetime: Tuple[str, Optional[str]]) -> DataFrame:
+    """The temporal join of two event tables (StreamInsight's join): the rows of the join of
+    `left` and `right` on equal `on` columns whose lifetimes overlap, with a column `lifetime`
+    (struct of `start` and `end`): the intersection `[max(a.s, b.s), min(a.e, b.e))`, or for an
+    unmatched row of an outer join its own lifetime, so that a window function can run over it.
+
+    Arguments:
+      * left, right - the event tables (DataFrames).
+      * on - a column name or a list of names present on both sides (equal, as Spark's join on
+          names: NULL keys match nothing), each once in the output; None: no key.
+      * how - 'inner', 'left', 'right', 'full' (and Spark's other names of them), 'left_semi'
+          or 'left_anti' (the left's rows, with their own lifetime).
+      * left_lifetime, right_lifetime - each side's lifetime as (start, end) column names
+          (nested fields such as 'window.start' too), of one time type for both sides:
+          TIMESTAMP, TIMESTAMP_NTZ or BIGINT; an end of None for point events, which last one
+          tick (1 microsecond, or 1 for BIGINT). As docs/events.md says: a NULL end lasts to
+          the end of time, a NULL start matches nothing, an empty lifetime (end = start)
+          overlaps nothing, an end before the start fails the query naming the row.
+
+    The output has the `on` columns (for 'full', the non-NULL one of both sides, as Spark's
+    join on names), then the other columns of `left` and of `right`, then `lifetime`. The join is
+    planned by the extension's RangeJoin rule, as a sorted sweep.
+    """
+    if not isinstance(how, str) or how.lower() not in _JOIN_TYPES:
+        raise invalid_value(f"temporal_join: `how` must be one of 'inner', 'left', 'right', "
+                         f"'full', 'left_semi', 'left_anti', got {how!r}")
+    keys = _keys(on, left, right)
+    left_type = _lifetime(left, left_lifetime, "left_lifetime", "left")
+    right_type = _lifetime(right, right_lifetime, "right_lifetime", "right")
+    if left_type != right_type:
+        raise invalid_type(f"temporal_join: `left_lifetime` is {left_type.simpleString()} but "
+                        f"`right_lifetime` {right_type.simpleString()}; both sides need one "
+                        "time type")
+    arguments = ", ".join(
+        [_sql_string(",".join(keys)) if keys else "NULL", _sql_string(how)]
+        + [_sql_string(n) if n is not None else "NULL"
+           for n in (*left_lifetime, *right_lifetime)])
+    return left.sparkSession.sql(
+        f"SELECT * FROM temporal_join(TABLE({{left}}), TABLE({{right}}), {arguments})",
+        left=left, right=right)
+
+
+def _keys(on, left: DataFrame, right: DataFrame) -> List[str]:
+    if on is None:
+        return []
+    names = [on] if isinstance(on, str) else on
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise invalid_type(f"temporal_join: `on` must be a column name, a list of names or None, "
+                        f"got {on!r}")
+    for name in names:
+        for side, df in (("left", left), ("right", right)):
+            if isinstance(df, DataFrame) and name not in df.columns:
+                raise invalid_value(f"temporal_join: `on`: `{name}` is not a column of `{side}` "
+                                 f"(its columns: {', '.join(df.columns)})")
+    return list(names)
+
+
+def _lifetime(df: DataFrame, lifetime, parameter: str, side: str):
+    """Checks one side and its lifetime (start, end) names; its time type."""
+    if not isinstance(df, DataFrame):
+        raise invalid_type(f"temporal_join: `{side}` must be a DataFrame, got {type(df).__name__}")
+    if "lifetime" in df.columns:
+        raise invalid_value(f"temporal_join: `{side}` has a column `lifetime`, the name of the "
+                         "output's lifetime; rename it (withColumnRenamed)")
+    if (not isinstance(lifetime, (tuple, list)) or len(lifetime) != 2
+            or not isinstance(lifetime[0], str)
+            or not (lifetime[1] is None or isinstance(lifetime[1], str))):
+        raise invalid_type(f"temporal_join: `{parameter}` must be a pair (start, end) of column "
+                        f"names, end None for point events, got {lifetime!r}")
+    start, end = lifetime
+    time_type = _time_type(df, start, parameter)
+    if end is not None and _time_type(df, end, parameter) != time_type:
+        raise invalid_type(f"temporal_join: `{parameter}`: the end `{end}` must be of the type of "
+                        f"the start `{start}`, {time_type.simpleString()}")
+    return time_type
+
+
+def _time_type(df: DataFrame, name: str, parameter: str):
+    try:
+        data_type = df.select(F.col(name)).schema.fields[0].dataType
+    except Exception as e:  # Spark's analysis error, classic or Connect
+        raise invalid_value(f"temporal_join: `{parameter}`: `{name}` is not a column of the "
+                         f"DataFrame (its columns: {', '.join(df.columns)})") from e
+    if data_type not in _TIME_TYPES:
+        raise invalid_type(f"temporal_join: `{parameter}`: `{name}` must be TIMESTAMP, "
+                        f"TIMESTAMP_NTZ or BIGINT, got {data_type.simpleString()}")
+    return data_type
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
