@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.DynamicWindowTableFunction
+import io.eventwindows.analysis.{AsofJoinTableFunction, DynamicWindowTableFunction}
 import io.eventwindows.expressions.EventWindowsFunctions
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
@@ -82,6 +82,18 @@ class FunctionDocsSuite extends EventWindowsSuite {
     assert(described.contains(s"Usage: \n    $name(TABLE(anchors), TABLE(messages)") ||
       described.contains(s"$name(TABLE(anchors), TABLE(messages)"), described)
     val examplesText = DynamicWindowTableFunction.info.getExamples.replace("_FUNC_", name)
+    for ((query, expected) <- examples(examplesText)) {
+      val result = HiveResult.hiveResultString(sql(query).queryExecution.executedPlan)
+      assert(result.map(_.trim) === expected, query)
+    }
+  }
+
+  test("DESCRIBE FUNCTION EXTENDED asof_join (the table function): usage and examples") {
+    val name = AsofJoinTableFunction.Name
+    val described = rows(sql(s"DESCRIBE FUNCTION EXTENDED $name")).map(_.head.toString).mkString("\n")
+    assert(described.contains(s"Class: ${AsofJoinTableFunction.getClass.getName.stripSuffix("$")}"))
+    assert(described.contains(s"$name(TABLE(left), TABLE(right)"), described)
+    val examplesText = AsofJoinTableFunction.info.getExamples.replace("_FUNC_", name)
     for ((query, expected) <- examples(examplesText)) {
       val result = HiveResult.hiveResultString(sql(query).queryExecution.executedPlan)
       assert(result.map(_.trim) === expected, query)
