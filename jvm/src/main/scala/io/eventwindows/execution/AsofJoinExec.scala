@@ -1,12 +1,12 @@
 package io.eventwindows.execution
 
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.AsofJoinSweep
+import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter}
 import io.eventwindows.plans.{AsofDirection, AsofJoin}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeReference, AttributeSet, Expression, RowOrdering, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSet, Expression, RowOrdering}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
@@ -15,19 +15,20 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 /**
  * An [[AsofJoin]] as one merge of the two sorted sides ([[AsofJoinSweep]]): O((n + m) log) for
  * the sort, then one pass, where the usual way (a union, then `last(..., ignorenulls)` over a
- * window by key and time) sorts the union and then joins back.
+ * window by key and time) sorts the union and buffers each key's rows in Spark's window operator.
  *
- * With keys, as Spark's `SortMergeJoinExec`: each side clustered by its keys (Spark's exchanges
- * co-partition them) and sorted by Spark's sort (which spills) by its keys and time, the right side
- * also by its other orderable columns, so that rows tying on (keys, time) have an order. Without
- * keys, both sides go to one task: a left row's match may be any distance away (no tolerance, or
- * a long one), so ranges of the time line would each need the last right row before them and
- * the first after them, a pass of its own; one sorted merge holds only three right rows, and the
- * sort below it spills.
+ * With keys, each side is clustered by its keys (Spark's exchanges co-partition them, as for
+ * Spark's `SortMergeJoinExec`); without keys, both sides go to one task: a left row's match may
+ * be any distance away (no tolerance, or a long one), so ranges of the time line would each need
+ * the last right row before them and the first after them, a pass of its own. In each task the
+ * right side, then the left, is sorted by a [[KeyTimeSorter]] (Spark's external sorter, which
+ * spills, with key and time in its prefix: Spark's sort by (keys, time) compares the records of
+ * every two rows of a key), both sharing one [[KeyOrdinals]], so that their keys come in one
+ * order; the right side's rows tying on (keys, time) are ordered by its other orderable columns.
  */
 case class AsofJoinExec(
-    leftKeys: Seq[Expression],
-    rightKeys: Seq[Expression],
+    leftKeys: Seq[Attribute],
+    rightKeys: Seq[Attribute],
     leftTime: Expression,
     rightTime: Expression,
     direction: AsofDirection,
@@ -45,11 +46,9 @@ case class AsofJoinExec(
     else AllTuples :: AllTuples :: Nil
 
   /** The right side's ties on (keys, time) ordered by its other columns, where they have an order. */
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = {
-    val placed = AttributeSet(rightKeys.flatMap(_.references) ++ rightTime.references)
-    val tieBreak =
-      right.output.filter(a => RowOrdering.isOrderable(a.dataType) && !placed.contains(a))
-    Seq(leftKeys :+ leftTime, (rightKeys :+ rightTime) ++ tieBreak).map(_.map(SortOrder(_, Ascending)))
+  private def rightTieBreak: Seq[Attribute] = {
+    val placed = AttributeSet(rightKeys ++ rightTime.references)
+    right.output.filter(a => RowOrdering.isOrderable(a.dataType) && !placed.contains(a))
   }
 
   /** Every left row stays where it is, in its key's partition. */
@@ -57,7 +56,10 @@ case class AsofJoinExec(
     if (keyed) left.outputPartitioning else SinglePartition
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "sortTime" -> SQLMetrics.createTimingMetric(sparkContext, "sort time"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
 
   override def simpleString(maxFields: Int): String = {
     // Columns by their names: the table function's tables have generated qualifiers.
@@ -75,11 +77,18 @@ case class AsofJoinExec(
     val numOutputRows = longMetric("numOutputRows")
     val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
     val (lKeys, rKeys, lTime, rTime) = (leftKeys, rightKeys, leftTime, rightTime)
-    val (towards, within, exact) = (direction, tolerance, allowExactMatches)
+    val (towards, within, exact, tieBreak) = (direction, tolerance, allowExactMatches, rightTieBreak)
+    val (sortTime, peakMemory, spillSize) =
+      (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
     left.execute().zipPartitions(right.execute()) { (leftRows, rightRows) =>
+      val ordinals = new KeyOrdinals
+      val sortedRight = new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
+        .sort(rightRows, sortTime, peakMemory, spillSize)
+      val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
+        .sort(leftRows, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"AsofJoin $towards")
-      new AsofJoinSweep(leftRows, rightRows, lKeys, rKeys, lTime, rTime, towards, within, exact,
-        leftAttributes, rightAttributes, outputAttributes, memory, numOutputRows)
+      new AsofJoinSweep(sortedLeft, sortedRight, lKeys, rKeys, lTime, rTime, towards, within,
+        exact, leftAttributes, rightAttributes, outputAttributes, ordinals, memory, numOutputRows)
     }
   }
 

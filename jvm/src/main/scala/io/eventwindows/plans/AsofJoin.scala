@@ -57,8 +57,8 @@ case class AsofJoinRequest(
 case class AsofJoin(
     left: LogicalPlan,
     right: LogicalPlan,
-    leftKeys: Seq[Expression],
-    rightKeys: Seq[Expression],
+    leftKeys: Seq[Attribute],
+    rightKeys: Seq[Attribute],
     leftTime: Expression,
     rightTime: Expression,
     direction: AsofDirection,

@@ -8,10 +8,11 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, Generic
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
- * The sweep of an ASOF join, a third consumer of the sorted sweep: the two sides sorted by (key,
- * time), the right one also by its other columns, are merged by (key, time) as
- * [[RangeJoinSweep]] merges them (each side's head read by a [[JoinSide]], an event lasting one
- * tick), and each left row is output once, with the right row it chooses or NULLs.
+ * The sweep of an ASOF join, a third consumer of the sorted sweep: the two sides sorted by
+ * [[KeyTimeSorter]]s sharing their [[KeyOrdinals]] (so by (ordinal, key, time), the right one also
+ * by its other columns), are merged in that order as [[RangeJoinSweep]] merges its sides (each
+ * side's head read by a [[JoinSide]], an event lasting one tick), and each left row is output
+ * once, with the right row it chooses or NULLs.
  *
  * For a left row at time t the merge has read the right side up to t: it holds `before`, the last
  * right row of the key before t, and `exact`, the first and last right rows at t (read through
@@ -43,6 +44,7 @@ private[execution] final class AsofJoinSweep(
     leftAttributes: Seq[Attribute],
     rightAttributes: Seq[Attribute],
     output: Seq[Attribute],
+    ordinals: KeyOrdinals,
     memory: WindowMemory,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
@@ -55,8 +57,9 @@ private[execution] final class AsofJoinSweep(
   private val project = UnsafeProjection.create(output, output)
   private val nullRight = new GenericInternalRow(rightAttributes.size)
 
-  /** The key of the left rows being swept; null before the first. */
+  /** The key of the left rows being swept, and its ordinal; null before the first. */
   private var key: UnsafeRow = _
+  private var keyOrdinal = 0
   private val before = new HeldRow(rightAttributes.size, memory)
   private val exactFirst = new HeldRow(rightAttributes.size, memory)
   private val exactLast = new HeldRow(rightAttributes.size, memory)
@@ -90,8 +93,9 @@ private[execution] final class AsofJoinSweep(
   /** The right row for the left head (live), after reading the right side up to its time. */
   private def choose(): InternalRow = {
     val t = left.lo
-    if (key == null || keyOrdering.compare(left.key, key) != 0) {
+    if (key == null || compareToKey(left.key) != 0) {
       key = left.key.copy()
+      keyOrdinal = ordinals.ordinal(key)
       Seq(before, exactFirst, exactLast).foreach(_.clear())
     }
     if (exactLast.held && exactLast.time < t) {
@@ -99,9 +103,14 @@ private[execution] final class AsofJoinSweep(
       exactFirst.clear()
       exactLast.clear()
     }
-    while (!right.exhausted && (!right.live || rightBefore(t))) {
-      if (right.live && ofKey) before.hold(right.row, right.lo)
-      right.advance()
+    var reading = true
+    while (reading && !right.exhausted) {
+      val place = if (right.live) compareToKey(right.key) else -1
+      reading = place < 0 || (place == 0 && right.lo < t)
+      if (reading) {
+        if (place == 0) before.hold(right.row, right.lo)
+        right.advance()
+      }
     }
     if (!exactLast.held && headOfKey && right.lo == t) {
       exactFirst.hold(right.row, t)
@@ -135,15 +144,13 @@ private[execution] final class AsofJoinSweep(
   private def within(distance: Long): Boolean =
     tolerance.forall(java.lang.Long.compareUnsigned(distance, _) <= 0)
 
-  /** Whether the (live) right head is of the current key. */
-  private def ofKey: Boolean = keyOrdering.compare(right.key, key) == 0
+  /** Whether the right head is live and of the current key. */
+  private def headOfKey: Boolean = !right.exhausted && right.live && compareToKey(right.key) == 0
 
-  private def headOfKey: Boolean = !right.exhausted && right.live && ofKey
-
-  /** Whether the (live) right head comes before the left row at `t` of the current key. */
-  private def rightBefore(t: Long): Boolean = {
-    val byKey = keyOrdering.compare(right.key, key)
-    byKey < 0 || (byKey == 0 && right.lo < t)
+  /** A key's place against the current key's in the sides' order: by ordinal, then by key. */
+  private def compareToKey(other: UnsafeRow): Int = {
+    val byOrdinal = Integer.compare(ordinals.ordinal(other), keyOrdinal)
+    if (byOrdinal != 0) byOrdinal else keyOrdering.compare(other, key)
   }
 }
 

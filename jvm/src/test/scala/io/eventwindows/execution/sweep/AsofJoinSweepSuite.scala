@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection}
 import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
+import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -37,10 +37,16 @@ class AsofJoinSweepSuite extends AnyFunSuite {
       tolerance: Option[Long],
       l: Seq[(Int, Long, String)],
       r: Seq[(Int, Long, String)],
-      memory: WindowMemory = new WindowMemory(TestMemory.taskMemoryManager(), "AsofJoin test")) =
+      memory: WindowMemory = new WindowMemory(TestMemory.taskMemoryManager(), "AsofJoin test")) = {
+    // The keys' ordinals as the operator's sorters give them: in the order first seen, right
+    // side first (the rows here are in that order).
+    val ordinals = new KeyOrdinals
+    val key = UnsafeProjection.create(Array[DataType](IntegerType))
+    (r ++ l).foreach { case (k, _, _) => ordinals.assign(key(InternalRow(k))) }
     new AsofJoinSweep(rows(left, l), rows(right, r), Seq(left.head), Seq(right.head), left(1),
       right(1), direction, tolerance, exact, left, right,
-      left ++ right.map(_.withNullability(true)), memory, new SQLMetric("sum", 0L))
+      left ++ right.map(_.withNullability(true)), ordinals, memory, new SQLMetric("sum", 0L))
+  }
 
   /** Each left row's name with the name of the right row it got (null for none). */
   private def chosen(rows: Iterator[InternalRow]): Seq[(String, String)] =
