@@ -114,6 +114,15 @@ def _child():
     result["dynamic"] = sorted(list(r) for r in dynamic.select(
         "id", "window.start", "window.end", "n", "total").collect())
 
+    # ASOF joins (through spark.sql with the DataFrames as table arguments) and to_signal.
+    quotes = spark.createDataFrame([("a", 1, 10), ("a", 3, 30), ("b", 0, 5)],
+                                   "k string, qt bigint, q bigint")
+    asof = ew.asof_join(messages, quotes, "k", "ts", "qt", direction="nearest", tolerance=1)
+    result["asof_columns"] = asof.columns
+    result["asof"] = sorted(list(r) for r in asof.select("k", "ts", "q").collect())
+    result["signal"] = sorted(list(r) for r in ew.to_signal(quotes, "qt", on="k")
+                              .select("k", "start", "end").collect())
+
     # Python's own aggregates and functions per window (docs/pandas-udfs.md).
     import pandas as pd
     from pyspark.sql.functions import pandas_udf
@@ -253,6 +262,15 @@ def test_temporal_join(connect_result):
     assert connect_result["temporal_self"] == [["a", 0, 0, 0, 4], ["a", 0, 2, 2, 4],
                                                ["a", 2, 0, 2, 4], ["a", 2, 2, 2, 6],
                                                ["b", 1, 1, 1, 2]]
+
+
+def test_asof_join_and_signal(connect_result):
+    # Nearest quote of the key within 1 tick, the backward one at equal distance: a at 2 is 1
+    # from both 1 and 3; a at 5 and b at 2 are 2 from theirs.
+    assert connect_result["asof_columns"] == ["k", "ts", "v", "qt", "q"]
+    assert connect_result["asof"] == [["a", 1, 10], ["a", 2, 10], ["a", 3, 30], ["a", 5, None],
+                                      ["b", 2, None]]
+    assert connect_result["signal"] == [["a", 1, 3], ["a", 3, None], ["b", 0, None]]
 
 
 def test_bad_parameter_is_an_analysis_exception(connect_result):

@@ -112,6 +112,10 @@ def queries(spark):
                                                  bounds="(]")
                                .agg(F.count("*").alias("n"), F.sum("v"), F.avg("v")),
                                "n", "sum(v)", "avg(v)"),
+        # The ASOF join's merge in the executors: each anchor with the nearest event of its key.
+        "asof": sorted(list(r) for r in ew.asof_join(
+            anchors, df.select("k", "s", "v"), "k", "t", "s", direction="nearest", tolerance=30)
+            .select("k", "aid", "t", "s", "v").collect()),
         "tumbling_timestamps": rows(
             df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
                 "k", ew.tumbling_window("t", "1 minute")).count()
@@ -202,6 +206,9 @@ def test_answers_hold_hand_checkable_invariants(cluster_result):
     assert all(r[5] == 5 for r in answers["index"])  # 5 messages in every index window
     assert {r[0]: r[3] for r in answers["running"] if r[3] == ROWS // KEYS} == {
         k: ROWS // KEYS for k in range(KEYS)}  # the last running window holds the whole key
+    # The ASOF join: every anchor once, its match (if any) of its key within 30.
+    assert sorted(r[1] for r in answers["asof"]) == list(range(300))
+    assert all(r[3] is None or abs(r[3] - r[2]) <= 30 for r in answers["asof"])
     # Hopping windows [40j, 40j + 100) each hold a key's events; the row's sum of v is the sum
     # of distinct ids of that key, so it is congruent to n * k modulo 10.
     for k, _, _, n, total, low, high in answers["hopping"]:

@@ -2,6 +2,7 @@
 and count windows, Flink's cumulating windows, psi's windows by message index, by relative time and dynamic windows, sessions
 over events (Trill's session windows, with a maximum duration and progressive output), and IBM
 Streams SPL sliding and tumbling windows."""
+from eventwindows.asof import asof_join, to_signal
 from eventwindows.dynamic import DynamicWindow, dynamic_window
 from eventwindows.functions import (
     adjust_end_time,
@@ -37,6 +38,7 @@ __all__ = [
     "adjust_end_time",
     "adjust_start_time",
     "anchor_window",
+    "asof_join",
     "clipped_end",
     "clipped_start",
     "count_window",
@@ -54,6 +56,7 @@ __all__ = [
     "temporal_join",
     "spl_tumbling_window",
     "time_weighted_avg",
+    "to_signal",
     "time_weighted_sum",
     "time_window",
     "tumbling_window",

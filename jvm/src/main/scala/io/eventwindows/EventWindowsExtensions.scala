@@ -1,7 +1,7 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{AnchorWindowTime, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows, TemporalJoinTableFunction}
-import io.eventwindows.execution.{EventWindowStrategy, RangeJoinStrategy}
+import io.eventwindows.analysis.{AnchorWindowTime, AsofJoinTableFunction, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingUpdateMode, StreamingWindows, TemporalJoinTableFunction}
+import io.eventwindows.execution.{AsofJoinStrategy, EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.shims.SparkLine
 
@@ -21,6 +21,9 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectTableFunction(DynamicWindowTableFunction.registration)
     // StreamInsight's temporal join of two tables, a join the RangeJoin rule plans.
     extensions.injectTableFunction(TemporalJoinTableFunction.registration)
+    // The ASOF join of two tables (pandas' merge_asof), resolved once both tables are.
+    extensions.injectTableFunction(AsofJoinTableFunction.registration)
+    extensions.injectResolutionRule(_ => AsofJoinTableFunction.Resolve)
     // A window function in GROUP BY becomes the `window` column below the aggregate.
     extensions.injectResolutionRule(_ => EventWindowing)
     // clipped_start() and clipped_end() take the time type of their aggregate's window.
@@ -50,6 +53,8 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
     // Joins by an overlap of lifetimes or a point in an interval run as a sweep, not pair by pair.
     extensions.injectPlannerStrategy(_ => RangeJoinStrategy)
+    // ASOF joins run as one merge of the two sorted sides.
+    extensions.injectPlannerStrategy(_ => AsofJoinStrategy)
   }
 }
 

@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{DynamicWindowTableFunction, TemporalJoinTableFunction}
+import io.eventwindows.analysis.{AsofJoinTableFunction, DynamicWindowTableFunction, TemporalJoinTableFunction}
 import io.eventwindows.expressions.EventWindowsFunctions
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
@@ -79,6 +79,8 @@ class FunctionDocsSuite extends EventWindowsSuite {
       (DynamicWindowTableFunction, DynamicWindowTableFunction.info, DynamicWindowTableFunction.Name,
         "TABLE(anchors), TABLE(messages)"),
       (TemporalJoinTableFunction, TemporalJoinTableFunction.info, TemporalJoinTableFunction.Name,
+        "TABLE(left), TABLE(right)"),
+      (AsofJoinTableFunction, AsofJoinTableFunction.info, AsofJoinTableFunction.Name,
         "TABLE(left), TABLE(right)"))) {
     test(s"DESCRIBE FUNCTION EXTENDED $name (a table function): usage and examples") {
       val described =

@@ -37,12 +37,13 @@ private[execution] final class KeyTimeSorter(
     keys: Seq[Attribute],
     start: Expression,
     tieBreak: Seq[Expression],
-    input: Seq[Attribute]) {
+    input: Seq[Attribute],
+    sharedOrdinals: Option[KeyOrdinals] = None) {
   import KeyTimeSorter._
 
   private val keyProjection = UnsafeProjection.create(keys, input)
   private val startProjection = UnsafeProjection.create(Seq(start), input)
-  private val ordinals = new java.util.HashMap[UnsafeRow, Integer]
+  private val ordinals = sharedOrdinals.getOrElse(new KeyOrdinals)
   private var origin = 0L
   private var originSet = false
 
@@ -77,22 +78,11 @@ private[execution] final class KeyTimeSorter(
     peakMemory += sorter.getPeakMemoryUsage
     spillSize += metrics.memoryBytesSpilled - spilledBefore
     SparkInternals.incPeakExecutionMemory(metrics, sorter.getPeakMemoryUsage)
-    ordinals.clear()
+    if (sharedOrdinals.isEmpty) ordinals.clear()
     sorted
   }
 
-  private def ordinalOf(row: InternalRow): Int = {
-    val key = keyProjection(row)
-    val known = ordinals.get(key)
-    if (known != null) {
-      known
-    } else if (ordinals.size < SharedOrdinal) {
-      ordinals.put(key.copy(), ordinals.size)
-      ordinals.size - 1
-    } else {
-      SharedOrdinal
-    }
-  }
+  private def ordinalOf(row: InternalRow): Int = ordinals.assign(keyProjection(row))
 
   /**
    * The start, relative to an origin half the range before the first start seen, clamped to the
@@ -136,4 +126,38 @@ private[execution] object KeyTimeSorter {
 
   /** Ordinals fit the 16 bits above the time part (the sign bit stays 0); the last is shared. */
   final val SharedOrdinal: Int = (1 << (63 - TimeBits)) - 1
+}
+
+/**
+ * The ordinals of the keys one task has seen, in the order it first saw them, as
+ * [[KeyTimeSorter]] puts them in its prefix; the keys past the first [[KeyTimeSorter.SharedOrdinal]]
+ * share that one. Two sorters of one task given the same `KeyOrdinals` (the two sides of a join,
+ * one sorted after the other) put their keys in one order, (ordinal, keys), so that a merge of the
+ * two can walk them together ([[ordinal]] gives a key's place).
+ */
+private[execution] final class KeyOrdinals {
+  import KeyTimeSorter.SharedOrdinal
+
+  private val map = new java.util.HashMap[UnsafeRow, Integer]
+
+  /** The key's ordinal, a new one if it is new (the key is copied). */
+  def assign(key: UnsafeRow): Int = {
+    val known = map.get(key)
+    if (known != null) {
+      known
+    } else if (map.size < SharedOrdinal) {
+      map.put(key.copy(), map.size)
+      map.size - 1
+    } else {
+      SharedOrdinal
+    }
+  }
+
+  /** The ordinal of a key seen before, else (a key past the map's size) the shared one. */
+  def ordinal(key: UnsafeRow): Int = {
+    val known = map.get(key)
+    if (known != null) known else SharedOrdinal
+  }
+
+  def clear(): Unit = map.clear()
 }

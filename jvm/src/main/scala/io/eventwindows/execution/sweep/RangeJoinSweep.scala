@@ -56,10 +56,7 @@ private[execution] final class RangeJoinSweep(
   /** Semi and anti joins: the output is left rows, each decided by its first match. */
   private val existence = joinType == LeftSemi || joinType == LeftAnti
 
-  /** The keys' order, generated as Spark's sort-merge join generates its own. */
-  private val keyOrdering = GenerateOrdering.generate(leftKeys.zipWithIndex.map { case (k, i) =>
-    SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
-  }, Nil)
+  private val keyOrdering = JoinSide.keyOrdering(leftKeys)
   private val predicate = condition.map(Predicate.create(_, leftAttributes ++ rightAttributes))
   private val pair = new JoinedRow
   private lazy val project = UnsafeProjection.create(output, output)
@@ -292,6 +289,15 @@ private[sweep] final class JoinSide(
   }
 }
 
-private object JoinSide {
+private[sweep] object JoinSide {
   val FirstPrune = 64
+
+  /**
+   * The order of two sides' key rows (projections of `keys`), generated as Spark's sort-merge
+   * join generates its own: ascending, NULLs first, as the sides are sorted.
+   */
+  def keyOrdering(keys: Seq[Expression]): Ordering[InternalRow] =
+    GenerateOrdering.generate(keys.zipWithIndex.map { case (k, i) =>
+      SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
+    }, Nil)
 }

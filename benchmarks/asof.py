@@ -1,0 +1,88 @@
+"""Case (w) of the benchmarks: the ASOF join of issue 44 (item 4), 2,000,000 trades with
+2,000,000 quotes in 100 keys over a day (a tenth with --quick), each trade with the last quote of
+its key at or before it: `ew.asof_join` (one merge of the two sorted sides) against the usual way
+(the union of both, then `last(..., ignorenulls)` over a window by key and time, keeping the
+trades' rows), same answer checked, cached inputs, noop sink.
+
+Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat, best_time)`; alone:
+    .venv/bin/python benchmarks/asof.py --quick
+"""
+from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+import eventwindows as ew
+
+DAY_US = 86_400_000_000
+KEYS = 100
+
+
+def trades_and_quotes(spark: SparkSession, n: int):
+    """n trades at random times of a day, n quotes at distinct times (so that "the last quote"
+    is one row either way), each in KEYS keys."""
+    trades = spark.range(n).select(
+        (F.col("id") * 7919 % KEYS).cast("int").alias("k"),
+        F.timestamp_micros((F.rand(44) * DAY_US).cast("long")).alias("ts"),
+        F.col("id").alias("tid"),
+        (F.col("id") % 1000).cast("int").alias("qty"))
+    quotes = spark.range(n).select(
+        (F.col("id") % KEYS).cast("int").alias("k"),
+        F.timestamp_micros(F.col("id") * (DAY_US // n)).alias("qts"),
+        (F.col("id") % 997 / 10.0).alias("bid"))
+    return trades.cache(), quotes.cache()
+
+
+def usual_way(trades: DataFrame, quotes: DataFrame) -> DataFrame:
+    """The ASOF join as Spark users write it: both in one table, a quote before a trade at the
+    same time, the last quote carried forward over a window by key and time."""
+    union = trades.select(
+        "k", F.col("ts").alias("t"), "tid", "qty", F.lit(None).cast("timestamp").alias("qts"),
+        F.lit(None).cast("double").alias("bid"), F.lit(1).alias("side")).unionByName(
+        quotes.select("k", F.col("qts").alias("t"), F.lit(None).cast("long").alias("tid"),
+                      F.lit(None).cast("int").alias("qty"), "qts", "bid", F.lit(0).alias("side")))
+    carried = Window.partitionBy("k").orderBy("t", "side").rowsBetween(
+        Window.unboundedPreceding, Window.currentRow)
+    return union.select(
+        "k", F.col("t").alias("ts"), "tid", "qty",
+        F.last("qts", ignorenulls=True).over(carried).alias("qts"),
+        F.last("bid", ignorenulls=True).over(carried).alias("bid"), "side") \
+        .where("side = 1").drop("side")
+
+
+def checksum(df: DataFrame) -> tuple:
+    """(rows, order-independent hash sum) of df's rows."""
+    return tuple(df.agg(F.count(F.lit(1)), F.sum(F.hash(*df.columns).cast("long"))).first())
+
+
+def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
+    """Case (w): times both plans, checks they give the same rows, prints and returns the ratio."""
+    n = 2_000_000 // scale
+    trades, quotes = trades_and_quotes(spark, n)
+    trades.count(), quotes.count()
+    ours = ew.asof_join(trades, quotes, "k", "ts", "qts").select("k", "ts", "tid", "qty", "qts", "bid")
+    usual = usual_way(trades, quotes)
+    same = checksum(ours) == checksum(usual)
+    ours_s, usual_s = best_time(ours, repeat), best_time(usual, repeat)
+    result = {"case": "w", "name": f"ASOF join, {n} trades x {n} quotes, {KEYS} keys",
+              "ours_s": round(ours_s, 2), "usual_s": round(usual_s, 2),
+              "ratio": round(usual_s / ours_s, 1), "same_answer": same}
+    print(f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a window) "
+          f"{usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}", flush=True)
+    trades.unpersist(), quotes.unpersist()
+    return result
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+    import pathlib
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    import run  # the shared timing (best_time) and session
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the events")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    session = run.session("6g")
+    asof_join(session, 10 if args.quick else 1, args.repeat, run.best_time)
+    session.stop()

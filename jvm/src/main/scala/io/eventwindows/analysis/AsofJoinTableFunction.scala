@@ -1,0 +1,153 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.expressions.WindowParameters
+import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoinShape}
+
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types._
+
+/**
+ * The ASOF join of pandas' `merge_asof` as a table-valued function:
+ * {{{
+ *   SELECT * FROM asof_join(TABLE(trades), TABLE(quotes), 'ts', 'ts'
+ *                           [, 'symbol'[, 'backward'[, '2 seconds'[, true]]]])
+ * }}}
+ * It builds an [[AsofJoinRequest]]; [[Resolve]] finds its columns once both tables are resolved
+ * and makes it an [[AsofJoin]] under a projection: every left column, then the right columns but
+ * the `on` keys (and the right time where it has the left time's name, as pandas' `on=` gives it
+ * once), nullable. `AsofJoinStrategy` plans that node as one merge of the two sorted sides.
+ */
+object AsofJoinTableFunction {
+
+  final val Name = "asof_join"
+
+  val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
+    Name,
+    """
+    _FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on[, direction[, tolerance[,
+      allow_exact_matches]]]]) - pandas' merge_asof: every left row once, with the columns of
+      the right row of equal `on` keys whose time is the last at or before the left row's
+      (direction 'backward'), the first at or after it ('forward') or the nearer of the two
+      ('nearest', the backward one at equal distance); NULLs where there is none (within
+      `tolerance`). Right rows at the same keys and time are ordered by their other columns:
+      backward takes the last, forward the first. Rows with a NULL key or time match nothing.
+      Planned as one merge of the two sides sorted by keys and time.
+    """,
+    """
+    Arguments:
+      * left, right - the tables, as TABLE(name) or TABLE(query).
+      * left_time, right_time - the names of the time columns (TIMESTAMP, TIMESTAMP_NTZ or an
+          integral type; both timestamps of one kind, or both integral).
+      * on - optional, comma-separated key columns present in both tables; NULL or '' for none.
+      * direction - optional, 'backward' (default), 'forward' or 'nearest'.
+      * tolerance - optional, the longest distance between the times: an interval ('2 seconds',
+          INTERVAL '2' SECOND) for timestamps, an integer for integral times; NULL for none.
+      * allow_exact_matches - optional, false to leave out right rows at the left row's time.
+    """,
+    """
+    Examples:
+      > SELECT * FROM _FUNC_(TABLE(SELECT * FROM VALUES (1L, 'a'), (5L, 'b') AS l(t, x)), TABLE(SELECT * FROM VALUES (0L, 10), (3L, 30) AS r(t, y)), 't', 't') ORDER BY t;
+        1	a	10
+        5	b	30
+    """,
+    "", "table_funcs", "0.1.0", "", "built-in")
+
+  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
+  val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
+    (FunctionIdentifier(Name), info, build)
+
+  private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
+
+  private def build(args: Seq[Expression]): LogicalPlan = {
+    if (args.size < 4 || args.size > 8) {
+      fail(s"takes 4 to 8 arguments (TABLE(left), TABLE(right), left_time, right_time[, on[, " +
+        s"direction[, tolerance[, allow_exact_matches]]]]), got ${args.size}")
+    }
+    def table(i: Int, parameter: String): LogicalPlan = args(i) match {
+      case t: FunctionTableSubqueryArgumentExpression => t.plan
+      case other => fail(s"`$parameter` must be a table argument such as TABLE(name), got ${other.sql}")
+    }
+    def argument(i: Int): Option[Expression] = args.lift(i).filterNot(e => e.foldable && e.eval() == null)
+    def text(i: Int, parameter: String): Option[String] =
+      argument(i).map(WindowParameters.text(Name, parameter, _))
+    val Seq(leftTime, rightTime) = Seq(2 -> "left_time", 3 -> "right_time").map { case (i, p) =>
+      text(i, p).getOrElse(fail(s"`$p` must not be NULL"))
+    }
+    val on = text(4, "on").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    val direction = text(5, "direction").map { d =>
+      AsofDirection.of(d).getOrElse(fail(s"`direction` must be one of " +
+        s"${AsofDirection.all.map(a => s"'${a.name}'").mkString(", ")}, got '$d'"))
+    }.getOrElse(AsofDirection.Backward)
+    val allowExactMatches =
+      argument(7).forall(WindowParameters.flag(Name, "allow_exact_matches", _))
+    AsofJoinRequest(table(0, "left"), table(1, "right"), on, leftTime, rightTime, direction,
+      argument(6), allowExactMatches)
+  }
+
+  /**
+   * Resolves an [[AsofJoinRequest]] whose tables are resolved: each name looked up in its own
+   * table (a key is in both, so a plain reference would be ambiguous), the types checked, the
+   * tolerance read in the time's ticks. Every error names `asof_join` and the parameter.
+   */
+  object Resolve extends Rule[LogicalPlan] {
+    override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+      case request: AsofJoinRequest if request.left.resolved && request.right.resolved =>
+        resolve(request)
+    }
+
+    private def resolve(request: AsofJoinRequest): LogicalPlan = {
+      val resolver = SQLConf.get.resolver
+      def column(plan: LogicalPlan, side: String, parameter: String, name: String): Attribute =
+        plan.output.find(a => resolver(a.name, name)).getOrElse(fail(
+          s"`$parameter` names no column of the $side table: '$name' (its columns: " +
+            s"${plan.output.map(_.name).mkString(", ")})"))
+      val leftKeys = request.on.map(column(request.left, "left", "on", _))
+      val rightKeys = request.on.map(column(request.right, "right", "on", _))
+      leftKeys.zip(rightKeys).foreach { case (l, r) =>
+        if (l.dataType != r.dataType) {
+          fail(s"`on` key '${l.name}' is ${l.dataType.sql} in the left table and " +
+            s"${r.dataType.sql} in the right; cast one of them first")
+        }
+      }
+      val leftTime = column(request.left, "left", "left_time", request.leftTime)
+      val rightTime = column(request.right, "right", "right_time", request.rightTime)
+      val ticks = timeLine(leftTime, rightTime)
+      val tolerance = request.tolerance.map { e =>
+        val t = WindowParameters.offsetTicks(Name, "tolerance", e, ticks)
+        if (t < 0) fail(s"`tolerance` must not be negative, got ${e.sql}")
+        t
+      }
+      val join = AsofJoin(request.left, request.right, leftKeys, rightKeys,
+        RangeJoinShape.asTicks(leftTime), RangeJoinShape.asTicks(rightTime), request.direction,
+        tolerance, request.allowExactMatches)
+      val dropped = rightKeys ++ Some(rightTime).filter(r => resolver(r.name, leftTime.name))
+      val rightKept = join.output.drop(request.left.output.size)
+        .filterNot(a => dropped.exists(_.exprId == a.exprId))
+      Project(request.left.output ++ rightKept, join)
+    }
+
+    /** The time line both times are on: a timestamp type, or BIGINT for integral times. */
+    private def timeLine(left: Attribute, right: Attribute): DataType = {
+      def integral(t: DataType) = t match {
+        case ByteType | ShortType | IntegerType | LongType => true
+        case _ => false
+      }
+      Seq("left_time" -> left, "right_time" -> right).foreach { case (p, a) =>
+        if (!(integral(a.dataType) || a.dataType == TimestampType ||
+            a.dataType == TimestampNTZType)) {
+          fail(s"`$p` must be TIMESTAMP, TIMESTAMP_NTZ or an integral type, got " +
+            s"${a.dataType.sql} ('${a.name}')")
+        }
+      }
+      if (integral(left.dataType) && integral(right.dataType)) LongType
+      else if (left.dataType == right.dataType) left.dataType
+      else fail(s"`left_time` ('${left.name}', ${left.dataType.sql}) and `right_time` " +
+        s"('${right.name}', ${right.dataType.sql}) must be on one time line: both TIMESTAMP, " +
+        "both TIMESTAMP_NTZ or both integral")
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.eventwindows.plans
+
+import java.util.Locale
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.{BinaryNode, LogicalPlan}
+
+/** Which right row an ASOF join gives a left row, as pandas' `merge_asof` names it. */
+sealed abstract class AsofDirection(val name: String) {
+  override def toString: String = name
+}
+
+object AsofDirection {
+  /** The last right row at or before the left row's time. */
+  case object Backward extends AsofDirection("backward")
+  /** The first right row at or after it. */
+  case object Forward extends AsofDirection("forward")
+  /** The nearer of the two; at equal distance the backward one. */
+  case object Nearest extends AsofDirection("nearest")
+
+  val all: Seq[AsofDirection] = Seq(Backward, Forward, Nearest)
+
+  def of(name: String): Option[AsofDirection] =
+    all.find(_.name == name.trim.toLowerCase(Locale.ROOT))
+}
+
+/**
+ * `asof_join` as the analyzer asks for it (`AsofJoinTableFunction`): the columns by name, the
+ * tolerance as written. Unresolved until the analysis rule `AsofJoinTableFunction.Resolve` has
+ * found the columns in each side (once both are resolved) and made it an [[AsofJoin]].
+ */
+case class AsofJoinRequest(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    on: Seq[String],
+    leftTime: String,
+    rightTime: String,
+    direction: AsofDirection,
+    tolerance: Option[Expression],
+    allowExactMatches: Boolean) extends BinaryNode {
+  override def output: Seq[Attribute] = Nil
+  override lazy val resolved: Boolean = false
+  override protected def withNewChildrenInternal(
+      newLeft: LogicalPlan, newRight: LogicalPlan): AsofJoinRequest =
+    copy(left = newLeft, right = newRight)
+}
+
+/**
+ * pandas' `merge_asof` as a logical node: every left row once, with the right row its
+ * `direction` chooses among those of equal keys (all columns of the right side, NULL where none
+ * is chosen). The times are expressions read as longs (`RangeJoinShape.asTicks`); `tolerance`,
+ * in the same ticks, bounds the distance between the two times (inclusive);
+ * `allowExactMatches` false leaves out right rows at the left row's very time. Right rows tying on
+ * (keys, time) are ordered by their other columns, so that "the last" (backward) and "the first"
+ * (forward) are defined without an input order.
+ */
+case class AsofJoin(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    leftKeys: Seq[Attribute],
+    rightKeys: Seq[Attribute],
+    leftTime: Expression,
+    rightTime: Expression,
+    direction: AsofDirection,
+    tolerance: Option[Long],
+    allowExactMatches: Boolean) extends BinaryNode {
+  override def output: Seq[Attribute] = left.output ++ right.output.map(_.withNullability(true))
+  override protected def withNewChildrenInternal(
+      newLeft: LogicalPlan, newRight: LogicalPlan): AsofJoin =
+    copy(left = newLeft, right = newRight)
+}

@@ -1,0 +1,156 @@
+"""ASOF joins and point-to-signal: ``eventwindows.asof_join(left, right, ...)`` (pandas'
+``merge_asof`` on Spark, planned as one merge of the two sides sorted by key and time: the
+``AsofJoin`` operator) and ``eventwindows.to_signal(df, time, ...)`` (each point event lasts until
+the next one of its key).
+
+``asof_join`` calls the SQL table function ``asof_join(TABLE(left), TABLE(right), ...)`` through
+``spark.sql`` with the two DataFrames as arguments, so the same code runs in classic PySpark and
+under Spark Connect.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import List, Optional, Sequence, Union
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from eventwindows.errors import invalid_type, invalid_value
+
+__all__ = ["asof_join", "to_signal"]
+
+_DIRECTIONS = ("backward", "forward", "nearest")
+
+
+def _names(on: Union[None, str, Sequence[str]]) -> List[str]:
+    if on is None:
+        return []
+    if isinstance(on, str):
+        return [on]
+    if isinstance(on, (list, tuple)) and all(isinstance(c, str) for c in on):
+        return list(on)
+    raise invalid_type(f"`on` must be a column name, a list of column names or None, got "
+                    f"{type(on).__name__}: {on!r}")
+
+
+def _column(df: DataFrame, side: str, parameter: str, name: object) -> str:
+    if not isinstance(name, str):
+        raise invalid_type(f"`{parameter}` must be a column name (str), got {type(name).__name__}: "
+                        f"{name!r}")
+    if name not in df.columns:
+        raise invalid_value(f"`{parameter}` names no column of the {side} DataFrame: {name!r} (its "
+                         f"columns: {', '.join(df.columns)})")
+    return name
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _tolerance(tolerance: object) -> str:
+    """The tolerance as a SQL literal: an interval string or a timedelta (for timestamps, as
+    microseconds), an int (for integral times); the JVM checks it against the time's type."""
+    if tolerance is None:
+        return "NULL"
+    if isinstance(tolerance, bool):
+        raise invalid_type(f"`tolerance` must be a timedelta, an interval string or an int, got "
+                        f"bool: {tolerance!r}")
+    if isinstance(tolerance, datetime.timedelta):
+        micros = tolerance // datetime.timedelta(microseconds=1)
+        if micros < 0:
+            raise invalid_value(f"`tolerance` must not be negative, got {tolerance!r}")
+        return _sql_string(f"{micros} microseconds")
+    if isinstance(tolerance, int):
+        if tolerance < 0:
+            raise invalid_value(f"`tolerance` must not be negative, got {tolerance!r}")
+        return f"{tolerance}L"
+    if isinstance(tolerance, str):
+        return _sql_string(tolerance)
+    raise invalid_type(f"`tolerance` must be a timedelta, an interval string or an int, got "
+                    f"{type(tolerance).__name__}: {tolerance!r}")
+
+
+def asof_join(left: DataFrame, right: DataFrame, on: Union[None, str, Sequence[str]],
+              left_time: str, right_time: str, direction: str = "backward",
+              tolerance: Union[None, int, str, datetime.timedelta] = None,
+              allow_exact_matches: bool = True) -> DataFrame:
+    """pandas' ``merge_asof`` of two DataFrames: every row of ``left`` once, with the columns of
+    the row of ``right`` of equal ``on`` keys whose ``right_time`` is the last at or before the
+    left row's ``left_time`` (``direction="backward"``), the first at or after it
+    (``"forward"``), or the nearer of the two (``"nearest"``; the backward one at equal
+    distance), and NULLs where there is none.
+
+    :param on: key columns present in both (kept once), or None for no keys.
+    :param left_time, right_time: TIMESTAMP, TIMESTAMP_NTZ or integral columns, both timestamps
+        of one kind or both integral; the right one is kept unless it has the left one's name.
+    :param tolerance: the longest distance between the two times (inclusive): a
+        ``datetime.timedelta`` or an interval string such as ``"2 seconds"`` for timestamps, an
+        int for integral times; None for no limit.
+    :param allow_exact_matches: False leaves out right rows at the left row's very time.
+
+    Right rows tying on keys and time have no order in Spark: they are ordered by their other
+    columns, backward taking the last and forward the first. Rows with a NULL key or time match
+    nothing (a left one is kept, with NULLs). Other columns of the same name in both are both kept.
+    """
+    for parameter, df in (("left", left), ("right", right)):
+        if not isinstance(df, DataFrame):
+            raise invalid_type(f"`{parameter}` must be a DataFrame, got {type(df).__name__}")
+    keys = _names(on)
+    for key in keys:
+        _column(left, "left", "on", key)
+        _column(right, "right", "on", key)
+    _column(left, "left", "left_time", left_time)
+    _column(right, "right", "right_time", right_time)
+    if direction not in _DIRECTIONS:
+        raise invalid_value(f"`direction` must be one of {', '.join(map(repr, _DIRECTIONS))}, got "
+                         f"{direction!r}")
+    if not isinstance(allow_exact_matches, bool):
+        raise invalid_type(f"`allow_exact_matches` must be a bool, got "
+                        f"{type(allow_exact_matches).__name__}: {allow_exact_matches!r}")
+    arguments = ", ".join([
+        _sql_string(left_time), _sql_string(right_time),
+        _sql_string(",".join(f"{k}" for k in keys)) if keys else "NULL",
+        _sql_string(direction), _tolerance(tolerance), str(allow_exact_matches).lower()])
+    return left.sparkSession.sql(
+        f"SELECT * FROM asof_join(TABLE({{left}}), TABLE({{right}}), {arguments})",
+        left=left, right=right)
+
+
+def to_signal(df: DataFrame, time: str, on: Union[None, str, Sequence[str]] = None,
+              tolerance: Union[None, int, datetime.timedelta] = None) -> DataFrame:
+    """Point events as a signal: each row with ``start`` (its ``time``) and ``end``, the time of
+    the next row of its ``on`` keys (Spark's ``lead`` over a window by the keys ordered by
+    time), at most ``time + tolerance``; the last row of a key ends at ``time + tolerance``, or
+    never (NULL) without a tolerance. A row followed by another at the same time ends where it
+    starts (an empty lifetime): the later one holds. The result's lifetimes ``[start, end)``
+    compose with the temporal join and the windows.
+
+    :param tolerance: a ``datetime.timedelta`` for timestamps, an int for integral times.
+    """
+    if not isinstance(df, DataFrame):
+        raise invalid_type(f"`df` must be a DataFrame, got {type(df).__name__}")
+    keys = _names(on)
+    for key in keys:
+        _column(df, "", "on", key)
+    _column(df, "", "time", time)
+    for taken in ("start", "end"):
+        if taken in df.columns:
+            raise invalid_value(f"to_signal: the DataFrame has a column named {taken!r}, which the "
+                             "result uses for the lifetime; rename it first")
+    t = F.col(f"`{time}`")
+    if tolerance is None:
+        limit = None
+    elif isinstance(tolerance, datetime.timedelta):
+        if tolerance < datetime.timedelta(0):
+            raise invalid_value(f"`tolerance` must not be negative, got {tolerance!r}")
+        limit = t + F.expr(f"INTERVAL {tolerance // datetime.timedelta(microseconds=1)} MICROSECONDS")
+    elif isinstance(tolerance, int) and not isinstance(tolerance, bool):
+        if tolerance < 0:
+            raise invalid_value(f"`tolerance` must not be negative, got {tolerance!r}")
+        limit = t + F.lit(tolerance)
+    else:
+        raise invalid_type(f"`tolerance` must be a timedelta or an int, got "
+                        f"{type(tolerance).__name__}: {tolerance!r}")
+    following = F.lead(t).over(Window.partitionBy(*[F.col(f"`{k}`") for k in keys]).orderBy(t))
+    end = following if limit is None else F.coalesce(F.least(following, limit), limit)
+    return df.withColumn("start", t).withColumn("end", end)
