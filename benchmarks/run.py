@@ -69,6 +69,7 @@ a time.
 (o) SPL tumbling windows: ``spl_tumbling_window(ts, count(1000))``, avg + max, over the tuples of
     (h), against ``row_number()`` per key in time order, batches ``(rn - 1) div 1000`` and
     ``groupBy(k, batch)`` keeping full batches, flushed at the batch's last time.
+(w) the ASOF join, in benchmarks/asof.py.
 (u), (v), (x) temporal joins, in benchmarks/joins.py: the overlap join and the point-in-interval
     join without keys, the same SQL planned by eventwindows and by Spark alone, and in DuckDB;
     the overlap join's growth from 1/8 to all of its input.
@@ -91,6 +92,7 @@ import uuid
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+import asof
 import eventwindows as ew
 import joins
 
@@ -911,7 +913,7 @@ def main() -> None:
     global WARMUP_SECONDS, MIN_TIME_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="zabBcdefghijklmnopqrstuvx",
+    parser.add_argument("--cases", default="zabBcdefghijklmnopqrstuvwx",
                         help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
                              "d (index), e (relative time), f (count), g (memory, own process), "
                              "h (SPL sliding), i (dynamic), j (streaming hopping), "
@@ -922,6 +924,7 @@ def main() -> None:
                              "r (streaming windows over windows), s (calendar days, months), "
                              "t (cumulating windows over points), "
                              "u (overlap join), v (point-in-interval join without keys), "
+                             "w (ASOF join), "
                              "x (the overlap join's growth), "
                              "z (the floor: shuffle + sort of the inputs of a and b)")
     parser.add_argument("--repeat", type=int, default=3,
@@ -997,6 +1000,7 @@ def main() -> None:
              "t": lambda: cumulate_points(points, args.repeat),
              "u": lambda: joins.overlap_join(spark, scale, args.repeat, best_time),
              "v": lambda: joins.point_in_interval(spark, scale, args.repeat, best_time),
+             "w": lambda: asof.asof_join(spark, scale, args.repeat, best_time),
              "x": lambda: joins.growth(spark, scale, args.repeat, best_time)}
     # The input of each batch case whose floor it is measured against: name, events, time.
     inputs = {"points": (points, "ts"), "intervals": (intervals, "s"),
