@@ -206,7 +206,7 @@ def test_an_end_before_the_start_fails_naming_the_row(spark):
                                   right_lifetime=("s", "e"))
         with pytest.raises(Exception) as failure:
             joined.collect()
-        assert failure.value.getCondition() == "USER_RAISED_EXCEPTION", failure.value
+        assert failure.value.getCondition() == "EVENTWINDOWS_EVENT_ENDS_BEFORE_START", failure.value
         assert "an event must not end before it starts, but one has start 7 and end 3" \
             in str(failure.value), (side, failure.value)
 
