@@ -503,8 +503,12 @@ class StreamingStateSuite extends EventWindowsSuite {
     assert(run.rows.exists(r => micros(r(1).asInstanceOf[Row].get(1)) == micros(at(1100)) + 1))
   }
 
-  private def rejected(events: DataFrame, window: String): String =
-    intercept[AnalysisException](aggregated(events, window)).getMessage
+  /** The analysis error's function and reason, once its condition is checked to be ours. */
+  private def rejected(events: DataFrame, window: String): String = {
+    val e = intercept[AnalysisException](aggregated(events, window))
+    assert(Option(e.getCondition).exists(_.startsWith("EVENTWINDOWS_")), e.getMessage)
+    s"${e.messageParameters("function")}: ${e.messageParameters("reason")}"
+  }
 
   test("without the RocksDB state store provider: an analysis error saying what to set") {
     val message = rejected(newStream().toDF().withWatermark("ts", delay), "count_window(ts, 2)")

@@ -104,8 +104,8 @@ class StreamingSuite extends EventWindowsSuite {
     val node = session.analyzer.execute(parsed).collectFirst { case a: EventWindowAggregate => a }
     assert(node.exists(_.isStreaming))
     val e = intercept[AnalysisException](EventWindowStrategy(node.get))
-    assert(e.getMessage.startsWith("spl_tumbling_window: `flush_at_end` => true is not " +
-      "supported on streaming DataFrames"), e.getMessage)
+    assert(e.getMessage.startsWith("[EVENTWINDOWS_UNSUPPORTED] spl_tumbling_window: " +
+      "`flush_at_end` => true is not supported on streaming DataFrames"), e.getMessage)
   }
 
   // Tumbling 2 s windows [0, 2), [2, 4), [4, 6), [10, 12); hopping 1 s every 2 s: [0, 1),
