@@ -384,9 +384,11 @@ def test_inputs_resolved_in_a_later_analyzer_pass(spark):
     events = "VALUES (1L, 3L, 1L) AS t(s, e, v)"
     for source in (f"(SELECT s + 0 AS s, e, v FROM {events})",
                    f"(SELECT timestamp_micros(s) AS s, timestamp_micros(e) AS e, v FROM {events})"):
-        time = "min(clipped_start())" if "s + 0" in source else "unix_micros(min(clipped_start()))"
+        bigint = "s + 0" in source
+        time = "min(clipped_start())" if bigint else "unix_micros(min(clipped_start()))"
+        size = "2L" if bigint else "'2 microseconds'"
         assert rows_of(spark, f"SELECT {time}, count(*) FROM {source} "
-                              f"GROUP BY tumbling_window(s, e, 2L) ORDER BY 1") == [(1, 1), (2, 1)]
+                              f"GROUP BY tumbling_window(s, e, {size}) ORDER BY 1") == [(1, 1), (2, 1)]
     frame = spark.sql(f"SELECT * FROM {events}")
     got = frame.groupBy(ew.tumbling_window("s", 2, end="e")).agg(
         F.count("*").alias("n"), F.min(ew.clipped_start()).alias("cs")).select("cs", "n")
@@ -668,13 +670,16 @@ def instant(t, time):
 def hopping(time, size, hop, alignment, output, point=False, horizon=None, line=None,
             ticks_only=False):
     """A hopping_window call (tumbling_window when hop is None) and its reference. With
-    `ticks_only`, durations and the alignment are integers (microseconds for timestamps, the
-    alignment an offset from the epoch), as at the ends of the line."""
+    `ticks_only`, durations and the alignment are ticks (durations in microseconds for timestamps,
+    the alignment an integer offset from the epoch), as at the ends of the line."""
     first, last = LINES[line or time]
     lifetime = "s" if point else "s, e"
 
     def d(x):
-        return (f"{x}L" if x >= 0 else f"({x}L)") if ticks_only else duration(x, time)
+        if not ticks_only:
+            return duration(x, time)
+        # Over timestamps an integer is no duration: microseconds are written as such.
+        return f"{x}L" if (line or time) == "bigint" else f"'{x} microseconds'"
 
     def i(x):
         return (f"{x}L" if x >= 0 else f"({x}L)") if ticks_only else instant(x, time)

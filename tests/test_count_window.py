@@ -328,7 +328,7 @@ def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkCon
     with pytest.raises(TypeError, match="`start`"):
         ew.count_window(1, 2)
     with pytest.raises(TypeError, match="`end`"):
-        ew.count_window("s", 2, 2)
+        ew.count_window("s", 2, end=2)
 
 
 def test_returns_a_column(spark):

@@ -114,7 +114,9 @@ def test_exact_durations_match_the_reference(spark, time):
         for output in outputs:
             for point in (False, True):
                 lifetime = "s" if point else "s, e"
-                calls.append(f"cumulate_window({lifetime}, {step}, {size}, {alignment}, "
+                # Over timestamps the durations are microseconds, written as such.
+                d = (lambda x: x) if time == "bigint" else (lambda x: f"'{x} microseconds'")
+                calls.append(f"cumulate_window({lifetime}, {d(step)}, {d(size)}, {alignment}, "
                              f"'{output}')")
                 reference = cumulate_window([((c, k), s, e, v) for c, k, s, e, v in rows],
                                             ExactBuckets(step, size, alignment), output,

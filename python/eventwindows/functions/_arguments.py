@@ -126,15 +126,19 @@ _INTERVAL_STRING = re.compile(r"\s*(interval\b|[+-]?\s*\.?\d)", re.IGNORECASE)
 def _is_end_of_the_old_form(value, following: int, durations: int) -> bool:
     """True if `value`, the second positional argument of a window function, is the `end` of the
     form of earlier releases, f(start, end, <durations>, ...), and not the first duration of
-    f(start, <durations>, ..., end=...): None (no end), a column name (a string that does not
-    read as an interval), or a Column followed by at least the `durations` the old form needs
-    (a Column may also hold a constant duration). A function without durations takes its second
+    f(start, <durations>, ..., end=...): followed by at least the `durations` the old form needs,
+    None (no end), a column name (a string that does not read as an interval) or a Column (which
+    may otherwise hold a constant duration). A function without durations takes its second
     positional argument as the end."""
-    if durations == 0 or value is None:
+    if durations == 0:
+        return True
+    if following < durations:  # too few arguments after it for the old form
+        return False
+    if value is None:
         return True
     if isinstance(value, str):
         return not _INTERVAL_STRING.match(value)
-    return isinstance(value, Column) and following >= durations
+    return isinstance(value, Column)
 
 
 def end_keyword(durations: int) -> Callable[[_F], _F]:
