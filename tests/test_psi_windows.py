@@ -512,7 +512,9 @@ def test_psi_windows_random_at_the_ends_of_the_line(spark, time, side):
                                       run_calls(spark, rows, index_calls, INDEX_FIELDS, time)):
         assert_same(actual, refp.index_window(messages(rows), lo, hi, line_max=last), rows, call)
     windows = [(lo, hi, b) for lo, hi in TIME_WINDOWS for b in refp.BOUNDS]
-    time_calls = [f"time_window(t, {sql_int(lo)}, {sql_int(hi)}, '{b}')" for lo, hi, b in windows]
+    # Over timestamps the offsets are microseconds, written as such (an integer is no offset).
+    offset = sql_int if time == "bigint" else (lambda n: f"'{n} microseconds'")
+    time_calls = [f"time_window(t, {offset(lo)}, {offset(hi)}, '{b}')" for lo, hi, b in windows]
     for (lo, hi, b), call, actual in zip(windows, time_calls,
                                          run_calls(spark, rows, time_calls, TIME_FIELDS, time)):
         expected = refp.time_window(messages(rows), lo, hi, b, line_max=last)
@@ -592,15 +594,20 @@ def test_bad_parameters_name_the_parameter(spark, build, function, parameters):
     assert function in message and any(p in message for p in parameters), message
 
 
-def test_integer_offsets_are_microseconds_for_timestamps(spark):
-    """As Spark's window() reads integer durations for timestamps: -2_000_000 is -2 seconds."""
+def test_integer_offsets_over_timestamps_are_an_error_saying_what_to_write(spark):
+    """As Python's F.window refuses an integer duration: -2000000 over TIMESTAMP time is no
+    offset; '-2000000 microseconds' is -2 seconds."""
     df = spark.createDataFrame([(0, 1), (1, 2), (3, 4)], "t bigint, v bigint").select(
         F.timestamp_seconds("t").alias("ts"), "v")
+
     def sums(lo, hi):
         return [r[1] for r in df.groupBy(ew.time_window("ts", lo, hi)).agg(F.sum("v"))
                 .orderBy("window").select("window.start", "sum(v)").collect()]
     # [t - 2 s, t]: 0 {1}, 1 {1, 2}, 3 {2, 4}.
-    assert sums(-2_000_000, 0) == sums("-2 seconds", "0 seconds") == [1, 3, 6]
+    assert sums("-2000000 microseconds", "0 seconds") == sums("-2 seconds", "0 seconds") == [1, 3, 6]
+    with pytest.raises(AnalysisException, match="`lo` must be an interval string .* got the "
+                                                "integer -2000000"):
+        sums(-2_000_000, "0 seconds")
 
 
 @pytest.mark.parametrize("call, time, count", [

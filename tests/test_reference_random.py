@@ -560,7 +560,9 @@ def test_hopping_at_the_ends_of_the_line_random(spark, line, end, point):
              for (size, hop, alignment), jitter in zip(END_WINDOWS, (0, 1, -1, 0, 3, 0, 2))
              for output in ("window", "point", "changes") if not (output == "changes" and hop > size)]
     lifetime = "s" if point else "s, e"
-    calls = [f"hopping_window({lifetime}, {sql_ticks(size)}, {sql_ticks(hop)}, "
+    # Over timestamps durations are microseconds written as such; the alignment may be an integer.
+    span = sql_ticks if line == "bigint" else (lambda n: f"'{n} microseconds'")
+    calls = [f"hopping_window({lifetime}, {span(size)}, {span(hop)}, "
              f"{sql_ticks(alignment)}, '{output}')" for size, hop, alignment, output in cases]
     calls.append(f"snapshot_window({lifetime})")
     actual = run_at_an_end(spark, rows, calls, line)

@@ -356,11 +356,12 @@ def ref_rows(rows):
 
 def duration(t, time, ticks_only=False):
     """A duration parameter: BIGINT ticks, or for timestamps (by the value, for variety) an
-    interval string, an INTERVAL literal or an integer number of microseconds."""
-    if time == "bigint" or ticks_only:
+    interval string, an INTERVAL literal or an interval of microseconds (an integer is no
+    duration over timestamps)."""
+    if time == "bigint":
         return f"{t}L"
-    if t % SECOND:
-        return f"{t}"
+    if ticks_only or t % SECOND:
+        return f"'{t} microseconds'"
     n = t // SECOND
     return f"'{n} seconds'" if n % 2 else f"INTERVAL {n} SECONDS"
 
@@ -495,7 +496,7 @@ def test_points_are_spark_session_windows(spark, time):
             for c, k, s, _, v in random_events(rng, 40, scale=SECOND, jitter=(-1, 1))]
     # (ours, Spark's): Spark's session_window takes no day-time interval.
     gaps = [("'1 second'",) * 2, ("'2500 milliseconds'", "'2500 milliseconds'"),
-            ("4000000", "'4 seconds'"), ("INTERVAL 9 SECONDS", "'9 seconds'")]
+            ("'4000000 microseconds'", "'4 seconds'"), ("INTERVAL 9 SECONDS", "'9 seconds'")]
     select = (f"{ticks('window.start', time)}, {ticks('window.end', time)}, count(*), sum(v)")
     ours = grouped_calls(spark, rows, SCHEMA,
                          [f"event_session_window(s, {g})" for g, _ in gaps], select,
