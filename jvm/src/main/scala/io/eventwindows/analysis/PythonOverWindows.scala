@@ -23,6 +23,10 @@ import org.apache.spark.sql.eventwindows.SparkInternals
  * arguments become `(present, v)`, gives a command whose function calls `size(v)` on a window
  * with events and `size(v[:0])`, an empty Series, on a window without, as Spark calls a UDF over
  * an empty window frame.
+ *
+ * The limit: the command's format (a pair of function and return type, pickled) is how Spark's
+ * Python worker reads commands today, not a public API; a worker that read them otherwise would
+ * need the wrappers changed. The smoke runs check it on every Spark line.
  */
 object PythonOverWindows {
 

@@ -31,6 +31,10 @@ import org.apache.spark.sql.catalyst.rules.Rule
  * partial aggregation folds messages in any order), the input is deterministic (it is read on both
  * sides and each read must see the same rows), on batch plans, and unless
  * `spark.eventwindows.sliceDynamicWindows` is false.
+ *
+ * Order-sensitive aggregates (first, collect_list, ...) keep the sweep over every message, whose
+ * time order they see: slicing them would need the slices merged in time order and each slice's
+ * messages ordered within it.
  */
 object SliceAnchorWindows extends Rule[LogicalPlan] {
 

@@ -16,6 +16,13 @@ import io.eventwindows.EventWindowsErrors
  * window's, and [[nextWindow]] skips it. An event's windows are then the numbers from the first
  * window ending after its start (in its start's bucket) to the last window of its last tick's
  * bucket: every window of a later bucket starts at its bucket's start, so it holds the event.
+ *
+ * The limits of that numbering: `spark.eventwindows.maxWindowsPerEvent` counts numbers, not
+ * windows, so a calendar event (31 numbers a month cumulated daily) may be refused with up to
+ * `perBucket` less its bucket's windows counted too many per bucket, and the message gives that
+ * count; and the numbers have no shift as the hopping axis' positions have, so an event whose
+ * numbers lie beyond Long (a step of one tick near an end of the BIGINT line) fails the query,
+ * naming the bucket.
  */
 sealed trait CumulatingWindows extends NumberedWindows {
 

@@ -289,6 +289,9 @@ object StreamingRules {
    * are known while open (static anchors, which arrive as initial state, in the first
    * micro-batch).
    *
+   * Left to do: an anchor emitted while an earlier-starting one is open stays in state until that
+   * one closes.
+   *
    * For example with L = 5 s, an alarm at 12 s asking for [7 s, 12 s] arrives at 12 s and closes
    * there; at a horizon of 9 s it may still come, and the messages from 4 s on (after 9 s - 5 s)
    * are kept for it and the others like it.

@@ -19,6 +19,18 @@ import org.apache.spark.sql.eventwindows.SparkInternals
  * ([[holder]]: the current key); Spark does not treat that error as fatal, so the executor lives.
  * Everything is released when the task completes.
  *
+ * What it costs, measured: with avg, sum, max and min (a buffer of 48 bytes) a snapshot window's
+ * contents (the tree, its bookkeeping and the leave heap) take about 80 bytes per active event, so
+ * 5,000,000 events active at once in one key (397 MB) complete within the ~430 MB that a 1 GiB
+ * driver gives execution (217 MB with count(*) alone; `tests/test_memory.py`).
+ *
+ * Not reserved exactly: buffers of variable-width layouts (strings, arrays, the objects of
+ * collect_list or `Aggregator` UDAFs) are reserved at an estimate of their initial size, not at
+ * what their objects grow to (a collect_list in a segment tree node holds every value below it);
+ * the SPL delta-eviction heap and the dynamic windows' open anchors are objects reserved at an
+ * estimate or not at all (anchors are bounded by the broadcast threshold or by the open intervals);
+ * on streams the events kept in state are Spark's state store's.
+ *
  * @param operator how errors name the operator, e.g. `EventWindowAggregate snapshot_window`
  */
 private[execution] final class WindowMemory(

@@ -151,6 +151,9 @@ private[slices] object AnchorEndpoints {
  * such anchors add no boundary (the window operator rejects them) and no anchor range is kept.
  * `keys`, `start`, `end` and `anchor` are bound to the anchor rows. A row array is what Spark's broadcast exchange takes besides its
  * own hash relations.
+ *
+ * Its cost: every executor holds every anchor's row and three numbers per anchor (with `anchor`),
+ * bounded by `spark.sql.autoBroadcastJoinThreshold`, as a broadcast join's build side is.
  */
 private[slices] case class AnchorEndpointsMode(
     keys: Seq[Expression],

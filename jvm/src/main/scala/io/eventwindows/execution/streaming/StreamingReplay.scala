@@ -31,6 +31,11 @@ import org.apache.spark.sql.execution.metric.SQLMetric
  * buffer, as bytes), and the next replay's sweep starts from it.
  *
  * Built on the executor, once per task (generated projections and orderings are not serializable).
+ *
+ * Left to do: rows cross the `transformWithState` boundary as external `Row`s (converted in and
+ * out), and the kept events are sorted again at every firing; in update mode a key's new rows sweep
+ * its kept events twice ([[changedRows]]), where a sweep that marked the windows of new events
+ * would take one.
  */
 private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   import StreamingReplay._

@@ -24,6 +24,9 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
  * aggregation buffer, updated in place by each tuple and reset at each flush: one update per
  * tuple; memory one buffer (not reserved, as the other policies' scratch buffers). On streams a
  * group resumes where the last firing suspended it ([[ResumingSweep]]).
+ *
+ * One update per tuple, not an entry and a merge in a [[FifoAggregator]]: `benchmarks/README.md`,
+ * case (o), has the measurement.
  */
 private[sweep] final class SplTumblingSweep(
     family: SplTumblingWindow,

@@ -31,6 +31,9 @@ import org.apache.spark.sql.eventwindows.SparkInternals
  * NULL bounds, which meet nothing but may be output, go to their task's range modulo the count.
  * Cost: each other-side row once per range it spans, so O((n + m) x ranges) at worst, never
  * O(n x m); ranges are as many as Spark's shuffle partitions.
+ *
+ * The limit: one home event as long as the line makes `reach` the whole line, and every row of the
+ * other side then goes to every range.
  */
 private[execution] final class TimeLineRanges(bounds: Array[Long]) extends Serializable {
   def count: Int = bounds.length + 1

@@ -12,6 +12,9 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * Windows are visited with non-decreasing starts, so an event ending at or before a window's
  * start is in no later window: [[foreachIn]] drops it while it walks the events, and what a walk
  * costs is the window's events plus those that left since the last one.
+ *
+ * Left to do: every window re-reads its events, also hopping windows whose contents did not change
+ * (a long run of windows over the same long events), where a run could share the work.
  */
 private[sweep] final class WindowEvents(memory: WindowMemory) {
   private var rows = new Array[UnsafeRow](16)
