@@ -57,6 +57,10 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
   /**
    * Decides, in adaptive execution's re-optimization, each node whose anchors are a shuffle stage
    * that has run: the stage of the anchors' exchange (or one of the user's, which is as good).
+   *
+   * Only these nodes are decided at run time: a plan picked from estimates stays (a broadcast
+   * already built is never swept over). Without adaptive execution, or with broadcasts turned off,
+   * anchors of unknown size take the sweep.
    */
   object AtRuntime extends Rule[LogicalPlan] {
     override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {

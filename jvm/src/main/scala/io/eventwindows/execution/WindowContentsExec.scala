@@ -17,6 +17,8 @@ import org.apache.spark.sql.types.{ArrayType, BooleanType, IntegerType, LongType
  * numbered per partition. It keeps the child's partitioning (by the grouping keys) and declares
  * the order it writes (by window, and within a window as collected), so that Spark groups the
  * rows of each window for a Python aggregate or function without a shuffle or a sort.
+ *
+ * Not a sort: Spark's would not keep a window's order once it spills.
  */
 case class WindowContentsExec(
     ordinal: Attribute,

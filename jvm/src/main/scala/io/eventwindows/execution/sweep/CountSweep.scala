@@ -16,6 +16,9 @@ import org.apache.spark.sql.catalyst.InternalRow
  * s_i leave (in end order; s_i never decreases) and the window is evaluated. Cost: O(log n)
  * merges per entry and one evaluation per distinct start; memory: the events of the current window
  * and the last n distinct starts.
+ *
+ * An event leaves by later starts, not by its own lifetime alone: that is why count windows have no
+ * [[io.eventwindows.plans.WindowAxis]].
  */
 private[sweep] final class CountSweep(
     family: CountWindow,
