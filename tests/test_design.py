@@ -23,7 +23,7 @@ def scala_sources():
 
 def declarations(sources):
     """{name: the text of the files declaring it} for every class, trait and object of `sources`
-    (a dict of file name to text), and every file by its name (`CalendarArithmetic`)."""
+    ({path: text}), and for every file by its name (`CalendarArithmetic`)."""
     declared = {}
     for path, text in sources.items():
         file_name = Path(path).stem
@@ -90,8 +90,8 @@ def test_the_name_check_sees_a_missing_name():
     declared = {"WindowFamily": "trait WindowFamily { def onStreams = 1 }"}
     paths = {"jvm/src/main/scala/io/eventwindows/plans/WindowFamily.scala", "tests/test_docs.py",
              "jvm/src/main/spark-4.2/scala"}
-    text = ("`WindowFamily.onStreams` `WindowFamily.offStreams` `NoSuchFamily` `plans/WindowFamily.scala` "
-            "`plans/NoSuch.scala` `test_docs` `test_nothing` `onStreams` `jvm/src/main/spark-<line>/scala` "
-            "`'changes'` `window.start` `*Exec`")
+    text = ("`WindowFamily.onStreams` `WindowFamily.offStreams` `NoSuchFamily` `onStreams` "
+            "`plans/WindowFamily.scala` `plans/NoSuch.scala` `jvm/src/main/spark-<line>/scala` "
+            "`test_docs` `test_nothing` `'changes'` `window.start` `*Exec`")
     assert missing_names(text, declared, paths, declared["WindowFamily"]) == [
         "NoSuchFamily", "WindowFamily.offStreams", "plans/NoSuch.scala", "test_nothing"]
