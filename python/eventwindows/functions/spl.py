@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.errors import invalid_type
+from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import call, ColumnOrName, _column, _optional
 
 #: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time`,
@@ -92,33 +93,10 @@ def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Colu
         f"`{parameter}` must be a bool, None or a Column, got {type(value).__name__}: {value!r}")
 
 
+@documented(WINDOW)
 def sliding_window(order: ColumnOrName, eviction: PolicyLike,
                    trigger: Optional[PolicyLike] = None) -> Column:
-    """sliding_window(order, eviction[, trigger]) - Groups tuples into IBM Streams SPL sliding windows. The
-      tuples of each group arrive in the order of `order`, the clock of time policies. The
-      eviction policy says which tuples the window holds, the trigger policy when it is
-      evaluated; a firing over a non-empty window gives a row. On each arrival, as in the SPL
-      runtime: a time trigger first fires at its instants before the arrival (after time
-      eviction at each); a delta trigger is checked against the window before the new tuple; then
-      eviction, then insertion; then a count trigger. Use it in GROUP BY (the other keys
-      partition the windows); it yields the column `window` (struct of `start`, `end`: a point
-      event at the firing time, and `first`, `last`: the order values of the window's oldest and
-      newest tuples).
-
-    Arguments:
-      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
-          with a NULL order are skipped; ties are ordered by the values the aggregates and
-          the delta policies read.
-      * eviction - 'count(n)': the window holds the last n tuples; 'time(t)': tuples leave once
-          they have been in the window for more than t (t an interval such as '5 seconds' or a
-          number of seconds, an integer number of ticks for BIGINT order); 'delta(attribute, d)':
-          a new tuple evicts every tuple whose attribute is more than d below its own (numeric or
-          timestamp attributes; d a number, or for timestamps an interval or seconds).
-      * trigger - optional, 'count(n)' (default 'count(1)'): fires on every n-th arrival;
-          'time(t)': fires at first + k * t (k >= 1, first = the group's first arrival) up to the
-          last arrival, also where no tuple arrives; 'delta(attribute, d)': fires when a tuple's
-          attribute exceeds the last firing tuple's by more than d (the first tuple only sets it).
-
+    """
     In Python the policies are strings as in SPL, or built with :func:`count`, :func:`time` and
     :func:`delta`; ``trigger=None`` is ``count(1)``.
 
@@ -142,35 +120,10 @@ def sliding_window(order: ColumnOrName, eviction: PolicyLike,
         *_optional(None if trigger is None else _policy(trigger, "trigger")))
 
 
+@documented(WINDOW)
 def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
                         flush_at_end: Optional[Union[bool, Column]] = False) -> Column:
-    """spl_tumbling_window(order, eviction[, flush_at_end]) - Groups tuples into IBM Streams SPL tumbling windows.
-      The tuples of each group arrive in the order of `order`, the clock of time policies. The
-      window fills and is flushed whole as its eviction policy says; each flush of a non-empty
-      window gives a row. Use it in GROUP BY (the other keys partition the windows); it yields
-      the column `window` (struct of `start`, `end`: a point event at the flush time, and
-      `first`, `last`: the order values of the window's oldest and newest tuples).
-
-    Arguments:
-      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
-          with a NULL order are skipped; ties are ordered by the values the aggregates and the
-          policy read.
-      * eviction - 'count(n)': a tuple is inserted and the window flushed once it holds n (at
-          that tuple's order); 'time(t)': the window is flushed at first + k * t (k >= 1, first =
-          the group's first arrival; t positive, an interval such as '5 seconds' or a number of
-          seconds, an integer number of ticks for BIGINT order) when a tuple at or past that
-          instant arrives, before it is inserted; 'delta(attribute, d)': when a new tuple's
-          attribute exceeds the oldest held tuple's by more than d, the window is flushed first
-          (at the new tuple's order) and the new tuple starts the next window (numeric or
-          timestamp attributes); 'punct(column)': a tuple whose BOOLEAN column is TRUE is
-          inserted and the window flushed after it (SPL's window punctuation; a NULL is an error
-          naming the row).
-      * flush_at_end - optional, a BOOLEAN constant (default false; SQL may write
-          flush_at_end => true): the window still open when a group's tuples end gives a row too,
-          at its last tuple's order. Not on streaming DataFrames, whose groups never end.
-
-    Cost: one sort and O(1) amortized aggregate work per tuple; memory holds the open window.
-
+    """
     In Python the policy is a string as in SPL, or built with :func:`count`, :func:`time`,
     :func:`delta` and :func:`punct`; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
     omit it) or a constant Column.
