@@ -88,11 +88,6 @@ def _section(title: str, body: str) -> str:
     return f"{title}\n{'-' * len(title)}\n{body}"
 
 
-def parameter_texts(function: Callable) -> Dict[str, str]:
-    """The text of each parameter of a documented `function`, by name, as its docstring gives it."""
-    return dict(function.__parameter_texts__)
-
-
 def documented(returns: str, *, sql: Optional[str] = None,
                parameters: Optional[Dict[str, str]] = None) -> Callable[[_F], _F]:
     """Makes the docstring of a function from the texts of the SQL function `sql` (by default of
@@ -100,7 +95,9 @@ def documented(returns: str, *, sql: Optional[str] = None,
     Python signature with each one's SQL text (or the Python text in `parameters`, for one that
     the SQL function has not or takes otherwise), ``Returns`` (`returns`), ``Notes`` (the SQL
     notes, then the paragraph of the function's own docstring) and the function's own
-    ``Examples``. A parameter without a text is an error when the module is imported."""
+    ``Examples``. A parameter without a text is an error when the module is imported. The
+    function keeps what its docstring was made from, for the tests: ``__sql_function__``,
+    ``__parameter_texts__`` (by name) and ``__python_parameters__`` (the names of `parameters`)."""
     def decorate(function: _F) -> _F:
         texts = SQL_FUNCTIONS[sql or function.__name__]
         own = textwrap.dedent(function.__doc__ or "").strip()
@@ -128,7 +125,9 @@ def documented(returns: str, *, sql: Optional[str] = None,
             _section("Examples", examples.strip("\n")) if examples else None,
         ]
         function.__doc__ = "\n\n".join(p for p in parts if p) + "\n"
+        function.__sql_function__ = sql or function.__name__  # type: ignore[attr-defined]
         function.__parameter_texts__ = used  # type: ignore[attr-defined]
+        function.__python_parameters__ = frozenset(parameters or ())  # type: ignore[attr-defined]
         return function
     return decorate
 

@@ -21,7 +21,25 @@ PolicyLike = Union[str, Column]
 def count(n: int) -> str:
     """The SPL policy ``count(n)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
     eviction of a sliding window, the window holds the last n tuples; as trigger, it fires on every
-    n-th arrival; as eviction of a tumbling window, the window is flushed once it holds n tuples."""
+    n-th arrival; as eviction of a tumbling window, the window is flushed once it holds n tuples.
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    n : int
+        the number of tuples.
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.count(4)
+    'count(4)'
+    """
     if isinstance(n, bool) or not isinstance(n, int):
         raise invalid_type(f"count(n) takes an int, got {type(n).__name__}: {n!r}")
     return f"count({n})"
@@ -31,9 +49,26 @@ def time(t: Union[str, int, float, datetime.timedelta]) -> str:
     """The SPL policy ``time(t)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
     eviction of a sliding window, tuples leave once they have been in the window for more than t;
     as trigger, it fires every t; as eviction of a tumbling window, the window is flushed every t
-    (at the group's first arrival + k * t, when a tuple at or past that instant arrives). ``t``
-    is an interval string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of
-    seconds (timestamp order) or an int number of ticks (BIGINT order)."""
+    (at the group's first arrival + k * t, when a tuple at or past that instant arrives).
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    t : str, :class:`datetime.timedelta`, int or float
+        an interval string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of
+        seconds (timestamp order) or an int number of ticks (BIGINT order).
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.time("5 seconds"), ew.spl.time(datetime.timedelta(milliseconds=2))
+    ('time(5 seconds)', 'time(2000 microseconds)')
+    """
     if isinstance(t, datetime.timedelta):
         return f"time({t // datetime.timedelta(microseconds=1)} microseconds)"
     if isinstance(t, bool) or not isinstance(t, (str, int, float)):
@@ -48,8 +83,27 @@ def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
     whose ``attribute`` is more than d below its own; as trigger, a tuple whose attribute exceeds
     the last firing tuple's by more than d fires the window; as eviction of a tumbling window, a
     tuple whose attribute exceeds the oldest held tuple's by more than d flushes the window first
-    and starts the next one. ``attribute`` is a column name (or SQL expression); ``d`` a number,
-    or for timestamps an interval string, a timedelta or seconds."""
+    and starts the next one.
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    attribute : str
+        a column name (or SQL expression).
+    d : int, float, str or :class:`datetime.timedelta`
+        a number, or for timestamps an interval string, a timedelta or seconds.
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.delta("temperature", 1.5)
+    'delta(temperature, 1.5)'
+    """
     if not isinstance(attribute, str):
         raise invalid_type(f"delta(attribute, d) takes a column name, got {attribute!r}")
     if isinstance(d, datetime.timedelta):
@@ -62,8 +116,25 @@ def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
 def punct(column: str) -> str:
     """The SPL policy ``punct(column)``, for :func:`spl_tumbling_window` (as eviction; not
     allowed in :func:`sliding_window`): a tuple whose BOOLEAN ``column`` is TRUE is inserted and
-    the window flushed after it, as SPL's window punctuation. ``column`` is a column name; a NULL
-    in it is an error naming the row."""
+    the window flushed after it, as SPL's window punctuation.
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    column : str
+        the name of a BOOLEAN column; a NULL in it is an error naming the row.
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.punct("last_of_batch")
+    'punct(last_of_batch)'
+    """
     if not isinstance(column, str):
         raise invalid_type(f"punct(column) takes a column name, got {type(column).__name__}: "
                         f"{column!r}")

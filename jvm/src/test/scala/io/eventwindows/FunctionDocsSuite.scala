@@ -27,7 +27,8 @@ import org.apache.spark.sql.execution.HiveResult
  * The same texts are the one source of the Python docstrings: the golden file
  * `python/eventwindows/functions/sql_functions.json` holds, for every function (the table
  * functions too), its signature, description, each argument's text by name and the notes after
- * the arguments, parsed from its `ExpressionInfo` by [[FunctionDocsSuite.texts]]; the Python
+ * the arguments, parsed from its `ExpressionInfo` by [[FunctionDocsSuite.texts]], in the order
+ * the extension registers them; the Python
  * package makes its numpydoc `Parameters` from it. Regenerate it after a change of a text with
  * {{{
  *   EVENTWINDOWS_GENERATE_GOLDEN=1 build/sbt "testOnly io.eventwindows.FunctionDocsSuite"
@@ -115,15 +116,12 @@ class FunctionDocsSuite extends EventWindowsSuite {
     }
   }
 
-  private val tableFunctions = Seq(DynamicWindowTableFunction.info, TemporalJoinTableFunction.info,
-    AsofJoinTableFunction.info)
-
   private val pythonTexts = Paths.get("python/eventwindows/functions/sql_functions.json")
 
   test("the Python package's texts are DESCRIBE FUNCTION's (golden file)") {
     val mapper = new ObjectMapper()
     val all = new JLinkedHashMap[String, Any]()
-    for (info <- EventWindowsFunctions.all.map(_._2) ++ tableFunctions) {
+    for ((_, info, _) <- EventWindowsFunctions.all ++ EventWindowsExtensions.TableFunctions) {
       all.put(info.getName, FunctionDocsSuite.texts(info))
     }
     val actual = mapper.writerWithDefaultPrettyPrinter().writeValueAsString(all) + "\n"
@@ -170,7 +168,8 @@ object FunctionDocsSuite {
    * The texts of a function's `ExpressionInfo` by part, as the Python package reads them: the
    * usage's `signature` and `description`, the `arguments` (each `* name - text` entry of the
    * `Arguments:` block by name; `* start, end - text` gives both names the text), the `notes`
-   * (the paragraphs after the entries) and `since`. Line breaks within a text become spaces.
+   * (the paragraphs after the entries), `group` and `since`. Line breaks within a text become
+   * spaces.
    * {{{
    *   Arguments:
    *     * n - the number of distinct start times
@@ -221,6 +220,7 @@ object FunctionDocsSuite {
     texts.put("description", usage.drop(split).stripPrefix(" - "))
     texts.put("arguments", arguments)
     texts.put("notes", notes.result().asJava)
+    texts.put("group", info.getGroup)
     texts.put("since", info.getSince)
     texts
   }
