@@ -28,6 +28,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import eventwindows as ew
+from eventwindows.functions._documentation import SQL_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md"] + sorted(
@@ -126,6 +127,20 @@ def test_every_block_is_run_or_marked():
         for block in blocks(page):
             assert block.language in LANGUAGES, f"{block}: a block of an unknown kind"
             assert block.language != "text", f"{block}: a text block not right after an example"
+
+
+def test_the_readme_lists_every_function_and_page():
+    """The README's "Window families" names every SQL function (the extension's table, as the
+    Python docstrings' source holds it: a new family's function is listed or this fails) and links
+    every page of docs/, and some page shows each function."""
+    readme = (ROOT / "README.md").read_text()
+    families = readme.split("\n## Window families\n")[1].split("\n## ")[0]
+    pages = [p.read_text() for p in PAGES[1:]]
+    for name in SQL_FUNCTIONS:
+        assert re.search(rf"\b{name}\b", families), f"{name} is not in the README's families"
+        assert any(re.search(rf"\b{name}\(", page) for page in pages), f"no page shows {name}"
+    for page in PAGES[1:]:
+        assert f"(docs/{page.name})" in families, f"the README's families do not link {page.name}"
 
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")

@@ -225,5 +225,6 @@ object FunctionDocsSuite {
     texts
   }
 
-  private def joined(lines: Seq[String]): String = lines.map(_.trim).filter(_.nonEmpty).mkString(" ")
+  private def joined(lines: Seq[String]): String =
+    lines.map(_.trim).filter(_.nonEmpty).mkString(" ")
 }
