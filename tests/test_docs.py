@@ -143,6 +143,18 @@ def test_the_readme_lists_every_function_and_page():
         assert f"(docs/{page.name})" in families, f"the README's families do not link {page.name}"
 
 
+def test_the_clipped_lifetimes_page_lists_the_families_that_clip():
+    """The page's table of the windows that clip lifetimes has a row for every function that
+    DESCRIBE FUNCTION clipped_start names (derived from the families), and for no other."""
+    note = next(n for n in SQL_FUNCTIONS["clipped_start"]["notes"] if " GROUP BY over " in n)
+    clipping = set(re.findall(r"\b\w+_window\b", note.split(" GROUP BY over ")[1].split(";")[0]))
+    assert "cumulate_window" in clipping
+    page = (ROOT / "docs" / "clipped-lifetimes.md").read_text()
+    table = page.split("| windows | an event's lifetime is clipped to |")[1].split("\n\n")[0]
+    rows = re.findall(r"^\| ([^|]*) \|", table, re.M)
+    assert {n for row in rows for n in re.findall(r"`(\w+_window)`", row)} == clipping
+
+
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 

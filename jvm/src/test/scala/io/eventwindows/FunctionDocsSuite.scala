@@ -146,6 +146,8 @@ class FunctionDocsSuite extends EventWindowsSuite {
     assert(families.size > 10, families)
     val sampled = WindowFamily.Samples.map(f => mirror.classSymbol(f.getClass).fullName).toSet
     assert(families -- sampled === Set.empty, "families without a sample in WindowFamily.Samples")
+    val registered = EventWindowsFunctions.all.map(_._1.funcName).toSet
+    assert(WindowFamily.Samples.map(_.functionName).toSet -- registered === Set.empty)
   }
 
   test("the clipped-lifetime functions' texts name every family that clips lifetimes") {
