@@ -6,7 +6,12 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._documentation import CLIPPED_END, CLIPPED_START, TIME_WEIGHTED, documented
+from eventwindows.functions._documentation import (
+    CLIPPED_END,
+    CLIPPED_START,
+    TIME_WEIGHTED,
+    documented,
+)
 from eventwindows.functions._arguments import call, ColumnOrName, _column
 
 @documented(CLIPPED_START)

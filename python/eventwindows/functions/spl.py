@@ -13,8 +13,8 @@ from eventwindows.errors import invalid_type
 from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import call, ColumnOrName, _column, _optional
 
-#: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time`,
-#: :func:`delta` and :func:`punct` return.
+#: An SPL window policy: a string such as ``'count(4)'``, or what ``ew.spl.count``,
+#: ``ew.spl.time``, ``ew.spl.delta`` and ``ew.spl.punct`` return.
 PolicyLike = Union[str, Column]
 
 
@@ -168,14 +168,15 @@ def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Colu
 def sliding_window(order: ColumnOrName, eviction: PolicyLike,
                    trigger: Optional[PolicyLike] = None) -> Column:
     """
-    In Python the policies are strings as in SPL, or built with :func:`count`, :func:`time` and
-    :func:`delta`; ``trigger=None`` is ``count(1)``.
+    In Python the policies are strings as in SPL, or built with ``ew.spl.count``, ``ew.spl.time``
+    and ``ew.spl.delta``; ``trigger=None`` is ``count(1)``.
 
     Examples
     --------
     >>> from pyspark.sql import functions as F
     >>> df = spark.createDataFrame([(i, i) for i in range(1, 6)], "ts bigint, v bigint")
-    >>> (df.groupBy(sliding_window("ts", count(3), count(2))).agg(F.collect_list("v").alias("vs"))
+    >>> (df.groupBy(sliding_window("ts", ew.spl.count(3), ew.spl.count(2)))
+    ...    .agg(F.collect_list("v").alias("vs"))
     ...    .orderBy("window").select("window.start", "window.first", "vs").show())
     +-----+-----+---------+
     |start|first|       vs|
@@ -195,15 +196,15 @@ def sliding_window(order: ColumnOrName, eviction: PolicyLike,
 def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
                         flush_at_end: Optional[Union[bool, Column]] = False) -> Column:
     """
-    In Python the policy is a string as in SPL, or built with :func:`count`, :func:`time`,
-    :func:`delta` and :func:`punct`; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
+    In Python the policy is a string as in SPL, or built with ``ew.spl.count``, ``ew.spl.time``,
+    ``ew.spl.delta`` and ``ew.spl.punct``; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
     omit it) or a constant Column.
 
     Examples
     --------
     >>> from pyspark.sql import functions as F
     >>> ages = spark.createDataFrame([(i,) for i in range(8)], "age bigint")
-    >>> (ages.groupBy(spl_tumbling_window("age", delta("age", 2)))
+    >>> (ages.groupBy(spl_tumbling_window("age", ew.spl.delta("age", 2)))
     ...    .agg(F.collect_list("age").alias("ages")).orderBy("window")
     ...    .select("window.start", "window.first", "window.last", "ages").show())
     +-----+-----+----+---------+
@@ -213,7 +214,7 @@ def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
     |    6|    3|   5|[3, 4, 5]|
     +-----+-----+----+---------+
     >>> df = spark.createDataFrame([(i, i) for i in range(1, 6)], "ts bigint, v bigint")
-    >>> (df.groupBy(spl_tumbling_window("ts", count(2), flush_at_end=True))
+    >>> (df.groupBy(spl_tumbling_window("ts", ew.spl.count(2), flush_at_end=True))
     ...    .agg(F.collect_list("v").alias("vs"))
     ...    .orderBy("window").select("window.start", "vs").show())
     +-----+------+
@@ -224,7 +225,7 @@ def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
     |    5|   [5]|
     +-----+------+
     >>> marked = df.withColumn("last_of_batch", F.col("v").isin(1, 4))
-    >>> (marked.groupBy(spl_tumbling_window("ts", punct("last_of_batch")))
+    >>> (marked.groupBy(spl_tumbling_window("ts", ew.spl.punct("last_of_batch")))
     ...    .agg(F.collect_list("v").alias("vs"))
     ...    .orderBy("window").select("window.start", "vs").show())
     +-----+---------+
