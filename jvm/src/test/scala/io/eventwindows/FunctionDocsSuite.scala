@@ -205,6 +205,7 @@ object FunctionDocsSuite {
       if (text.isEmpty) close()
       else if (text.startsWith("* ")) {
         close()
+        require(text.contains(" - "), s"${info.getName}: an argument is `* name - text`: $text")
         val (names, entry) = text.stripPrefix("* ").splitAt(text.indexOf(" - ") - 2)
         entryNames = Some(names.split(",").map(_.trim).toSeq)
         entryIndent = indent
