@@ -643,6 +643,9 @@ def test_docstring_is_numpydoc_made_from_describe_function(spark, function):
     # Parameters: the Python signature's, in its order, each with the text the function keeps.
     parameters = numpydoc_parameters(sections.get("Parameters", ""))
     assert [name for name, _ in parameters] == list(inspect.signature(function).parameters)
+    if function in FUNCTIONS:  # a column function takes the SQL function's parameters, by name
+        assert {name for name, _ in parameters} == set(
+            SQL_FUNCTIONS[function.__sql_function__]["arguments"])
     for name, text in parameters:
         assert text == normalized(function.__parameter_texts__[name])
     # The texts are DESCRIBE FUNCTION's: the description, every argument not taken otherwise in
