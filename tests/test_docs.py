@@ -28,6 +28,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import eventwindows as ew
+from eventwindows.functions._documentation import SQL_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md"] + sorted(
@@ -126,6 +127,32 @@ def test_every_block_is_run_or_marked():
         for block in blocks(page):
             assert block.language in LANGUAGES, f"{block}: a block of an unknown kind"
             assert block.language != "text", f"{block}: a text block not right after an example"
+
+
+def test_the_readme_lists_every_function_and_page():
+    """The README's "Window families" names every SQL function (the extension's table, as the
+    Python docstrings' source holds it: a new family's function is listed or this fails) and links
+    every page of docs/, and some page shows each function."""
+    readme = (ROOT / "README.md").read_text()
+    families = readme.split("\n## Window families\n")[1].split("\n## ")[0]
+    pages = [p.read_text() for p in PAGES[1:]]
+    for name in SQL_FUNCTIONS:
+        assert re.search(rf"\b{name}\b", families), f"{name} is not in the README's families"
+        assert any(re.search(rf"\b{name}\(", page) for page in pages), f"no page shows {name}"
+    for page in PAGES[1:]:
+        assert f"(docs/{page.name})" in families, f"the README's families do not link {page.name}"
+
+
+def test_the_clipped_lifetimes_page_lists_the_families_that_clip():
+    """The page's table of the windows that clip lifetimes has a row for every function that
+    DESCRIBE FUNCTION clipped_start names (derived from the families), and for no other."""
+    note = next(n for n in SQL_FUNCTIONS["clipped_start"]["notes"] if " GROUP BY over " in n)
+    clipping = set(re.findall(r"\b\w+_window\b", note.split(" GROUP BY over ")[1].split(";")[0]))
+    assert "cumulate_window" in clipping
+    page = (ROOT / "docs" / "clipped-lifetimes.md").read_text()
+    table = page.split("| windows | an event's lifetime is clipped to |")[1].split("\n\n")[0]
+    rows = re.findall(r"^\| ([^|]*) \|", table, re.M)
+    assert {n for row in rows for n in re.findall(r"`(\w+_window)`", row)} == clipping
 
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")

@@ -147,8 +147,10 @@ def test_the_wheel_carries_every_line_and_a_pyspark_range():
         metadata = next(wheel.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
     for line in ew.session.SPARK_LINES:
         assert f"eventwindows/jars/eventwindows-spark-{line}.jar" in names
-    # Every module, also those of the subpackages (eventwindows.functions).
-    for module in (ROOT / "python" / "eventwindows").rglob("*.py"):
+    # Every module, also those of the subpackages (eventwindows.functions), and their data (the
+    # SQL functions' texts the docstrings are made from).
+    for module in [*(ROOT / "python" / "eventwindows").rglob("*.py"),
+                   *(ROOT / "python" / "eventwindows").rglob("*.json")]:
         assert module.relative_to(ROOT / "python").as_posix() in names
     requires = [r for r in metadata.splitlines() if r.startswith("Requires-Dist: pyspark")]
     assert "Requires-Dist: pyspark<4.4,>=4.0" in requires, requires

@@ -6,6 +6,7 @@ session time zone (UTC, see conftest.py), so no answer depends on the machine's 
 import datetime
 import doctest
 import importlib
+import inspect
 import pkgutil
 import re
 
@@ -16,28 +17,20 @@ from pyspark.sql import functions as F
 
 import eventwindows as ew
 from eventwindows import dynamic as ewdyn
+from eventwindows import asof as ewasof
 from eventwindows import functions as ewf
+from eventwindows import joins as ewjoins
+from eventwindows.functions import _documentation as ewdoc
 
-FUNCTIONS = [
-    ew.hopping_window,
-    ew.tumbling_window,
-    ew.snapshot_window,
-    ew.cumulate_window,
-    ew.snap_to_boundary,
-    ew.adjust_start_time,
-    ew.adjust_end_time,
-    ew.count_window,
-    ew.event_session_window,
-    ew.index_window,
-    ew.time_window,
-    ew.sliding_window,
-    ew.spl_tumbling_window,
-    ew.anchor_window,
-    ew.clipped_start,
-    ew.clipped_end,
-    ew.time_weighted_sum,
-    ew.time_weighted_avg,
-]
+#: The SQL functions, with the texts that DESCRIBE FUNCTION shows and the docstrings are made of
+#: (the golden file FunctionDocsSuite writes from the Scala descriptions).
+SQL_FUNCTIONS = ewdoc.SQL_FUNCTIONS
+
+#: The column functions (`test_exports`: one for every SQL function that is no table function).
+FUNCTIONS = [getattr(ew, name) for name in ewf.__all__]
+
+#: The functions over DataFrames that call the SQL table functions.
+TABLE_FUNCTIONS = [ew.dynamic_window, ew.temporal_join, ew.asof_join]
 
 #: The Python helpers that write SPL policies (no SQL function of their own).
 POLICIES = [ew.spl.count, ew.spl.time, ew.spl.delta, ew.spl.punct]
@@ -620,44 +613,83 @@ def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkCon
 # Documentation
 
 
-@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.__name__)
-def test_docstring_mirrors_the_sql_documentation(spark, function):
-    doc = function.__doc__
-    assert doc and doc.startswith(function.__name__ + "(")
-    assert "Examples" in doc and ">>>" in doc
+def numpydoc_sections(doc):
+    """The sections of a numpydoc docstring by title ('' for the text before the first)."""
+    sections, title, lines = {}, "", []
+    doc_lines = doc.splitlines()
+    for i, line in enumerate(doc_lines):
+        if i + 1 < len(doc_lines) and re.fullmatch(r"-+", doc_lines[i + 1]) and line.strip():
+            sections[title] = "\n".join(lines)
+            title, lines = line.strip(), []
+        elif not re.fullmatch(r"-+", line):
+            lines.append(line)
+    sections[title] = "\n".join(lines)
+    return sections
+
+
+def numpydoc_parameters(section):
+    """The `name : type` entries of a Parameters section, each with its text, in order."""
+    entries = re.findall(r"^(\w+) : [^\n]*\n((?:    [^\n]*\n?)+)", section, re.MULTILINE)
+    return [(name, normalized(text)) for name, text in entries]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS + TABLE_FUNCTIONS, ids=lambda f: f.__name__)
+def test_docstring_is_numpydoc_made_from_describe_function(spark, function):
+    sections = numpydoc_sections(function.__doc__)
+    assert {"Parameters", "Returns", "Examples"} <= set(sections) or (
+        not inspect.signature(function).parameters and "Parameters" not in sections)
+    assert ".. versionadded:: 0.1.0" in sections[""]
+    assert ">>> " in sections["Examples"]
+    # Parameters: the Python signature's, in its order, each with the text the function keeps.
+    parameters = numpydoc_parameters(sections.get("Parameters", ""))
+    assert [name for name, _ in parameters] == list(inspect.signature(function).parameters)
+    if function in FUNCTIONS:  # a column function takes the SQL function's parameters, by name
+        assert {name for name, _ in parameters} == set(
+            SQL_FUNCTIONS[function.__sql_function__]["arguments"])
+    for name, text in parameters:
+        assert text == normalized(function.__parameter_texts__[name])
+    # The texts are DESCRIBE FUNCTION's: the description, every argument not taken otherwise in
+    # Python, and the notes.
     described = {}
-    for (line,) in spark.sql(f"DESCRIBE FUNCTION EXTENDED {function.__name__}").collect():
+    for (line,) in spark.sql(f"DESCRIBE FUNCTION EXTENDED {function.__sql_function__}").collect():
         label, _, text = line.partition(":")
-        described[label] = text
-    usage = normalized(described["Usage"])
-    arguments = normalized(described["Extended Usage"].split("Examples:")[0])
-    assert usage.startswith(function.__name__ + "(")
-    assert arguments.startswith("Arguments:")
-    assert usage in normalized(doc)
-    assert arguments in normalized(doc)
+        described[label] = normalized(text)
+    arguments = described["Extended Usage"].split("Examples:")[0]
+    description = normalized(sections[""]).split(" .. versionadded")[0]
+    assert described["Usage"].endswith(") - " + description)
+    for name, text in parameters:
+        if name not in function.__python_parameters__:
+            assert re.search(rf"\* (\w+, )*{name}(, \w+)* - {re.escape(text)}", arguments), name
+    for note in SQL_FUNCTIONS[function.__sql_function__]["notes"]:
+        assert normalized(note) in arguments and normalized(note) in normalized(sections["Notes"])
 
 
 @pytest.mark.smoke
 def test_docstring_examples_run(spark):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    globs = {"spark": spark, "F": F, "ew": ew, "dynamic_window": ew.dynamic_window,
-             **{f.__name__: f for f in FUNCTIONS + POLICIES}}
+    globs = {"spark": spark, "F": F, "ew": ew, "datetime": datetime,
+             **{f.__name__: f for f in FUNCTIONS + TABLE_FUNCTIONS + POLICIES + [ew.to_signal]}}
     # The functions are defined in the modules of eventwindows.functions, one per source.
     sources = pkgutil.iter_modules(ewf.__path__, prefix="eventwindows.functions.")
-    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn, ew.spl, ew.errors]
+    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn, ewjoins, ewasof,
+               ew.spl, ew.errors]
     report = []
     for module in modules:
         for test in finder.find(module, module.__name__, globs=globs):
             runner.run(test, out=report.append)
-    assert runner.tries >= 2 * len(FUNCTIONS)
+    assert runner.tries >= 2 * len(FUNCTIONS + TABLE_FUNCTIONS)
     assert runner.failures == 0, "".join(report)
 
 
 @pytest.mark.smoke
 def test_exports():
-    assert set(ewf.__all__) == {f.__name__ for f in FUNCTIONS}
-    for f in FUNCTIONS + [ew.dynamic_window]:
+    # One Python function for every SQL function (a new one fails here until it has one), the
+    # column functions exactly those of eventwindows.functions.
+    assert set(ewf.__all__) == {
+        name for name, texts in SQL_FUNCTIONS.items() if texts["group"] != "table_funcs"}
+    assert {f.__sql_function__ for f in FUNCTIONS + TABLE_FUNCTIONS} == set(SQL_FUNCTIONS)
+    for f in FUNCTIONS + TABLE_FUNCTIONS + [ew.to_signal]:
         assert getattr(ew, f.__name__) is f
         assert f.__name__ in ew.__all__
     for policy in POLICIES:

@@ -16,6 +16,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from eventwindows.errors import invalid_type, invalid_value
+from eventwindows.functions._documentation import documented
 
 __all__ = ["asof_join", "to_signal"]
 
@@ -70,27 +71,36 @@ def _tolerance(tolerance: object) -> str:
                     f"{type(tolerance).__name__}: {tolerance!r}")
 
 
+@documented(
+    "every row of ``left`` once, with the columns of its row of ``right`` (NULLs where none).",
+    parameters={
+        "left": "the table whose every row is kept.",
+        "right": "the table whose rows are matched to the left ones.",
+        "on": "a column name or a list of names present in both (kept once); None for no keys.",
+        "tolerance": "the longest distance between the two times (inclusive): a "
+                     "``datetime.timedelta`` or an interval string such as ``'2 seconds'`` for "
+                     "timestamps, an int for integral times; None for no limit.",
+        "allow_exact_matches": "False leaves out right rows at the left row's very time.",
+    })
 def asof_join(left: DataFrame, right: DataFrame, on: Union[None, str, Sequence[str]],
               left_time: str, right_time: str, direction: str = "backward",
               tolerance: Union[None, int, str, datetime.timedelta] = None,
               allow_exact_matches: bool = True) -> DataFrame:
-    """pandas' ``merge_asof`` of two DataFrames: every row of ``left`` once, with the columns of
-    the row of ``right`` of equal ``on`` keys whose ``right_time`` is the last at or before the
-    left row's ``left_time`` (``direction="backward"``), the first at or after it
-    (``"forward"``), or the nearer of the two (``"nearest"``; the backward one at equal
-    distance), and NULLs where there is none.
+    """
+    Other columns of the same name in both are both kept; the right time column is kept unless
+    it has the left one's name.
 
-    :param on: key columns present in both (kept once), or None for no keys.
-    :param left_time, right_time: TIMESTAMP, TIMESTAMP_NTZ or integral columns, both timestamps
-        of one kind or both integral; the right one is kept unless it has the left one's name.
-    :param tolerance: the longest distance between the two times (inclusive): a
-        ``datetime.timedelta`` or an interval string such as ``"2 seconds"`` for timestamps, an
-        int for integral times; None for no limit.
-    :param allow_exact_matches: False leaves out right rows at the left row's very time.
-
-    Right rows tying on keys and time have no order in Spark: they are ordered by their other
-    columns, backward taking the last and forward the first. Rows with a NULL key or time match
-    nothing (a left one is kept, with NULLs). Other columns of the same name in both are both kept.
+    Examples
+    --------
+    >>> left = spark.createDataFrame([(1, "a"), (5, "b")], "t bigint, x string")
+    >>> right = spark.createDataFrame([(0, 10), (3, 30)], "t bigint, y bigint")
+    >>> asof_join(left, right, None, "t", "t").orderBy("t").show()
+    +---+---+---+
+    |  t|  x|  y|
+    +---+---+---+
+    |  1|  a| 10|
+    |  5|  b| 30|
+    +---+---+---+
     """
     for parameter, df in (("left", left), ("right", right)):
         if not isinstance(df, DataFrame):
@@ -125,7 +135,36 @@ def to_signal(df: DataFrame, time: str, on: Union[None, str, Sequence[str]] = No
     starts (an empty lifetime): the later one holds. The result's lifetimes ``[start, end)``
     compose with the temporal join and the windows.
 
-    :param tolerance: a ``datetime.timedelta`` for timestamps, an int for integral times.
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    df : :class:`~pyspark.sql.DataFrame`
+        the point events; it must have no column named ``start`` or ``end``.
+    time : str
+        the name of the time column: TIMESTAMP, TIMESTAMP_NTZ or an integral type.
+    on : str or Sequence[str], optional
+        a key column name or a list of names; None for no keys.
+    tolerance : int or :class:`datetime.timedelta`, optional
+        how long a row lasts at most: a ``datetime.timedelta`` for timestamps, an int for
+        integral times; None for no limit.
+
+    Returns
+    -------
+    :class:`~pyspark.sql.DataFrame`
+        ``df`` with the columns ``start`` and ``end``.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([("a", 1), ("a", 4), ("b", 2)], "k string, t bigint")
+    >>> to_signal(df, "t", "k", tolerance=2).orderBy("k", "t").show()
+    +---+---+-----+---+
+    |  k|  t|start|end|
+    +---+---+-----+---+
+    |  a|  1|    1|  3|
+    |  a|  4|    4|  6|
+    |  b|  2|    2|  4|
+    +---+---+-----+---+
     """
     if not isinstance(df, DataFrame):
         raise invalid_type(f"`df` must be a DataFrame, got {type(df).__name__}")

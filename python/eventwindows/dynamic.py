@@ -20,6 +20,7 @@ from pyspark.sql.types import NumericType
 
 from eventwindows.errors import invalid_type, invalid_value
 from eventwindows.functions._arguments import _duration, call
+from eventwindows.functions._documentation import documented
 
 
 __all__ = ["dynamic_window", "DynamicWindow"]
@@ -157,6 +158,27 @@ class DynamicWindow:
         return union.groupBy(*self._on, window)
 
 
+@documented(
+    "the grouping of the messages by anchor, to aggregate as ``GroupedData``.",
+    parameters={
+        "anchors": "the anchors: every row gives an interval and gets one output row.",
+        "messages": "the messages.",
+        "time": "the messages' time column, or its name: TIMESTAMP, TIMESTAMP_NTZ or BIGINT. "
+                "Messages with a NULL time are skipped.",
+        "start": "the start of the anchor's interval, a Column or a SQL expression string over "
+                 "the anchors' columns, of the type of ``time``. An anchor with a NULL start or "
+                 "end, or an end before its start, is an error naming the row.",
+        "end": "the end of the anchor's interval, as ``start``.",
+        "on": "key columns present in both tables: messages match only anchors with equal keys "
+              "(NULL keys match each other, as in GROUP BY).",
+        "lookback": "on a stream of anchors only: how long before its own time an anchor's "
+                    "interval may start, where ``start`` is not the anchors' watermarked time "
+                    "column less a constant (such as ``F.col(\"t\") - F.expr(\"INTERVAL 5 "
+                    "SECONDS\")`` over anchors with a watermark on ``t``, which gives it). An "
+                    "anchor is late once the watermark passes its time (its start plus the "
+                    "lookback), and the messages stay in state that long for the anchors still "
+                    "to come.",
+    })
 def dynamic_window(
         anchors: DataFrame,
         messages: DataFrame,
@@ -166,47 +188,13 @@ def dynamic_window(
         on: Optional[Union[str, Sequence[str]]] = None,
         bounds: str = "[]",
         lookback: Optional[Union[str, datetime.timedelta, int, Column]] = None) -> DynamicWindow:
-    """psi's dynamic windows: a second table of anchors decides where each window lies.
-
-    Every row of ``anchors`` gives an interval ``[start, end]`` (expressions over the anchors'
-    columns) and gets one output row aggregating the ``messages`` whose ``time`` lies in it, with
-    equal ``on`` keys; also when none does. Intervals may overlap, nest, be empty or lie outside
-    the data. The plan is no join: with order-insensitive aggregates and anchors small enough to
-    broadcast, each task folds its messages into one partial aggregate per anchor and Spark's
-    final aggregate merges them (``explain()`` shows ``AnchorWindowResults anchor_window``);
-    otherwise both tables are clustered by the ``on`` keys, sorted by time and swept once
-    (``explain()`` shows ``EventWindowAggregate anchor_window``).
-
-    Parameters
-    ----------
-    anchors, messages : DataFrame
-        The anchors and the messages.
-    time : Column or str
-        The messages' time column, or its name: TIMESTAMP, TIMESTAMP_NTZ or BIGINT. Messages with
-        a NULL time are skipped.
-    start, end : Column or str
-        The anchor's interval, as Columns or SQL expression strings over the anchors' columns, of
-        the type of ``time``. An anchor with a NULL start or end, or an end before its start, is
-        an error naming the row.
-    on : str or list of str, optional
-        Key columns present in both tables: messages match only anchors with equal keys (NULL
-        keys match each other, as in GROUP BY).
-    bounds : str
-        Which ends belong to the interval: ``'[]'`` (default, both), ``'[)'``, ``'(]'``, ``'()'``.
-    lookback : str, datetime.timedelta, int or Column, optional
-        On a stream of anchors only: how long before its own time an anchor's interval may start,
-        where ``start`` is not the anchors' watermarked time column less a constant (such as
-        ``F.col("t") - F.expr("INTERVAL 5 SECONDS")`` over anchors with a watermark on ``t``,
-        which gives it). An anchor is late once the watermark passes its time (its start plus the
-        lookback), and the messages stay in state that long for the anchors still to come.
-
-    Returns
-    -------
-    DynamicWindow
-        Call ``.agg(*columns)``, ``.count()``, ``.sum()``, ``.avg()``, ``.min()`` or ``.max()``
-        on it, as on ``DataFrame.groupBy``'s ``GroupedData``: aggregates over the messages'
-        columns. The result has one row per anchor: the anchor's columns, ``window`` (struct of
-        ``start`` and ``end``) and the aggregates.
+    """
+    Call ``.agg(*columns)``, ``.count()``, ``.sum()``, ``.avg()``, ``.min()``, ``.max()``,
+    ``.mean()`` or ``.applyInPandas()`` on the result, as on ``DataFrame.groupBy``'s
+    ``GroupedData``: aggregates over the messages' columns, one row per anchor with the anchor's
+    columns, ``window`` (struct of ``start`` and ``end``) and the aggregates. ``explain()`` shows
+    ``AnchorWindowResults anchor_window`` where each task folds its messages into one partial
+    aggregate per anchor, ``EventWindowAggregate anchor_window`` where both tables are swept.
 
     Examples
     --------

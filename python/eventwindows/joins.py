@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, TimestampNTZType, TimestampType
 
 from eventwindows.errors import invalid_type, invalid_value
+from eventwindows.functions._documentation import documented
 
 #: The names of the join types `temporal_join` takes (Spark's names of them).
 _JOIN_TYPES = ("inner", "left", "leftouter", "left_outer", "right", "rightouter", "right_outer",
@@ -26,6 +27,22 @@ _JOIN_TYPES = ("inner", "left", "leftouter", "left_outer", "right", "rightouter"
 _TIME_TYPES = (LongType(), TimestampType(), TimestampNTZType())
 
 
+@documented(
+    "the joined rows, with the column ``lifetime`` (struct of ``start`` and ``end``).",
+    parameters={
+        "left": "the left event table.",
+        "right": "the right event table.",
+        "on": "a column name or a list of names present on both sides (equal, as Spark's join on "
+              "names: NULL keys match nothing), each once in the output; None: no key.",
+        "left_lifetime": "the left side's lifetime as (start, end) column names (nested fields "
+                         "such as 'window.start' too), of the time type of the right side's: "
+                         "TIMESTAMP, TIMESTAMP_NTZ or BIGINT; an end of None for point events, "
+                         "which last one tick (1 microsecond, or 1 for BIGINT). A NULL end lasts "
+                         "to the end of time, a NULL start matches nothing, an empty lifetime "
+                         "overlaps nothing, an end before the start fails the query naming the "
+                         "row.",
+        "right_lifetime": "the right side's lifetime, as ``left_lifetime``.",
+    })
 def temporal_join(
         left: DataFrame,
         right: DataFrame,
@@ -34,27 +51,25 @@ def temporal_join(
         *,
         left_lifetime: Tuple[str, Optional[str]],
         right_lifetime: Tuple[str, Optional[str]]) -> DataFrame:
-    """The temporal join of two event tables (StreamInsight's join): the rows of the join of
-    `left` and `right` on equal `on` columns whose lifetimes overlap, with a column `lifetime`
-    (struct of `start` and `end`): the intersection `[max(a.s, b.s), min(a.e, b.e))`, or for an
-    unmatched row of an outer join its own lifetime, so that a window function can run over it.
-
-    Arguments:
-      * left, right - the event tables (DataFrames).
-      * on - a column name or a list of names present on both sides (equal, as Spark's join on
-          names: NULL keys match nothing), each once in the output; None: no key.
-      * how - 'inner', 'left', 'right', 'full' (and Spark's other names of them), 'left_semi'
-          or 'left_anti' (the left's rows, with their own lifetime).
-      * left_lifetime, right_lifetime - each side's lifetime as (start, end) column names
-          (nested fields such as 'window.start' too), of one time type for both sides:
-          TIMESTAMP, TIMESTAMP_NTZ or BIGINT; an end of None for point events, which last one
-          tick (1 microsecond, or 1 for BIGINT). As docs/events.md says: a NULL end lasts to
-          the end of time, a NULL start matches nothing, an empty lifetime (end = start)
-          overlaps nothing, an end before the start fails the query naming the row.
-
+    """
     The output has the `on` columns (for 'full', the non-NULL one of both sides, as Spark's
-    join on names), then the other columns of `left` and of `right`, then `lifetime`. The join is
-    planned by the extension's RangeJoin rule, as a sorted sweep.
+    join on names), then the other columns of `left` and of `right`, then `lifetime`.
+
+    Examples
+    --------
+    >>> readings = spark.createDataFrame([("m", 0, 3, 1), ("m", 4, 9, 2)],
+    ...                                  "k string, s bigint, e bigint, v bigint")
+    >>> states = spark.createDataFrame([("m", "idle", 0, 5)],
+    ...                                "k string, state string, since bigint, until bigint")
+    >>> (temporal_join(readings, states, "k", left_lifetime=("s", "e"),
+    ...                right_lifetime=("since", "until"))
+    ...    .orderBy("v").select("k", "v", "state", "lifetime.*").show())
+    +---+---+-----+-----+---+
+    |  k|  v|state|start|end|
+    +---+---+-----+-----+---+
+    |  m|  1| idle|    0|  3|
+    |  m|  2| idle|    4|  5|
+    +---+---+-----+-----+---+
     """
     if not isinstance(how, str) or how.lower() not in _JOIN_TYPES:
         raise invalid_value(f"temporal_join: `how` must be one of 'inner', 'left', 'right', "

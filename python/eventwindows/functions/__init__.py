@@ -2,8 +2,10 @@
 
 Every function here builds a call of the SQL function of the same name with
 ``pyspark.sql.functions.call_function``; the eventwindows extension must be enabled in the
-session (``eventwindows.builder()`` does it). Each docstring repeats the SQL function's
-documentation (``DESCRIBE FUNCTION EXTENDED <name>``), then says how Python values map to SQL.
+session (``eventwindows.builder()`` does it). Each docstring is made from the SQL function's
+documentation (``DESCRIBE FUNCTION EXTENDED <name>``, kept for Python in ``sql_functions.json``)
+in PySpark's numpydoc form (:mod:`~eventwindows.functions._documentation`), then says how Python
+values map to SQL.
 
 The functions live in one module per source document, as the SQL functions do, and are all
 imported here: :mod:`~eventwindows.functions.streaminsight` (StreamInsight's hopping, tumbling,

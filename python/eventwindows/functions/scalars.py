@@ -9,6 +9,7 @@ from typing import Optional
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
+from eventwindows.functions._documentation import TIME, documented
 from eventwindows.functions._arguments import (
     call,
     ColumnOrName,
@@ -20,17 +21,9 @@ from eventwindows.functions._arguments import (
     _time,
 )
 
+@documented(TIME)
 def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike) -> Column:
-    """snap_to_boundary(t, alignment, period) - The largest time alignment + n * period that is <= t, over all
-    integers n (floor rounding: right before the alignment and before 1970).
-
-    Arguments:
-      * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
-      * alignment - a boundary, of the type of `t` (or a timestamp string); for timestamps a
-          constant may also be an offset from the epoch, as for hopping_window.
-      * period - the distance between boundaries: a day-time interval or an interval string for
-          timestamps, an integer for BIGINT; positive.
-
+    """
     In Python, ``t`` is a Column or a column name; a string ``alignment`` is a timestamp string,
     or else an interval string (pass a Column to snap to another column); ``period`` may be a
     string, a ``datetime.timedelta`` or an ``int``.
@@ -53,21 +46,13 @@ def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike)
         _duration(period, "period"))
 
 
+@documented(TIME)
 def adjust_start_time(
         t: ColumnOrName,
         size: DurationLike,
         hop: DurationLike,
         alignment: Optional[TimeLike] = None) -> Column:
-    """adjust_start_time(t, size, hop[, alignment]) - AdjustStartTime of the blog post "Taming
-      Hopping Windows" (StreamInsight): the end of the earliest hopping window that contains t.
-      With adjust_end_time it snaps an event's lifetime so that a snapshot window over it gives
-      one row per change of the hopping windows' contents.
-
-    Arguments:
-      * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
-      * size, hop - the hopping windows' length and hop, as for hopping_window; 0 < hop <= size.
-      * alignment - optional, as for hopping_window.
-
+    """
     In Python, ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int`` ticks;
     ``alignment=None`` omits it (the Unix epoch).
 
@@ -90,20 +75,13 @@ def adjust_start_time(
         *_optional(None if alignment is None else _time(alignment, "alignment")))
 
 
+@documented(TIME)
 def adjust_end_time(
         t: ColumnOrName,
         size: DurationLike,
         hop: DurationLike,
         alignment: Optional[TimeLike] = None) -> Column:
-    """adjust_end_time(t, size, hop[, alignment]) - AdjustEndTime of the blog post "Taming Hopping
-      Windows" (StreamInsight): one hop past the end of the latest hopping window that starts
-      before t (t is an exclusive end). NULL (an open end) gives the end of time.
-
-    Arguments:
-      * t - a TIMESTAMP, TIMESTAMP_NTZ or BIGINT.
-      * size, hop - the hopping windows' length and hop, as for hopping_window; 0 < hop <= size.
-      * alignment - optional, as for hopping_window.
-
+    """
     In Python, ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int`` ticks;
     ``alignment=None`` omits it (the Unix epoch).
 

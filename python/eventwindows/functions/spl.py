@@ -10,17 +10,36 @@ from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.errors import invalid_type
+from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import call, ColumnOrName, _column, _optional
 
-#: An SPL window policy: a string such as ``'count(4)'``, or what :func:`count`, :func:`time`,
-#: :func:`delta` and :func:`punct` return.
+#: An SPL window policy: a string such as ``'count(4)'``, or what ``ew.spl.count``,
+#: ``ew.spl.time``, ``ew.spl.delta`` and ``ew.spl.punct`` return.
 PolicyLike = Union[str, Column]
 
 
 def count(n: int) -> str:
     """The SPL policy ``count(n)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
     eviction of a sliding window, the window holds the last n tuples; as trigger, it fires on every
-    n-th arrival; as eviction of a tumbling window, the window is flushed once it holds n tuples."""
+    n-th arrival; as eviction of a tumbling window, the window is flushed once it holds n tuples.
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    n : int
+        the number of tuples.
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.count(4)
+    'count(4)'
+    """
     if isinstance(n, bool) or not isinstance(n, int):
         raise invalid_type(f"count(n) takes an int, got {type(n).__name__}: {n!r}")
     return f"count({n})"
@@ -30,9 +49,26 @@ def time(t: Union[str, int, float, datetime.timedelta]) -> str:
     """The SPL policy ``time(t)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
     eviction of a sliding window, tuples leave once they have been in the window for more than t;
     as trigger, it fires every t; as eviction of a tumbling window, the window is flushed every t
-    (at the group's first arrival + k * t, when a tuple at or past that instant arrives). ``t``
-    is an interval string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of
-    seconds (timestamp order) or an int number of ticks (BIGINT order)."""
+    (at the group's first arrival + k * t, when a tuple at or past that instant arrives).
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    t : str, :class:`datetime.timedelta`, int or float
+        an interval string such as ``'5 seconds'``, a :class:`datetime.timedelta`, a number of
+        seconds (timestamp order) or an int number of ticks (BIGINT order).
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.time("5 seconds"), ew.spl.time(datetime.timedelta(milliseconds=2))
+    ('time(5 seconds)', 'time(2000 microseconds)')
+    """
     if isinstance(t, datetime.timedelta):
         return f"time({t // datetime.timedelta(microseconds=1)} microseconds)"
     if isinstance(t, bool) or not isinstance(t, (str, int, float)):
@@ -47,8 +83,27 @@ def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
     whose ``attribute`` is more than d below its own; as trigger, a tuple whose attribute exceeds
     the last firing tuple's by more than d fires the window; as eviction of a tumbling window, a
     tuple whose attribute exceeds the oldest held tuple's by more than d flushes the window first
-    and starts the next one. ``attribute`` is a column name (or SQL expression); ``d`` a number,
-    or for timestamps an interval string, a timedelta or seconds."""
+    and starts the next one.
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    attribute : str
+        a column name (or SQL expression).
+    d : int, float, str or :class:`datetime.timedelta`
+        a number, or for timestamps an interval string, a timedelta or seconds.
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.delta("temperature", 1.5)
+    'delta(temperature, 1.5)'
+    """
     if not isinstance(attribute, str):
         raise invalid_type(f"delta(attribute, d) takes a column name, got {attribute!r}")
     if isinstance(d, datetime.timedelta):
@@ -61,8 +116,25 @@ def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
 def punct(column: str) -> str:
     """The SPL policy ``punct(column)``, for :func:`spl_tumbling_window` (as eviction; not
     allowed in :func:`sliding_window`): a tuple whose BOOLEAN ``column`` is TRUE is inserted and
-    the window flushed after it, as SPL's window punctuation. ``column`` is a column name; a NULL
-    in it is an error naming the row."""
+    the window flushed after it, as SPL's window punctuation.
+
+    .. versionadded:: 0.1.0
+
+    Parameters
+    ----------
+    column : str
+        the name of a BOOLEAN column; a NULL in it is an error naming the row.
+
+    Returns
+    -------
+    str
+        the policy in SPL's syntax.
+
+    Examples
+    --------
+    >>> ew.spl.punct("last_of_batch")
+    'punct(last_of_batch)'
+    """
     if not isinstance(column, str):
         raise invalid_type(f"punct(column) takes a column name, got {type(column).__name__}: "
                         f"{column!r}")
@@ -92,41 +164,19 @@ def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Colu
         f"`{parameter}` must be a bool, None or a Column, got {type(value).__name__}: {value!r}")
 
 
+@documented(WINDOW)
 def sliding_window(order: ColumnOrName, eviction: PolicyLike,
                    trigger: Optional[PolicyLike] = None) -> Column:
-    """sliding_window(order, eviction[, trigger]) - Groups tuples into IBM Streams SPL sliding windows. The
-      tuples of each group arrive in the order of `order`, the clock of time policies. The
-      eviction policy says which tuples the window holds, the trigger policy when it is
-      evaluated; a firing over a non-empty window gives a row. On each arrival, as in the SPL
-      runtime: a time trigger first fires at its instants before the arrival (after time
-      eviction at each); a delta trigger is checked against the window before the new tuple; then
-      eviction, then insertion; then a count trigger. Use it in GROUP BY (the other keys
-      partition the windows); it yields the column `window` (struct of `start`, `end`: a point
-      event at the firing time, and `first`, `last`: the order values of the window's oldest and
-      newest tuples).
-
-    Arguments:
-      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
-          with a NULL order are skipped; ties are ordered by the values the aggregates and
-          the delta policies read.
-      * eviction - 'count(n)': the window holds the last n tuples; 'time(t)': tuples leave once
-          they have been in the window for more than t (t an interval such as '5 seconds' or a
-          number of seconds, an integer number of ticks for BIGINT order); 'delta(attribute, d)':
-          a new tuple evicts every tuple whose attribute is more than d below its own (numeric or
-          timestamp attributes; d a number, or for timestamps an interval or seconds).
-      * trigger - optional, 'count(n)' (default 'count(1)'): fires on every n-th arrival;
-          'time(t)': fires at first + k * t (k >= 1, first = the group's first arrival) up to the
-          last arrival, also where no tuple arrives; 'delta(attribute, d)': fires when a tuple's
-          attribute exceeds the last firing tuple's by more than d (the first tuple only sets it).
-
-    In Python the policies are strings as in SPL, or built with :func:`count`, :func:`time` and
-    :func:`delta`; ``trigger=None`` is ``count(1)``.
+    """
+    In Python the policies are strings as in SPL, or built with ``ew.spl.count``, ``ew.spl.time``
+    and ``ew.spl.delta``; ``trigger=None`` is ``count(1)``.
 
     Examples
     --------
     >>> from pyspark.sql import functions as F
     >>> df = spark.createDataFrame([(i, i) for i in range(1, 6)], "ts bigint, v bigint")
-    >>> (df.groupBy(sliding_window("ts", count(3), count(2))).agg(F.collect_list("v").alias("vs"))
+    >>> (df.groupBy(sliding_window("ts", ew.spl.count(3), ew.spl.count(2)))
+    ...    .agg(F.collect_list("v").alias("vs"))
     ...    .orderBy("window").select("window.start", "window.first", "vs").show())
     +-----+-----+---------+
     |start|first|       vs|
@@ -142,44 +192,19 @@ def sliding_window(order: ColumnOrName, eviction: PolicyLike,
         *_optional(None if trigger is None else _policy(trigger, "trigger")))
 
 
+@documented(WINDOW)
 def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
                         flush_at_end: Optional[Union[bool, Column]] = False) -> Column:
-    """spl_tumbling_window(order, eviction[, flush_at_end]) - Groups tuples into IBM Streams SPL tumbling windows.
-      The tuples of each group arrive in the order of `order`, the clock of time policies. The
-      window fills and is flushed whole as its eviction policy says; each flush of a non-empty
-      window gives a row. Use it in GROUP BY (the other keys partition the windows); it yields
-      the column `window` (struct of `start`, `end`: a point event at the flush time, and
-      `first`, `last`: the order values of the window's oldest and newest tuples).
-
-    Arguments:
-      * order - the arrival order: TIMESTAMP, TIMESTAMP_NTZ or an integer (BIGINT ticks). Rows
-          with a NULL order are skipped; ties are ordered by the values the aggregates and the
-          policy read.
-      * eviction - 'count(n)': a tuple is inserted and the window flushed once it holds n (at
-          that tuple's order); 'time(t)': the window is flushed at first + k * t (k >= 1, first =
-          the group's first arrival; t positive, an interval such as '5 seconds' or a number of
-          seconds, an integer number of ticks for BIGINT order) when a tuple at or past that
-          instant arrives, before it is inserted; 'delta(attribute, d)': when a new tuple's
-          attribute exceeds the oldest held tuple's by more than d, the window is flushed first
-          (at the new tuple's order) and the new tuple starts the next window (numeric or
-          timestamp attributes); 'punct(column)': a tuple whose BOOLEAN column is TRUE is
-          inserted and the window flushed after it (SPL's window punctuation; a NULL is an error
-          naming the row).
-      * flush_at_end - optional, a BOOLEAN constant (default false; SQL may write
-          flush_at_end => true): the window still open when a group's tuples end gives a row too,
-          at its last tuple's order. Not on streaming DataFrames, whose groups never end.
-
-    Cost: one sort and O(1) amortized aggregate work per tuple; memory holds the open window.
-
-    In Python the policy is a string as in SPL, or built with :func:`count`, :func:`time`,
-    :func:`delta` and :func:`punct`; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
+    """
+    In Python the policy is a string as in SPL, or built with ``ew.spl.count``, ``ew.spl.time``,
+    ``ew.spl.delta`` and ``ew.spl.punct``; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
     omit it) or a constant Column.
 
     Examples
     --------
     >>> from pyspark.sql import functions as F
     >>> ages = spark.createDataFrame([(i,) for i in range(8)], "age bigint")
-    >>> (ages.groupBy(spl_tumbling_window("age", delta("age", 2)))
+    >>> (ages.groupBy(spl_tumbling_window("age", ew.spl.delta("age", 2)))
     ...    .agg(F.collect_list("age").alias("ages")).orderBy("window")
     ...    .select("window.start", "window.first", "window.last", "ages").show())
     +-----+-----+----+---------+
@@ -189,7 +214,7 @@ def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
     |    6|    3|   5|[3, 4, 5]|
     +-----+-----+----+---------+
     >>> df = spark.createDataFrame([(i, i) for i in range(1, 6)], "ts bigint, v bigint")
-    >>> (df.groupBy(spl_tumbling_window("ts", count(2), flush_at_end=True))
+    >>> (df.groupBy(spl_tumbling_window("ts", ew.spl.count(2), flush_at_end=True))
     ...    .agg(F.collect_list("v").alias("vs"))
     ...    .orderBy("window").select("window.start", "vs").show())
     +-----+------+
@@ -200,7 +225,7 @@ def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
     |    5|   [5]|
     +-----+------+
     >>> marked = df.withColumn("last_of_batch", F.col("v").isin(1, 4))
-    >>> (marked.groupBy(spl_tumbling_window("ts", punct("last_of_batch")))
+    >>> (marked.groupBy(spl_tumbling_window("ts", ew.spl.punct("last_of_batch")))
     ...    .agg(F.collect_list("v").alias("vs"))
     ...    .orderBy("window").select("window.start", "vs").show())
     +-----+---------+

@@ -7,6 +7,9 @@ import io.eventwindows.shims.SparkLine
 
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
  * The entry point: `spark.sql.extensions=io.eventwindows.EventWindowsExtensions`. It only
@@ -17,12 +20,9 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     EventWindowsExtensions.checkSparkLine(SPARK_VERSION)
     // SQL functions: the window functions and the scalar time helpers.
     EventWindowsFunctions.all.foreach(extensions.injectFunction)
-    // The table-valued function of dynamic windows over two tables.
-    extensions.injectTableFunction(DynamicWindowTableFunction.registration)
-    // StreamInsight's temporal join of two tables, a join the RangeJoin rule plans.
-    extensions.injectTableFunction(TemporalJoinTableFunction.registration)
-    // The ASOF join of two tables (pandas' merge_asof), resolved once both tables are.
-    extensions.injectTableFunction(AsofJoinTableFunction.registration)
+    // The table-valued functions over two tables.
+    EventWindowsExtensions.TableFunctions.foreach(extensions.injectTableFunction)
+    // The ASOF join is resolved once both its tables are.
     extensions.injectResolutionRule(_ => AsofJoinTableFunction.Resolve)
     // A window function in GROUP BY becomes the `window` column below the aggregate.
     extensions.injectResolutionRule(_ => EventWindowing)
@@ -59,6 +59,15 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
 }
 
 object EventWindowsExtensions {
+
+  /**
+   * The table-valued functions, as `injectTableFunction` takes them: dynamic windows over two
+   * tables, StreamInsight's temporal join of two tables (a join the RangeJoin rule plans) and the
+   * ASOF join of two tables (pandas' merge_asof).
+   */
+  val TableFunctions: Seq[(FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan)] =
+    Seq(DynamicWindowTableFunction.registration, TemporalJoinTableFunction.registration,
+      AsofJoinTableFunction.registration)
 
   /** The Spark lines eventwindows builds a jar for (as project/SparkLines.scala lists them). */
   val SparkLines: Seq[String] = Seq("4.0", "4.1", "4.2", "4.3")

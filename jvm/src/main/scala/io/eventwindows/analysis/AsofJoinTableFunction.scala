@@ -40,8 +40,8 @@ object AsofJoinTableFunction {
     """
     Arguments:
       * left, right - the tables, as TABLE(name) or TABLE(query).
-      * left_time, right_time - the names of the time columns (TIMESTAMP, TIMESTAMP_NTZ or an
-          integral type; both timestamps of one kind, or both integral).
+      * left_time, right_time - the name of each side's time column (TIMESTAMP, TIMESTAMP_NTZ or
+          an integral type; both timestamps of one kind, or both integral).
       * on - optional, comma-separated key columns present in both tables; NULL or '' for none.
       * direction - optional, 'backward' (default), 'forward' or 'nearest'.
       * tolerance - optional, the longest distance between the times: an interval ('2 seconds',

@@ -2,6 +2,7 @@ package io.eventwindows.expressions
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
+import io.eventwindows.plans.WindowFamily
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.{NullType, NumericType}
@@ -13,14 +14,12 @@ import org.apache.spark.sql.types.{NullType, NumericType}
  */
 object ClippedLifetimeFunctions {
 
-  private val clippedFamilies = "hopping_window, tumbling_window (outputs 'window' and " +
-    "'point'), snapshot_window, count_window or event_session_window (output 'window')"
-
   private val clippedArguments = s"""
     Arguments: none.
 
     Allowed only inside the arguments and FILTER of the aggregates of a GROUP BY over
-    $clippedFamilies; not with output 'changes', where one row stands for many windows. Each
+    ${WindowFamily.ClippingFamilies}; not with output 'changes', where one row stands for many
+    windows. Each
     window reads each of its events once: the cost is O(events in the window) per window. For
     time-weighted sums and averages use time_weighted_sum and time_weighted_avg, which cost
     O(log n) per event and per window whatever the events' lengths.
@@ -66,8 +65,8 @@ object ClippedLifetimeFunctions {
     Arguments:
       * v - a numeric column, read as DOUBLE; events whose v is NULL are left out.
 
-    Allowed inside the aggregates of a GROUP BY over $clippedFamilies; not with output
-    'changes'. The length of a clipped lifetime is in seconds for TIMESTAMP and TIMESTAMP_NTZ
+    Allowed inside the aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}; not with
+    output 'changes'. The length of a clipped lifetime is in seconds for TIMESTAMP and TIMESTAMP_NTZ
     time and in ticks for BIGINT time. The window operator integrates v over time once per key:
     O(log n) per event and per window, whatever the events' lengths or the windows they span.
     """

@@ -6,8 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 /**
  * The table of SQL functions eventwindows registers, by the source each family follows, as Spark's
  * `FunctionRegistry` lists its functions by group. Each source's file holds its registrations:
- * name, documentation (shown by `DESCRIBE FUNCTION EXTENDED`, and repeated as the docstring of the
- * Python function of the same name) and builder. Builders check the arguments and turn constant
+ * name, documentation (shown by `DESCRIBE FUNCTION EXTENDED`; the one source of the docstring of
+ * the Python function of the same name, through the file `FunctionDocsSuite` writes) and builder. Builders check the arguments and turn constant
  * parameters into ticks, so every misuse is reported at analysis time, naming the parameter.
  */
 object EventWindowsFunctions {

@@ -27,6 +27,8 @@ object FunctionArguments {
    * take from their `@ExpressionDescription` (here built by hand, since one expression class,
    * [[EventWindow]], serves many functions), and its builder.
    * `expression`: the class the builder returns, shown as `Class:` by DESCRIBE FUNCTION.
+   * `arguments`: the `Arguments:` block, an entry `* name - text` per parameter, then notes; the
+   * Python docstrings take each parameter's text from its entry, by name (`FunctionDocsSuite`).
    * `named`: the trailing optional parameters SQL may name (`flush_at_end => true`), which the
    * builder reads through [[namedArguments]]; a function without them takes no named argument.
    */

@@ -1,7 +1,7 @@
 package io.eventwindows.plans
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CalendarWindows,
-  CumulatingWindows, NumberedWindows, SnapToWindows, TimeArithmetic}
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CalendarStep, CalendarWindows,
+  CumulatingWindows, ExactCumulating, NumberedWindows, SnapToWindows, TimeArithmetic}
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
@@ -39,12 +39,16 @@ sealed trait WindowFamily extends Product with Serializable {
   def policyColumns: Seq[(String, SplPolicy)] = Nil
 
   /**
-   * None if the aggregates over this family may read each event's lifetime clipped to each
-   * window (`clipped_start()`, `clipped_end()`), else why not.
+   * True if the aggregates over this family may read each event's lifetime clipped to each
+   * window (`clipped_start()`, `clipped_end()`, the time-weighted aggregates).
    */
-  def clippedLifetimeRefusal: Option[String] = Some(s"allowed only over " +
-    s"${WindowFamily.ClippingFamilies}, whose events have lifetimes clipped to each window; got " +
-    functionName)
+  def clipsLifetimes: Boolean = false
+
+  /** None if [[clipsLifetimes]], else why the aggregates may not read clipped lifetimes. */
+  def clippedLifetimeRefusal: Option[String] =
+    if (clipsLifetimes) None
+    else Some(s"allowed only over ${WindowFamily.ClippingFamilies}, whose events have lifetimes " +
+      s"clipped to each window; got $functionName")
 
   /**
    * The rules by which the family runs on a stream, replayed per key by `transformWithState`
@@ -71,10 +75,63 @@ case class LifetimeRewrite(
     end: Expression => Expression)
 
 object WindowFamily {
-  /** The families whose aggregates may read clipped lifetimes, as messages name them. */
-  val ClippingFamilies: String =
-    "hopping_window, tumbling_window, cumulate_window, snapshot_window, count_window or " +
-      "event_session_window"
+  /**
+   * A family of every kind with each output it takes, built from small parameters: what the texts
+   * that list families (error messages, `DESCRIBE FUNCTION`, the Python docstrings made from it)
+   * are derived from, by asking each family what it can do. A new kind of family goes here:
+   * `FunctionDocsSuite` fails while a concrete family class has no sample.
+   */
+  val Samples: Seq[WindowFamily] = {
+    val month = CalendarStep(months = 1, days = 0, micros = 0L)
+    val hoppingOutputs = OutputPolicy.all
+    Seq(
+      hoppingOutputs.map(Hopping(size = 2L, hop = 1L, alignment = 0L, _, horizon = None)),
+      hoppingOutputs.map(Hopping(size = 1L, hop = 1L, alignment = 0L, _, horizon = None)),
+      hoppingOutputs.map(CalendarHopping(CalendarWindows(month, month, 0L, "UTC"), _, None)),
+      hoppingOutputs.map(Cumulating(ExactCumulating(size = 2L, step = 1L, alignment = 0L), _,
+        horizon = None)),
+      Seq(Snapshot),
+      Seq(OutputPolicy.Point, OutputPolicy.Window).map(CountWindow(n = 1L, _)),
+      Seq(OutputPolicy.Window, OutputPolicy.Changes).map(SessionWindow(gap = 1L, None, _)),
+      Seq(IndexWindow(lo = None, hi = 0L), RelativeTimeWindow(0L, 0L, Bounds("[]")),
+        SlidingWindow(SplPolicy.Count(1L), SplPolicy.Count(1L)),
+        SplTumblingWindow(SplPolicy.Count(1L), flushAtEnd = false), AnchorWindow(Bounds("[]")))
+    ).flatten
+  }
+
+  /** The output policy of a family that takes one (a field of its case class). */
+  private def outputOf(family: WindowFamily): Option[OutputPolicy] =
+    family.productIterator.collectFirst { case output: OutputPolicy => output }
+
+  /**
+   * The functions whose aggregates may read clipped lifetimes, as messages and documentation name
+   * them, derived from [[Samples]]: a function some of whose outputs may not is followed by those
+   * that may, shared by the names before it, e.g. "hopping_window, tumbling_window,
+   * cumulate_window (outputs 'window' and 'point'), snapshot_window, count_window or
+   * event_session_window (output 'window')".
+   */
+  val ClippingFamilies: String = {
+    val functions = Samples.map(_.functionName).distinct
+    val clipping = functions.flatMap { function =>
+      val samples = Samples.filter(_.functionName == function)
+      val outputs = samples.filter(_.clipsLifetimes).flatMap(outputOf).distinct
+      if (!samples.exists(_.clipsLifetimes)) None
+      else if (samples.forall(_.clipsLifetimes)) Some(function -> "")
+      else {
+        val quoted = outputs.map(o => s"'${o.sqlName}'")
+        val plural = if (quoted.size > 1) "s" else ""
+        val listed = if (quoted.size > 1) quoted.init.mkString(", ") + " and " + quoted.last
+          else quoted.last
+        Some(function -> s" (output$plural $listed)")
+      }
+    }
+    // A qualifier is written once, after the last of the consecutive names it applies to.
+    val named = clipping.zipWithIndex.map { case ((function, qualifier), i) =>
+      val sharedWithNext = clipping.lift(i + 1).exists(_._2 == qualifier)
+      if (sharedWithNext) function else function + qualifier
+    }
+    named.init.mkString(", ") + " or " + named.last
+  }
 }
 
 /**
@@ -152,8 +209,10 @@ sealed trait HoppingFamily extends AxisFamily {
 
   override def functionName: String = if (tumbling) "tumbling_window" else "hopping_window"
 
+  override def clipsLifetimes: Boolean = output != OutputPolicy.Changes
+
   override def clippedLifetimeRefusal: Option[String] =
-    if (output != OutputPolicy.Changes) None
+    if (clipsLifetimes) None
     else Some(s"not with $functionName output 'changes': one row stands for a run of windows, " +
       "each clipping the events' lifetimes differently; use output 'window' or 'point'")
 
@@ -260,7 +319,7 @@ case object Snapshot extends AxisFamily {
   override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis =
     SnapshotAxis(lineMax)
 
-  override def clippedLifetimeRefusal: Option[String] = None
+  override def clipsLifetimes: Boolean = true
 
   override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.SnapshotWindows)
 }
@@ -274,7 +333,7 @@ case object Snapshot extends AxisFamily {
 case class CountWindow(n: Long, output: OutputPolicy) extends WindowFamily {
   override def functionName: String = "count_window"
   override def extraWindowFields: Seq[String] = Seq("first", "last")
-  override def clippedLifetimeRefusal: Option[String] = None
+  override def clipsLifetimes: Boolean = true
   override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.CountWindows(n))
 }
 
@@ -410,8 +469,10 @@ case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPol
   extends WindowFamily {
   override def functionName: String = "event_session_window"
 
+  override def clipsLifetimes: Boolean = output != OutputPolicy.Changes
+
   override def clippedLifetimeRefusal: Option[String] =
-    if (output != OutputPolicy.Changes) None
+    if (clipsLifetimes) None
     else Some(s"not with $functionName output 'changes': one row stands for the events started " +
       "so far, each clipped differently by the session's later rows; use output 'window'")
 
