@@ -620,6 +620,40 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
+  test("a session without max_duration keeps per key its latest events and one buffer") {
+    // Events of 100 ms every 200 ms in micro-batches of a second: with a gap of 500 ms a's
+    // session never ends; b's pauses in batches 2 and 3, and its second session ends after batch
+    // 8 (at 9.4 s, closed by the final watermark, 10.3 s). At a watermark w, a keeps its events
+    // from the latest start at or before w (after six batches, 4.3 s: the one at 4.2 s) and the 8
+    // after w, not its 30 or 60 events: its earlier ones are one aggregation buffer. Under
+    // 'changes' the session's rows up to the watermark are emitted, each over every event since
+    // 0 s, folded or not.
+    val input = (0 until 12).map(b => (0 until 5).flatMap { i =>
+      val t = b * 1000L + i * 200L
+      Seq(ev("a", t, t + 100L, b * 5L + i)) ++
+        (if (b < 2 || (b >= 4 && b <= 8)) Seq(ev("b", t, t + 100L, 100L + b * 5L + i)) else Nil)
+    })
+    for (window <- Seq("event_session_window(ts, te, '500 milliseconds')",
+        "event_session_window(ts, te, '500 milliseconds', NULL, 'changes')")) {
+      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+      val stream = newStream()
+      def state(name: String) = withRocksDB {
+        spark.read.format("statestore").option("path", checkpoint).option("stateVarName", name)
+          .load().where("key.k = 'a'")
+      }
+      // Half the batches, then the rest after a restart from the checkpoint.
+      val kept = input.grouped(6).map { half =>
+        val run = streamed(window, half, checkpoint = Some(checkpoint), stream = stream)
+        (run, state("events").count(), state("foldedSession").selectExpr("value.start").head())
+      }.toSeq
+      assert(kept.map(_._2) === Seq(9L, 9L), window)
+      // The session's start, in microseconds.
+      assert(kept.map(_._3.getLong(0)) === Seq(micros(at(0)), micros(at(0))), window)
+      val run = Run(kept.flatMap(_._1.rows), 0L, kept.last._1.watermarkMs, measures)
+      agrees(window, sessionClosed, run, input.flatten, finalWatermark = 11800 - 1500)
+    }
+  }
+
   test("a running window keeps per key its open windows' messages and one buffer for the rest") {
     // After the last batch (watermark 10.5 s) a has 9 messages up to the watermark and one
     // after it (12 s), b 6, c 5. The open windows need the last max(hi, 0) messages up to the

@@ -87,6 +87,10 @@ private[execution] final class SlidingAggregator(
   def update(entry: Entry, row: InternalRow): Unit =
     buffers.update(leaves.row(leafOf(entry), 0), row)
 
+  /** Folds an aggregation buffer into an entry that is not sealed yet, on the right. */
+  def merge(entry: Entry, buffer: InternalRow): Unit =
+    buffers.merge(leaves.row(leafOf(entry), 0), buffer)
+
   /** Makes an entry's rows part of the aggregate. */
   def seal(entry: Entry): Unit = {
     val leaf = leafOf(entry)

@@ -22,13 +22,26 @@ private[sweep] final class LeavingPanes(buffers: AggregateBuffers, memory: Windo
 
   /** Adds an event that arrived at `time` and leaves at `leave`. */
   def add(row: InternalRow, time: Long, leave: Long): Unit = {
+    openPane(time, leave)
+    sliding.update(open, row)
+  }
+
+  /**
+   * Adds events that arrived up to `time` and leave at `leave`, given as their aggregation
+   * buffer `merged` (a session's events folded on a stream, see [[ContinuingSession]]).
+   */
+  def addMerged(merged: InternalRow, time: Long, leave: Long): Unit = {
+    openPane(time, leave)
+    sliding.merge(open, merged)
+  }
+
+  /** Makes the open pane one for events leaving at `leave`, sealing another one. */
+  private def openPane(time: Long, leave: Long): Unit =
     if (open == SlidingAggregator.NoEntry || openLeave != leave) {
       seal()
       open = sliding.append(time)
       openLeave = leave
     }
-    sliding.update(open, row)
-  }
 
   /** Makes the added events part of the aggregate (the open pane takes no more events). */
   def seal(): Unit = if (open != SlidingAggregator.NoEntry) {
