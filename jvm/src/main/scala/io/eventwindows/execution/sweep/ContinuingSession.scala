@@ -28,8 +28,8 @@ private[execution] trait ContinuingSession extends SweepPolicy {
   /**
    * As [[continueSession]], for a session without a maximum duration whose events not handed are
    * `folded`, their aggregation buffer (taken over): they precede every event of the next group,
-   * which continues their aggregate; under output 'changes' its first row starts at its first
-   * event (the rows before were emitted).
+   * which continues their aggregate (its events update the buffer as they would have); under
+   * output 'changes' its first row starts at its first event (the rows before were emitted).
    */
   def continueFolded(start: Long, end: Long, folded: InternalRow): Unit
 

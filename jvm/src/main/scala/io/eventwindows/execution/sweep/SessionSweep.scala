@@ -83,7 +83,7 @@ private[sweep] final class SessionSweep(
       from = pieceStart(walk.position)
       if (folded != null) {
         // One piece, which every event of the session leaves after.
-        panes.addMerged(folded, begun, lastPiece + 1)
+        panes.addFolded(folded, begun, lastPiece + 1)
         if (changes) from = start
         folded = null
       }
