@@ -184,8 +184,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * and the session to continue from in their stead. The open row is the last session (its
    * 'changes' row from its latest start), which the events from its latest start on keep open
    * and hand to the next group; the session's earlier events are folded, in order, into its
-   * buffer (after those of `folded`, if the session continues it), which the next group merges
-   * first. They precede every later event: those replayed later start at or after the latest
+   * buffer (after those of `folded`, if the session continues it), from which the next group
+   * continues. They precede every later event: those replayed later start at or after the latest
    * start, so order-sensitive aggregates see the batch query's order. An event kept for its end
    * alone (open-ended) stops the folding there, so that none is both folded and kept.
    *

@@ -28,7 +28,7 @@ import org.apache.spark.sql.types.DataType
  * A group can continue a session begun before its first event ([[ContinuingSession]]): its
  * pieces are counted from that start, and its end is at least the one given. A session without
  * a maximum duration may continue the aggregate of events it is not handed: their buffer is the
- * first pane, merged into by the events that share it.
+ * first pane, which the events that share it go on updating.
  */
 private[sweep] final class SessionSweep(
     family: SessionWindow,
