@@ -455,17 +455,38 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("a running window's state holds its aggregates: changed aggregates are an error too") {
+  test("sessions of one piece: aggregates of every kind give the batch answer through the state") {
+    // The events of an open session are folded into its buffer (as a running window's prefix);
+    // with an aggregate of the clipped lifetime they are kept instead (it needs each of them).
+    val aggregates = Seq("count(*) FILTER (WHERE v % 2 = 0) AS evens", "stddev(v) AS sd",
+      "percentile(v, 0.5) AS median", "approx_count_distinct(v) AS distinct", "last(v) AS tail",
+      "max_by(v, te) AS latest")
+    // Under 'changes' (which takes no clipped lifetime) the batch merges a buffer per start, and
+    // the stream a folded buffer with the later ones: a floating-point stddev may round otherwise
+    // there (docs/sessions.md).
+    val (whole, changes) = (sessionCases(0), sessionCases(3))
+    for ((window, measured) <- Seq(whole._1 -> aggregates,
+        whole._1 -> (aggregates :+ "time_weighted_avg(v) AS weighted"),
+        changes._1 -> aggregates.filterNot(_.startsWith("stddev")))) {
+      agrees(window, sessionClosed, streamed(window, aggregates = measured))
+    }
+  }
+
+  test("a state holding aggregation buffers holds its aggregates: changed ones are an error") {
     // Other families keep events and aggregate them anew; a running window keeps the buffer of
-    // the aggregates over the messages it no longer keeps.
-    val window = "index_window(ts, NULL, 0)"
+    // the aggregates over the messages it no longer keeps, a session of one piece that of its
+    // earlier events.
     val changed = Seq("count(*) AS n", "sum(v) AS total", "max(v) AS top")
-    val message = errorOf(restarted(window, window, changed))
-    assert(message.contains("index_window: the checkpoint holds the state of another window " +
-      "definition [index_window IndexWindow(None,0)"), message)
-    assert(message.contains("aggregates=[count(1), sum(v), avg(v), max(v), first(v), " +
-      "collect_list(v)]"), message)
-    assert(message.contains("a changed window definition needs a new checkpoint location"))
+    for ((window, family) <- Seq("index_window(ts, NULL, 0)" -> "IndexWindow(None,0)",
+        "event_session_window(ts, te, '1 second')" -> "SessionWindow(")) {
+      val function = window.takeWhile(_ != '(')
+      val message = errorOf(restarted(window, window, changed))
+      assert(message.contains(s"$function: the checkpoint holds the state of another window " +
+        s"definition [$function $family"), message)
+      assert(message.contains("aggregates=[count(1), sum(v), avg(v), max(v), first(v), " +
+        "collect_list(v)]"), message)
+      assert(message.contains("a changed window definition needs a new checkpoint location"))
+    }
   }
 
   test("a window over the whole stream (no GROUP BY keys) runs with one constant key") {
@@ -614,6 +635,40 @@ class StreamingStateSuite extends EventWindowsSuite {
       }.toSeq
       assert(kept.map(_._2) === Seq(10L, 10L), window)
       // The session's start, in microseconds, from which its pieces are counted.
+      assert(kept.map(_._3.getLong(0)) === Seq(micros(at(0)), micros(at(0))), window)
+      val run = Run(kept.flatMap(_._1.rows), 0L, kept.last._1.watermarkMs, measures)
+      agrees(window, sessionClosed, run, input.flatten, finalWatermark = 11800 - 1500)
+    }
+  }
+
+  test("a session without max_duration keeps per key its latest events and one buffer") {
+    // Events of 100 ms every 200 ms in micro-batches of a second: with a gap of 500 ms a's
+    // session never ends; b's pauses in batches 2 and 3, and its second session ends after batch
+    // 8 (at 9.4 s, closed by the final watermark, 10.3 s). At a watermark w, a keeps its events
+    // from the latest start at or before w (after six batches, 4.3 s: the one at 4.2 s) and the 8
+    // after w, not its 30 or 60 events: its earlier ones are one aggregation buffer. Under
+    // 'changes' the session's rows up to the watermark are emitted, each over every event since
+    // 0 s, folded or not.
+    val input = (0 until 12).map(b => (0 until 5).flatMap { i =>
+      val t = b * 1000L + i * 200L
+      Seq(ev("a", t, t + 100L, b * 5L + i)) ++
+        (if (b < 2 || (b >= 4 && b <= 8)) Seq(ev("b", t, t + 100L, 100L + b * 5L + i)) else Nil)
+    })
+    for (window <- Seq("event_session_window(ts, te, '500 milliseconds')",
+        "event_session_window(ts, te, '500 milliseconds', NULL, 'changes')")) {
+      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+      val stream = newStream()
+      def state(name: String) = withRocksDB {
+        spark.read.format("statestore").option("path", checkpoint).option("stateVarName", name)
+          .load().where("key.k = 'a'")
+      }
+      // Half the batches, then the rest after a restart from the checkpoint.
+      val kept = input.grouped(6).map { half =>
+        val run = streamed(window, half, checkpoint = Some(checkpoint), stream = stream)
+        (run, state("events").count(), state("foldedSession").selectExpr("value.start").head())
+      }.toSeq
+      assert(kept.map(_._2) === Seq(9L, 9L), window)
+      // The session's start, in microseconds.
       assert(kept.map(_._3.getLong(0)) === Seq(micros(at(0)), micros(at(0))), window)
       val run = Run(kept.flatMap(_._1.rows), 0L, kept.last._1.watermarkMs, measures)
       agrees(window, sessionClosed, run, input.flatten, finalWatermark = 11800 - 1500)

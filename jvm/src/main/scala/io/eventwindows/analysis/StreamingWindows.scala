@@ -82,13 +82,19 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val keyEncoder = ExpressionEncoder(schemaOf(grouping))
     val outputEncoder = ExpressionEncoder(schemaOf(original.output))
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
+    // State holding aggregation buffers depends on the aggregates too.
+    val buffersInState =
+      rules.foldsPrefix || (rules.foldsSessions && a.clippedLifetime.isEmpty)
     val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
       a.clippedLifetime, input, inputEncoder,
-      outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
+      outputEncoder.resolveAndBind(), definition(a, horizon, input, buffersInState),
       EventWindowsConf.maxWindowsPerEvent, hasInitialState = staticAnchors.isDefined,
-      // Before late rows counted in their open windows, the state was the same but for this.
       formerDefinition =
-        if (lastRowEnd.isDefined) Some(definition(a, rules, startHorizon, input)) else None)
+        // Before late rows counted in their open windows, the state was the same but for this.
+        if (lastRowEnd.isDefined) Some(definition(a, startHorizon, input, buffersInState))
+        // Before sessions folded their events, they kept them all: the next firing folds them.
+        else if (rules.foldsSessions && buffersInState) Some(definition(a, horizon, input, false))
+        else None)
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val initial = staticAnchors.map(
@@ -244,17 +250,18 @@ object StreamingWindows extends Rule[LogicalPlan] {
   /**
    * What the state depends on, independent of the session (no expression ids): the function, the
    * family, the time horizon, the lifetime, tie order and family values, the keys, and the layout
-   * of the stored input rows; for a family that keeps a prefix's aggregation buffer, also the
-   * aggregates and their filters (other families store events and aggregate them anew).
+   * of the stored input rows; if the state keeps aggregation buffers (`buffersInState`: a
+   * running window's prefix, a folded session), also the aggregates and their filters (other
+   * families store events and aggregate them anew).
    */
   private def definition(
       a: EventWindowAggregate,
-      rules: StreamingRules,
       horizon: EventTimeHorizon,
-      input: Seq[Attribute]): String = {
+      input: Seq[Attribute],
+      buffersInState: Boolean): String = {
     def sql(es: Seq[Expression]) = es.map(_.sql).mkString("[", ", ", "]")
     val aggregates =
-      if (rules.foldsPrefix) s" aggregates=${sql(a.aggregates)} filters=${sql(a.filters)}" else ""
+      if (buffersInState) s" aggregates=${sql(a.aggregates)} filters=${sql(a.filters)}" else ""
     val w = a.window
     s"${w.function} ${w.family} $horizon start=${w.start.sql} " +
       s"end=${w.end.map(_.sql).getOrElse("point")} order=${sql(w.order)} " +

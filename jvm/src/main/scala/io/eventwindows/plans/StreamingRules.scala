@@ -57,6 +57,15 @@ sealed trait StreamingRules extends Serializable {
   def continuesSessions: Boolean = false
 
   /**
+   * True if a firing may fold the events of the last session that no open row needs one by one
+   * into one aggregation buffer, kept with the session's start and end in their stead (sessions
+   * without a maximum duration, whose one open row needs every event of the session only through
+   * their aggregate; not with aggregates of the clipped lifetime, which need the events, see the
+   * streaming room's `StreamingWindowSpec.foldsSessions`).
+   */
+  def foldsSessions: Boolean = false
+
+  /**
    * True if a key whose firing keeps no event is forgotten; not if its later rows depend on
    * every earlier arrival, through an SPL trigger's state or a running window's prefix.
    */
@@ -104,7 +113,8 @@ final case class Retention(fromIndex: Int, endingFrom: Long)
 /** The rules of each family that runs on streams, given by the family's own `onStreams`. */
 object StreamingRules {
 
-  private val KeepNoEnded = Long.MaxValue
+  /** A [[Retention.endingFrom]] that keeps no event for its end alone. */
+  val KeepNoEnded: Long = Long.MaxValue
 
   /** The index of the first of the sorted `starts` at or after `time` (their number if none). */
   private def firstAtOrAfter(starts: Array[Long], time: Long): Int = {
@@ -248,13 +258,15 @@ object StreamingRules {
    * event starting at or before b is known (close time b: an event starting at the session's end
    * joins it). Only the last session of a replay can still be open (each earlier one ended
    * before the next began, at or before the horizon); if a row is open, it needs all of that
-   * session's events, which decide its start, its pieces and its changes: without a maximum
-   * duration (with one, [[continuesSessions]]).
+   * session's events, which decide its start, its pieces and its changes: so without a maximum
+   * duration, unless its events are folded ([[foldsSessions]]); with one, [[continuesSessions]].
    */
   final case class Sessions(family: SessionWindow) extends StreamingRules {
     override def closeTime(window: InternalRow): Long = window.getLong(1)
 
     override def continuesSessions: Boolean = family.maxDuration.isDefined
+
+    override def foldsSessions: Boolean = family.maxDuration.isEmpty
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {

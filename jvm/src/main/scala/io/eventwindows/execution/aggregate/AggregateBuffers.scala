@@ -1,7 +1,7 @@
 package io.eventwindows.execution.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, BoundReference, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.Platform
@@ -63,6 +63,11 @@ private[execution] final class AggregateBuffers(
     case _ => null
   }
 
+  /** The buffer offsets of the typed imperative functions' objects. */
+  private val typedOffsets: Array[Int] = typed.indices.collect {
+    case j if typed(j) != null => offsets(imperativePositions(j))
+  }.toArray
+
   /** Declarative expressions of each kind, NoOp in the slots of imperative functions. */
   private def declarative(f: DeclarativeAggregate => Seq[Expression]): Seq[Expression] =
     functions.flatMap {
@@ -98,6 +103,12 @@ private[execution] final class AggregateBuffers(
       case _ => NoOp
     },
     bufferAttributes)
+
+  /** Every field of a buffer but the typed imperative objects, which [[assign]] copies itself. */
+  private val assignment = MutableProjection.create(bufferAttributes.indices.map { i =>
+    if (typedOffsets.contains(i)) NoOp
+    else BoundReference(i, bufferTypes(i), bufferAttributes(i).nullable)
+  }, Nil)
 
   private val joined = new JoinedRow
 
@@ -192,6 +203,15 @@ private[execution] final class AggregateBuffers(
       mergeImperative(i, buffer, other)
       i += 1
     }
+  }
+
+  /**
+   * Sets `buffer` to the values of `other` (typed imperative objects by reference), which it then
+   * continues exactly: no merge, whose floating-point arithmetic could round otherwise.
+   */
+  def assign(buffer: InternalRow, other: InternalRow): Unit = {
+    assignment.target(buffer)(other)
+    typedOffsets.foreach(o => buffer.update(o, other.get(o, bufferTypes(o))))
   }
 
   /** Merges imperative function i's buffer in `other` into its buffer in `buffer`. */

@@ -87,6 +87,10 @@ private[execution] final class SlidingAggregator(
   def update(entry: Entry, row: InternalRow): Unit =
     buffers.update(leaves.row(leafOf(entry), 0), row)
 
+  /** Sets an entry just appended to the aggregation buffer `buffer`, which rows then update. */
+  def assign(entry: Entry, buffer: InternalRow): Unit =
+    buffers.assign(leaves.row(leafOf(entry), 0), buffer)
+
   /** Makes an entry's rows part of the aggregate. */
   def seal(entry: Entry): Unit = {
     val leaf = leafOf(entry)

@@ -6,7 +6,7 @@ import scala.collection.mutable.ArrayBuffer
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
 import io.eventwindows.execution.sweep.{ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.Retention
+import io.eventwindows.plans.{Retention, StreamingRules}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -28,7 +28,8 @@ import org.apache.spark.sql.execution.metric.SQLMetric
  *
  * A running window's rows hold every earlier message of the key: the messages a firing does not
  * keep are folded, in order, into the key's [[StreamingReplay.RunningPrefix]] (one aggregation
- * buffer, as bytes), and the next replay's sweep starts from it.
+ * buffer, as bytes), and the next replay's sweep starts from it. So are the events of an open
+ * session without a maximum duration ([[FoldedSession]]).
  *
  * Built on the executor, once per task (generated projections and orderings are not serializable).
  *
@@ -72,9 +73,13 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   /** The policy as one whose group continues an open session: sessions with pieces. */
   private val continuing =
     Some(policy).collect { case c: ContinuingSession if spec.rules.continuesSessions => c }
+  /** The policy as one whose group continues a folded session: sessions of one piece. */
+  private val foldingSessions =
+    Some(policy).collect { case c: ContinuingSession if spec.foldsSessions => c }
   require(spec.rules.resumes == resuming.isDefined &&
     (!spec.rules.foldsPrefix || seeding.isDefined) &&
-    (!spec.rules.continuesSessions || continuing.isDefined),
+    (!spec.rules.continuesSessions || continuing.isDefined) &&
+    (!spec.foldsSessions || foldingSessions.isDefined),
     s"${spec.rules} do not fit the policy of ${window.family}")
   private val windowFields = 2 + window.family.extraWindowFields.size
   private val unusedMetric = new SQLMetric("sum")
@@ -101,7 +106,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * `(emittedThrough, horizon]` (none under early rows: [[changedRows]] emitted each as its
    * result changed), and says what to keep and when something can close next.
    * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead; running
-   * windows start from `prefix`; sessions with pieces continue the open session `session`.
+   * windows start from `prefix`; sessions with pieces continue the open session `session`,
+   * sessions of one piece the open session `folded`.
    */
   def fire(
       stored: Iterator[Array[Byte]],
@@ -109,7 +115,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       horizon: Long,
       trigger: ResumingSweep.TriggerState,
       prefix: RunningPrefix,
-      session: Option[SessionSeed] = None): Firing = {
+      session: Option[SessionSeed] = None,
+      folded: Option[FoldedSession] = None): Firing = {
     val replayed = ArrayBuffer.empty[Stored]
     val pending = ArrayBuffer.empty[Array[Byte]]
     var firstPending = NoClose
@@ -131,6 +138,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
         buffers.deserialize(prefix.buffer)))
     }
     if (sorted.nonEmpty) session.foreach(s => continuing.foreach(_.continueSession(s.start, s.end)))
+    if (sorted.nonEmpty) folded.foreach(f => foldingSessions.foreach(
+      _.continueFolded(f.start, f.end, buffers.deserialize(f.buffer))))
 
     val output = ArrayBuffer.empty[Row]
     var firstOpen: InternalRow = null
@@ -148,12 +157,17 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       }
     }
 
-    val (retention, nextSession) = continuing match {
-      case Some(sessions) if firstOpen != null => openPiece(sessions, sorted, firstOpen, session)
+    val (retention, nextSession, nextFolded) = (continuing, foldingSessions) match {
+      case (Some(sessions), _) if firstOpen != null =>
+        val (retention, next) = openPiece(sessions, sorted, firstOpen, session)
+        (retention, next, None)
+      case (_, Some(sessions)) if firstOpen != null =>
+        val (retention, next) = foldSession(sessions, sorted, folded)
+        (retention, None, next)
       case _ =>
         // Nothing replayed, nothing changed: the session goes on as it was.
         (spec.rules.retention(sorted.map(_.start), sorted.map(_.end), horizon, firstOpen),
-          if (sorted.isEmpty) session else None)
+          if (sorted.isEmpty) session else None, if (sorted.isEmpty) folded else None)
     }
     val kept = ArrayBuffer.empty[Array[Byte]]
     val forgotten = ArrayBuffer.empty[Stored]
@@ -167,7 +181,56 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     // A row an event after the horizon takes part in closes at its start or later.
     if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
     val nextPrefix = if (forgotten.nonEmpty) fold(prefix, forgotten) else prefix
-    Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix, nextSession)
+    Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix, nextSession, nextFolded)
+  }
+
+  /**
+   * Sessions of one piece: of the `sorted` events replayed, those the open row needs one by one,
+   * and the session to continue from in their stead. The open row is the last session (its
+   * 'changes' row from its latest start), which the events from its latest start on keep open
+   * and hand to the next group; the session's earlier events are folded, in order, into its
+   * buffer (after those of `folded`, if the session continues it), from which the next group
+   * continues. They precede every later event: those replayed later start at or after the latest
+   * start, so order-sensitive aggregates see the batch query's order. An event kept for its end
+   * alone (open-ended) stops the folding there, so that none is both folded and kept.
+   *
+   * E.g. a gap of 30 s, events at 00:00, 00:10, 00:20, 00:20 and 00:30 replayed at a horizon of
+   * 00:35: the first three are folded, the two at 00:20 are kept (the rows under 'changes' from
+   * 00:20 on are not emitted yet), and the session continues from 00:00, open to 00:50.
+   */
+  private def foldSession(
+      sessions: ContinuingSession,
+      sorted: Array[Stored],
+      folded: Option[FoldedSession]): (Retention, Option[FoldedSession]) = {
+    val sessionStart = sessions.lastSessionStart
+    val continued = folded.filter(_.start == sessionStart)
+    val first = firstAtOrAfter(sorted, sessionStart)
+    val latest = firstAtOrAfter(sorted, sorted.last.start)
+    var until = first
+    while (until < latest && sorted(until).end < StreamingRules.KeepNoEnded) until += 1
+    if (until == first) return (Retention(first, StreamingRules.KeepNoEnded), continued)
+    val buffer = continued.map(f => buffers.deserialize(f.buffer)).getOrElse(buffers.newBuffer())
+    var heldTo = continued.map(_.end).getOrElse(Long.MinValue)
+    (first until until).map(sorted).foreach { event =>
+      // An empty lifetime is no event (the sweep skips it).
+      if (event.end > event.start) {
+        buffers.update(buffer, event.row)
+        heldTo = Math.max(heldTo, sessions.heldOpenTo(event.end))
+      }
+    }
+    (Retention(until, StreamingRules.KeepNoEnded),
+      Some(FoldedSession(sessionStart, heldTo, buffers.serialize(buffer))))
+  }
+
+  /** The index of the first of the `sorted` events starting at or after `time`. */
+  private def firstAtOrAfter(sorted: Array[Stored], time: Long): Int = {
+    var lo = 0
+    var hi = sorted.length
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (sorted(mid).start < time) lo = mid + 1 else hi = mid
+    }
+    lo
   }
 
   /**
@@ -291,7 +354,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     val nextClose =
       if (resumed.firesBetweenArrivals && pending.nonEmpty) Math.min(firstPending, state.nextInstant)
       else firstPending
-    Firing(output, kept, nextClose, state, RunningPrefix.Empty, None)
+    Firing(output, kept, nextClose, state, RunningPrefix.Empty, None, None)
   }
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
@@ -317,7 +380,7 @@ private[streaming] object StreamingReplay {
    * What a firing gives: the rows to emit, the events to keep (bytes), the earliest close time
    * of a row not emitted yet ([[NoClose]] if none is known), the trigger state of SPL sliding
    * windows, the prefix of running windows and the open session that sessions with pieces
-   * continue.
+   * continue, or that sessions of one piece continue with their folded events.
    */
   final case class Firing(
       output: Seq[Row],
@@ -325,7 +388,8 @@ private[streaming] object StreamingReplay {
       nextClose: Long,
       trigger: ResumingSweep.TriggerState,
       prefix: RunningPrefix,
-      session: Option[SessionSeed])
+      session: Option[SessionSeed],
+      folded: Option[FoldedSession])
 
   /**
    * The messages of a key that a running window no longer keeps one by one, which every later
@@ -346,3 +410,11 @@ private[streaming] object StreamingReplay {
  * pieces are counted, and the end (exclusive) the forgotten events hold it open to.
  */
 private[streaming] case class SessionSeed(start: Long, end: Long)
+
+/**
+ * The open session of a key, without a maximum duration, whose earlier events a firing folded
+ * (see [[io.eventwindows.plans.StreamingRules.foldsSessions]]): when it began, the end
+ * (exclusive) the folded events hold it open to, and their aggregation buffer, as
+ * [[io.eventwindows.execution.aggregate.AggregateBuffers.serialize]] stores it.
+ */
+private[streaming] case class FoldedSession(start: Long, end: Long, buffer: Array[Byte])

@@ -17,7 +17,8 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
  *    keeps only the events rows still open can need, and sets a timer where the next row can
  *    close. SPL sliding windows, whose triggers depend on every earlier arrival, resume their
  *    sweep instead: the window's tuples and the trigger state are kept, only new events are
- *    consumed. Running index windows keep the aggregate of the messages they no longer keep.
+ *    consumed. Running index windows keep the aggregate of the messages they no longer keep, sessions
+ *    without a maximum duration that of their open session's earlier events.
  *
  * The initial state, when the query has one (the static anchors of dynamic windows over a stream
  * of messages, see [[StreamingWindowSpec]]), is a row per key holding its rows of the input, read
@@ -60,6 +61,13 @@ final class StreamingWindowProcessor(
    * every event of their open session, and the next firing forgets what it can).
    */
   @transient private var openSession: ValueState[SessionSeed] = _
+  /**
+   * The open session of a key whose earlier events were folded into its aggregation buffer, for
+   * sessions without a maximum duration ([[StreamingWindowSpec.foldsSessions]]). A state variable
+   * of its own, as [[openSession]] is: a checkpoint written before it existed restores (its keys
+   * hold every event of their open session, and the next firing folds what it can).
+   */
+  @transient private var foldedSession: ValueState[FoldedSession] = _
   @transient private lazy val replay = new StreamingReplay(spec)
 
   /**
@@ -96,6 +104,10 @@ final class StreamingWindowProcessor(
     if (spec.rules.continuesSessions) {
       openSession = getHandle.getValueState[SessionSeed]("openSession",
         Encoders.product[SessionSeed], TTLConfig.NONE)
+    }
+    if (spec.foldsSessions) {
+      foldedSession = getHandle.getValueState[FoldedSession]("foldedSession",
+        Encoders.product[FoldedSession], TTLConfig.NONE)
     }
   }
 
@@ -160,11 +172,18 @@ final class StreamingWindowProcessor(
     val horizon = spec.horizon.horizon(micros(watermarkMs))
     val session =
       if (spec.rules.continuesSessions && openSession.exists()) Some(openSession.get()) else None
+    val folded =
+      if (spec.foldsSessions && foldedSession.exists()) Some(foldedSession.get()) else None
     val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger,
-      current.prefix, session)
+      current.prefix, session, folded)
     if (spec.rules.continuesSessions) {
       firing.session.filter(_ => firing.kept.nonEmpty).map(openSession.update)
         .getOrElse(openSession.clear())
+    }
+    if (spec.foldsSessions) {
+      // An open folded session keeps its latest events: no key holds a buffer alone.
+      firing.folded.filter(_ => firing.kept.nonEmpty).map(foldedSession.update)
+        .getOrElse(foldedSession.clear())
     }
     if (firing.kept.isEmpty && spec.rules.forgetsIdleKeys) {
       // Nothing left that a later row can need: forget the key. (An SPL trigger's state and a

@@ -51,4 +51,11 @@ final case class StreamingWindowSpec(
     hasInitialState: Boolean = false,
     formerDefinition: Option[String] = None) {
   require(!earlyRows || rules.knowsOpenRows, s"$rules give no row before it closes")
+
+  /**
+   * True if firings fold the events of an open session into its aggregation buffer
+   * ([[StreamingRules.foldsSessions]]): not when aggregates read the clipped lifetime, which
+   * [[io.eventwindows.execution.sweep.ClippedResults]] computes over the events themselves.
+   */
+  def foldsSessions: Boolean = rules.foldsSessions && clippedLifetime.isEmpty
 }

@@ -22,12 +22,25 @@ private[sweep] final class LeavingPanes(buffers: AggregateBuffers, memory: Windo
 
   /** Adds an event that arrived at `time` and leaves at `leave`. */
   def add(row: InternalRow, time: Long, leave: Long): Unit = {
-    if (open == SlidingAggregator.NoEntry || openLeave != leave) {
-      seal()
-      open = sliding.append(time)
-      openLeave = leave
-    }
+    if (open == SlidingAggregator.NoEntry || openLeave != leave) newPane(time, leave)
     sliding.update(open, row)
+  }
+
+  /**
+   * Adds events that arrived up to `time` and leave at `leave`, given as their aggregation
+   * buffer `folded` (a session's events folded on a stream, see [[ContinuingSession]]): a new
+   * pane, which the next events leaving there join, updating the buffer as if it held them.
+   */
+  def addFolded(folded: InternalRow, time: Long, leave: Long): Unit = {
+    newPane(time, leave)
+    sliding.assign(open, folded)
+  }
+
+  /** Seals the open pane, if any, and opens one for events leaving at `leave`. */
+  private def newPane(time: Long, leave: Long): Unit = {
+    seal()
+    open = sliding.append(time)
+    openLeave = leave
   }
 
   /** Makes the added events part of the aggregate (the open pane takes no more events). */

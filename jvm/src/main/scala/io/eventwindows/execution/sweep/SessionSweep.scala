@@ -26,7 +26,9 @@ import org.apache.spark.sql.types.DataType
  * 'changes'; memory: the events of the open session.
  *
  * A group can continue a session begun before its first event ([[ContinuingSession]]): its
- * pieces are counted from that start, and its end is at least the one given.
+ * pieces are counted from that start, and its end is at least the one given. A session without
+ * a maximum duration may continue the aggregate of events it is not handed: their buffer is the
+ * first pane, which the events that share it go on updating.
  */
 private[sweep] final class SessionSweep(
     family: SessionWindow,
@@ -56,6 +58,8 @@ private[sweep] final class SessionSweep(
   private var sessionEnd = 0L
   /** The session the next group's first event continues, if any: its start and end. */
   private var continued: Option[(Long, Long)] = None
+  /** The aggregation buffer of the continued session's events not handed, or null. */
+  private var folded: InternalRow = null
   /** Where the next row starts: the start of the walk's piece, or its last change. */
   private var from = 0L
 
@@ -77,6 +81,12 @@ private[sweep] final class SessionSweep(
       sessionEnd = Math.max(heldTo, family.sessionEnd(end, lineMax))
       walk.startAt(piece(start))
       from = pieceStart(walk.position)
+      if (folded != null) {
+        // One piece, which every event of the session leaves after.
+        panes.addFolded(folded, begun, lastPiece + 1)
+        if (changes) from = start
+        folded = null
+      }
     } else {
       sessionEnd = Math.max(sessionEnd, family.sessionEnd(end, lineMax))
     }
@@ -90,9 +100,16 @@ private[sweep] final class SessionSweep(
     panes.clear()
     open = false
     continued = None
+    folded = null
   }
 
   override def continueSession(start: Long, end: Long): Unit = continued = Some((start, end))
+
+  override def continueFolded(start: Long, end: Long, folded: InternalRow): Unit = {
+    require(family.maxDuration.isEmpty, "only a session of one piece continues folded events")
+    continueSession(start, end)
+    this.folded = folded
+  }
 
   override def lastSessionStart: Long = sessionStart
 
