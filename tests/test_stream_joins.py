@@ -1,0 +1,143 @@
+"""Temporal, range and ASOF joins on streams (issue 47). A stream joined with a static table:
+each micro-batch joined as a batch by the extension's operators, every join type Spark's own
+checks allow for stream-static joins, in append and update mode, giving the rows of the batch
+join over all input (Spark's own plan of the same SQL, with the RangeJoin rule off), each stream
+row's rows in the micro-batch it arrives in; an ASOF join with a stream on its right side
+rejected by the project's condition naming the join."""
+import collections
+import random
+
+import pytest
+
+import eventwindows as ew
+from harness import write_batches
+from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
+
+SCHEMA = "id int, k int, s bigint, e bigint, v int"
+
+
+def near_the_ends(rng):
+    """Times near both ends of the BIGINT line, and more in the middle."""
+    return rng.choice([BIGINT_MIN + rng.randrange(20), BIGINT_MAX - rng.randrange(20)]
+                      + [rng.randrange(0, 40)] * 3)
+
+
+@pytest.fixture(scope="module")
+def event_stream(spark, tmp_path_factory):
+    """Random events (id, k, s, e, v) in three micro-batches (one JSON file each, read one per
+    trigger), their static table `static_b`, and a function giving a new streaming DataFrame over
+    the files (each query its own source) and the batch index of each id."""
+    rng = random.Random(47)
+    stream_rows = random_events(rng, 90, near_the_ends)
+    static_rows = random_events(rng, 60, near_the_ends)
+    source = tmp_path_factory.mktemp("stream_joins") / "a"
+    batches = [stream_rows[0:30], stream_rows[30:60], stream_rows[60:90]]
+    columns = ["id", "k", "s", "e", "v"]
+    write_batches(source, [[dict(zip(columns, row)) for row in batch] for batch in batches])
+    spark.createDataFrame(static_rows, SCHEMA).createOrReplaceTempView("static_b")
+    spark.read.schema(SCHEMA).json(str(source)).createOrReplaceTempView("all_a")
+    batch_of = {row[0]: i for i, batch in enumerate(batches) for row in batch}
+
+    def stream():
+        return spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+
+    yield stream, batch_of
+    spark.catalog.dropTempView("static_b")
+    spark.catalog.dropTempView("all_a")
+
+
+def run_batches(query_frame, mode, checkpoint):
+    """Runs a streaming DataFrame over every file to the end in `mode`, collecting each
+    micro-batch's rows apart: a list of (batch id, row tuple)."""
+    out = []
+    query = (query_frame.writeStream.outputMode(mode)
+             .foreachBatch(lambda df, batch_id: out.extend((batch_id, tuple(r)) for r in df.collect()))
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query.awaitTermination()
+    return out, query
+
+
+# Stream-static range joins as users write them: the stream `a` on the side Spark allows for each
+# join type (a stream's unmatched rows can be kept, a static side's cannot), with and without
+# keys, overlap and point-in-interval conditions; `{a}` is the stream (or, for the batch
+# answer, the table of all its rows). Each row: (case, a.id, b.id).
+STREAM_STATIC = [
+    ("{a} a INNER JOIN static_b b", "a.k = b.k AND a.s < b.e AND b.s < a.e"),
+    ("{a} a LEFT JOIN static_b b", "a.k = b.k AND a.s <= b.e AND b.s < a.e AND a.v >= b.v"),
+    ("{a} a LEFT SEMI JOIN static_b b", "b.s <= a.s AND a.s < b.e"),
+    ("{a} a LEFT ANTI JOIN static_b b", "a.k = b.k AND a.s BETWEEN b.s AND b.e"),
+    ("static_b b RIGHT JOIN {a} a", "b.s <= a.s AND a.s < b.e"),
+    ("{a} a LEFT JOIN static_b b", "b.s < a.e AND a.s < b.e"),
+]
+
+
+def stream_static_sql(a, cases):
+    def b_id(join):
+        return "NULL" if "SEMI" in join or "ANTI" in join else "b.id"
+    return " UNION ALL ".join(
+        f"SELECT {i} AS c, a.id AS a_id, {b_id(join)} AS b_id FROM {join.format(a=a)} ON {on}"
+        for i, (join, on) in enumerate(cases))
+
+
+# Update mode (which a stateless query runs as append) with a stream on each side.
+@pytest.mark.parametrize("mode, cases", [("append", STREAM_STATIC),
+                                         ("update", [STREAM_STATIC[1], STREAM_STATIC[4]])])
+def test_stream_static_range_joins_give_the_batch_rows_per_micro_batch(
+        spark, event_stream, tmp_path, mode, cases):
+    stream, batch_of = event_stream
+    stream().createOrReplaceTempView("stream_a")
+    try:
+        rows, query = run_batches(spark.sql(stream_static_sql("stream_a", cases)), mode, tmp_path)
+        plan = query._jsq.explainInternal(False)
+    finally:
+        spark.catalog.dropTempView("stream_a")
+    assert plan.count("RangeJoin ") >= len(cases), plan
+    spark.conf.set(RULE, "false")
+    try:
+        batch = spark.sql(stream_static_sql("all_a", cases))
+        assert "RangeJoin" not in batch._jdf.queryExecution().executedPlan().toString()
+        expected = collections.Counter(tuple(r) for r in batch.collect())
+    finally:
+        spark.conf.unset(RULE)
+    assert collections.Counter(row for _, row in rows) == expected
+    assert all(sum(1 for c, a_id, _ in expected if c == i) > 0 for i in range(len(cases)))
+    # Each stream row's rows in the micro-batch that read it.
+    assert all(batch_id == batch_of[a_id] for batch_id, (_, a_id, _) in rows)
+
+
+def test_temporal_and_asof_joins_of_a_stream_and_a_static_table(spark, event_stream, tmp_path):
+    """`ew.temporal_join` (left, stream on the left) and `ew.asof_join` (backward with a
+    tolerance) of the stream with the static table: the batch joins' rows over all input, which
+    test_temporal_join and test_asof_join check against references."""
+    stream, batch_of = event_stream
+    static_b = spark.table("static_b").withColumnRenamed("id", "b_id").withColumnRenamed("v", "w")
+    # Lifetimes ending before they start fail a temporal join (test_temporal_join): left out.
+    ordered = "e IS NULL OR s IS NULL OR s <= e"
+
+    def temporal(a):
+        return ew.temporal_join(a.where(ordered), static_b.where(ordered), "k", "left",
+                                left_lifetime=("s", "e"),
+                                right_lifetime=("s", "e")).select("id", "b_id", "lifetime")
+
+    def asof(a):
+        return ew.asof_join(a, static_b.select("k", "b_id", "w", static_b.s.alias("t")), "k",
+                            "s", "t", tolerance=5).select("id", "b_id", "t")
+
+    for i, join in enumerate([temporal, asof]):
+        rows, _ = run_batches(join(stream()), "append", tmp_path / str(i))
+        expected = collections.Counter(tuple(r) for r in join(spark.table("all_a")).collect())
+        assert collections.Counter(row for _, row in rows) == expected, join.__name__
+        assert sum(1 for r in expected if r[1] is not None) > 10, join.__name__
+        assert all(batch_id == batch_of[row[0]] for batch_id, row in rows)
+
+
+def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream):
+    stream, _ = event_stream
+    static_a = spark.table("all_a")
+    for left, right, words in [(static_a, stream(), "the right side is a stream"),
+                               (stream(), stream(), "both sides are streams")]:
+        with pytest.raises(Exception) as info:
+            ew.asof_join(left, right, "k", "s", "s")
+        assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
+        assert "asof_join: " + words in str(info.value)
+        assert "with the stream on the left and a static table on the right" in str(info.value)
