@@ -5,12 +5,13 @@ join over all input (Spark's own plan of the same SQL, with the RangeJoin rule o
 row's rows in the micro-batch it arrives in; an ASOF join with a stream on its right side
 rejected by the project's condition naming the join."""
 import collections
+import datetime
 import random
 
 import pytest
 
 import eventwindows as ew
-from harness import write_batches
+from harness import run_stream, write_batches
 from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
 
 SCHEMA = "id int, k int, s bigint, e bigint, v int"
@@ -141,3 +142,123 @@ def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream
         assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
         assert "asof_join: " + words in str(info.value)
         assert "with the stream on the left and a static table on the right" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two streams, each with a watermark on its start: Spark's late-row rule (an event at or behind
+# the watermark of the micro-batch before is dropped and counted), every pair of accepted events
+# once, an outer join's unmatched row once the watermark has passed its end.
+
+EPOCH = datetime.datetime(2024, 1, 1)
+DELAYS = {"a": 5, "b": 3}
+SIDE_SCHEMA = {"a": "id int, k int, s timestamp, e timestamp",
+               "b": "bid int, k int, bs timestamp, be timestamp"}
+
+
+def random_side(rng, side, n_batches, per_batch):
+    """Micro-batches of events (id, k, start second, end second or None): starts around
+    20 s x batch, out of order by up to 8 s, some far behind (late), lifetimes of 0 to 30 s,
+    a few open-ended."""
+    batches, next_id = [], 1000 * (side == "b")
+    for i in range(n_batches):
+        rows = []
+        for _ in range(per_batch):
+            start = 20 * i + rng.randrange(-8, 12)
+            if rng.random() < 0.1:
+                start -= rng.randrange(15, 40)  # behind the watermark
+            end = None if rng.random() < 0.05 else start + rng.choice([0, 1, 2, 5, 9, 15, 30])
+            rows.append((next_id, rng.randrange(5), start, end))
+            next_id += 1
+        batches.append(rows)
+    return batches
+
+
+def accepted_and_watermark(batches, runs):
+    """What Spark accepts of each side, how many it drops, and the final watermark (s), for the
+    micro-batches `runs` (ranges of batch indexes) read by one query started once per run.
+
+    Spark's watermark is the minimum of both sides', each the side's latest start less its delay,
+    over the micro-batches before; an operator drops a row at or behind the watermark of the
+    micro-batch before its own (so that a chain of operators sees the rows the one before emitted).
+    A run ends with a micro-batch without data that moves the watermark on (firing its timers)."""
+    used, before, latest = float("-inf"), float("-inf"), {}
+    accepted, late = {"a": [], "b": []}, 0
+    for run in runs:
+        for i in list(run) + [None]:  # None: the micro-batch without data at the end of a run
+            for side in ("a", "b") if i is not None else ():
+                for row in batches[side][i]:
+                    if row[2] > before:
+                        accepted[side].append(row)
+                    else:
+                        late += 1
+            before = used
+            if i is not None:
+                for side in ("a", "b"):
+                    latest[side] = max([latest.get(side, float("-inf"))]
+                                       + [row[2] for row in batches[side][i]])
+                used = max(used, min(latest[s] - DELAYS[s] for s in ("a", "b")))
+    return accepted, used, late
+
+
+def at(second):
+    return None if second is None else EPOCH + datetime.timedelta(seconds=second)
+
+
+def timed(rows):
+    """Events (id, k, start, end) with their seconds as timestamps."""
+    return [(i, k, at(s), at(e)) for i, k, s, e in rows]
+
+
+def side_records(side, rows):
+    """Events as a side's JSON records."""
+    names = SIDE_SCHEMA[side].replace(" int", "").replace(" timestamp", "").split(", ")
+    return [dict(zip(names, (i, k, str(s), None if e is None else str(e))))
+            for i, k, s, e in timed(rows)]
+
+
+@pytest.mark.parametrize("how", ["inner", "full"])
+def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_events(
+        spark, tmp_path, how):
+    """A random stream per side, out of order, with late rows, in three micro-batches, then a
+    restart from the checkpoint and two more: the temporal join's rows (Parquet sink, append
+    mode) are the batch temporal join's over the accepted events, but the unmatched rows the
+    watermark has not closed, each once; the late rows are counted as dropped. (Inner: the
+    pairs; full: the pairs and the unmatched rows of each side, as left and right keep them.)"""
+    rng = random.Random(4747)
+    batches = {side: random_side(rng, side, 5, 12) for side in ("a", "b")}
+    runs = (range(0, 3), range(3, 5))  # a restart from the checkpoint after three
+    accepted, watermark, late = accepted_and_watermark(batches, runs)
+
+    def streams(sources):
+        return [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(start, f"{DELAYS[side]} seconds")
+                for side, start in (("a", "s"), ("b", "bs"))]
+
+    def join(a, b):
+        return ew.temporal_join(a, b, "k", how, left_lifetime=("s", "e"),
+                                right_lifetime=("bs", "be"))
+
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
+    for run in runs:
+        for side in ("a", "b"):
+            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
+                          first_mtime=1_700_000_000 + run.start)
+        query = run_stream(join(*streams(sources)), out, checkpoint)
+        assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
+        dropped += sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
+                       for p in query.recentProgress)
+    streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
+
+    batch = join(*[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side])
+                   for side in ("a", "b")]).collect()
+    closed = at(watermark)
+    expected = collections.Counter(
+        tuple(r) for r in batch if (r.id is not None and r.bid is not None)
+        or (r.lifetime.end is not None and r.lifetime.end <= closed))
+    assert streamed == expected
+    assert late >= 2 and dropped == late
+    assert sum(1 for r in expected if None not in (r[1], r[4])) > 10  # pairs
+    if how == "full":  # unmatched rows of each side, closed and (left out) not yet closed
+        assert all(any(r[i] is None for r in expected) for i in (1, 4))
+        assert len(expected) < len(batch)
