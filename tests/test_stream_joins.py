@@ -11,7 +11,7 @@ import random
 import pytest
 
 import eventwindows as ew
-from harness import run_stream, write_batches
+from harness import run_stream, second, write_batches
 from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
 
 SCHEMA = "id int, k int, s bigint, e bigint, v int"
@@ -262,3 +262,31 @@ def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_e
     if how == "full":  # unmatched rows of each side, closed and (left out) not yet closed
         assert all(any(r[i] is None for r in expected) for i in (1, 4))
         assert len(expected) < len(batch)
+
+
+def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path):
+    """A right join written in SQL, points of `a` in intervals of `b`, with watermarks on `a.t`
+    and `b.s` (1 second each), worked by hand: in the first micro-batch the point at 1 s meets
+    [0, 5); then the watermark is 3 s (b's latest start 4 s less 1), and in the second the point
+    at 3 s, which met nothing, is emitted with NULLs, while [7, 9) and [25, 40) meet the points
+    at 8 and 30 s as they arrive. Without the watermarks the join is Spark's own, which refuses
+    an outer join it cannot bound."""
+    write_batches(tmp_path / "a", [[{"k": 1, "t": second(1)}, {"k": 1, "t": second(8)},
+                                    {"k": 2, "t": second(3)}], [{"k": 1, "t": second(30)}]])
+    write_batches(tmp_path / "b", [[{"k": 1, "s": second(0), "e": second(5)},
+                                    {"k": 2, "s": second(4), "e": second(6)}],
+                                   [{"k": 1, "s": second(7), "e": second(9)},
+                                    {"k": 1, "s": second(25), "e": second(40)}]])
+    a = spark.readStream.schema("k int, t timestamp").option("maxFilesPerTrigger", 1) \
+        .json(str(tmp_path / "a"))
+    b = spark.readStream.schema("k int, s timestamp, e timestamp") \
+        .option("maxFilesPerTrigger", 1).json(str(tmp_path / "b"))
+    sql = ("SELECT a.k, second(a.t) AS t, second(b.s) AS s FROM {b} b RIGHT JOIN {a} a "
+           "ON a.k = b.k AND b.s <= a.t AND a.t < b.e")
+    joined = spark.sql(sql, a=a.withWatermark("t", "1 second"), b=b.withWatermark("s", "1 second"))
+    query = run_stream(joined, tmp_path / "out", tmp_path / "checkpoint")
+    assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
+    assert sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect()) == \
+        [(1, 1, 0), (1, 8, 7), (1, 30, 25), (2, 3, None)]
+    with pytest.raises(Exception, match="not supported without a watermark"):
+        run_stream(spark.sql(sql, a=a, b=b), tmp_path / "out2", tmp_path / "checkpoint2")
