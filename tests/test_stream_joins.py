@@ -290,3 +290,36 @@ def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path)
         [(1, 1, 0), (1, 8, 7), (1, 30, 25), (2, 3, None)]
     with pytest.raises(Exception, match="not supported without a watermark"):
         run_stream(spark.sql(sql, a=a, b=b), tmp_path / "out2", tmp_path / "checkpoint2")
+
+
+def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
+    """A steady stream per side, 24 micro-batches of 4 events in 2 keys each (starts advancing
+    10 s a micro-batch, lifetimes up to 12 s), a restart half way: the state's entries (events
+    and timers) stay as many as a few micro-batches hold, however long the stream."""
+    rng = random.Random(4)
+    n_batches, half = 24, 12
+    batches = {side: [[(100 * n + i, rng.randrange(2), 10 * n + rng.randrange(10), None)
+                       for i in range(4)] for n in range(n_batches)] for side in ("a", "b")}
+    for side in batches:
+        batches[side] = [[(i, k, s, s + rng.randrange(1, 13)) for i, k, s, _ in rows]
+                         for rows in batches[side]]
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    entries = []
+    for run in (range(0, half), range(half, n_batches)):
+        for side in ("a", "b"):
+            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
+                          first_mtime=1_700_000_000 + run.start)
+        a, b = [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(start, "2 seconds")
+                for side, start in (("a", "s"), ("b", "bs"))]
+        joined = ew.temporal_join(a, b, "k", "full", left_lifetime=("s", "e"),
+                                  right_lifetime=("bs", "be"))
+        query = run_stream(joined, tmp_path / "out", tmp_path / "checkpoint")
+        entries += [p["stateOperators"][0]["numRowsTotal"] for p in query.recentProgress
+                    if p["numInputRows"] > 0]
+    assert len(entries) == n_batches
+    # Events live at most 12 s + the watermark's lag (the delay and a micro-batch, 10 s):
+    # a few micro-batches' worth, whether the stream has run 6 or 24 micro-batches.
+    assert max(entries[n_batches // 4:]) <= 2 * max(entries[:n_batches // 4]), entries
+    assert max(entries) < 8 * 4 * 2, entries
+    assert len(spark.read.parquet(str(tmp_path / "out")).collect()) > n_batches * 4
