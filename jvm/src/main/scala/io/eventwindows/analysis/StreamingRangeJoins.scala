@@ -1,10 +1,11 @@
 package io.eventwindows.analysis
 
+import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec}
-import io.eventwindows.plans.RangeJoinShape
+import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
 
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression, RuntimeReplaceable}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, TransformWithState, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -29,8 +30,9 @@ import org.apache.spark.sql.types.Metadata
  * }}}
  * `time` carries its side's watermark: Spark drops late events by it (a side's `lo`, its start)
  * and fires the processor's timers at the watermark. Only an inner, left, right or full outer join
- * whose two starts (`lo`) are each its side's watermarked column is planned so; anything else
- * stays Spark's (its stream-stream join, with its checks and errors).
+ * whose two starts (`lo`) are each its side's watermarked column is planned so, unless
+ * `spark.eventwindows.rangeJoin.enabled` is false; anything else stays Spark's (its stream-stream
+ * join, with its checks and errors).
  *
  * A post-hoc resolution rule, as [[StreamingWindows]], whose way of building the node (the state
  * store check, the resolved deserializers) it shares.
@@ -38,7 +40,8 @@ import org.apache.spark.sql.types.Metadata
 object StreamingRangeJoins extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case join: Join if join.left.isStreaming && join.right.isStreaming => join match {
+    case join: Join if EventWindowsConf.rangeJoinEnabled && join.left.isStreaming &&
+        join.right.isStreaming => join match {
       case RangeJoinShape(shape) if planned(shape.joinType) &&
           watermarked(shape.leftLifetime.lo) && watermarked(shape.rightLifetime.lo) =>
         rewrite(join, shape)
@@ -54,6 +57,15 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
   private def watermarked(e: Expression): Boolean = e match {
     case a: Attribute => a.metadata.contains(EventTimeWatermark.delayKey)
     case _ => false
+  }
+
+  /**
+   * `e` as the processor evaluates it: the analyzed condition's expressions that only the
+   * optimizer replaces (`RuntimeReplaceable`, such as `ts - INTERVAL 1 HOUR`) replaced, as Spark's
+   * `ReplaceExpressions` does, since they cannot be evaluated themselves.
+   */
+  private def evaluable(e: Expression): Expression = e.transformDown {
+    case r: RuntimeReplaceable => evaluable(r.replacement)
   }
 
   private def rewrite(join: Join, shape: RangeJoinShape): LogicalPlan = {
@@ -87,8 +99,10 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
     val inputSchema = StreamingWindows.schemaOf(input)
     val keyEncoder = ExpressionEncoder(StreamingWindows.schemaOf(grouping))
     val outputEncoder = ExpressionEncoder(StreamingWindows.schemaOf(join.output))
-    val spec = StreamingRangeJoinSpec(join.joinType, left.output, right.output, join.condition.get,
-      shape.leftLifetime, shape.rightLifetime, inputSchema, outputEncoder.schema)
+    val spec = StreamingRangeJoinSpec(join.joinType, left.output, right.output,
+      evaluable(join.condition.get), JoinLifetime(evaluable(shape.leftLifetime.lo),
+        evaluable(shape.leftLifetime.hi)), JoinLifetime(evaluable(shape.rightLifetime.lo),
+        evaluable(shape.rightLifetime.hi)), inputSchema, outputEncoder.schema)
     val keyDeserializer = StreamingWindows.resolvedDeserializer(keyEncoder, grouping)
     val node = TransformWithState(
       keyDeserializer = keyDeserializer,
