@@ -12,7 +12,8 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, Un
  * Plans a join whose condition holds an overlap of two lifetimes or a point in an interval
  * ([[RangeJoinShape]]) as a [[RangeJoinExec]], ahead of Spark's `JoinSelection`, unless
  * `spark.eventwindows.rangeJoin.enabled` is false, the join carries a hint (the user's choice of
- * plan stands) or both sides are streams, or, without keys, a side is not deterministic.
+ * plan stands) or both sides are streams (`analysis.StreamingRangeJoins` plans those it can as
+ * Spark's `TransformWithState`, Spark the others), or, without keys, a side is not deterministic.
  * Everything else stays Spark's to plan.
  *
  * A stream joined with a static table is planned the same way: Spark's checks of stream-static
