@@ -1,7 +1,7 @@
 package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsErrors
-import io.eventwindows.plans.EventWindowAggregate
+import io.eventwindows.plans.{AsofJoin, EventWindowAggregate}
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -22,7 +22,18 @@ object CheckStreaming extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
     case a: EventWindowAggregate if a.isStreaming => reject(a)
+    case j: AsofJoin if j.right.isStreaming => rejectStreamingRight(j)
     case _ =>
+  }
+
+  /** The error for an [[AsofJoin]] whose right side is a stream, saying what runs instead. */
+  private def rejectStreamingRight(j: AsofJoin): Nothing = {
+    val sides = if (j.left.isStreaming) "both sides are streams" else "the right side is a " +
+      "stream and the left a static table (as for Spark's left outer join, a static left row's " +
+      "match would change as the stream goes on)"
+    throw EventWindowsErrors.unsupported("asof_join", s"$sides; an ASOF join runs on a stream " +
+      "with the stream on the left and a static table on the right (each left row joined in " +
+      "the micro-batch it arrives in)")
   }
 
   /**

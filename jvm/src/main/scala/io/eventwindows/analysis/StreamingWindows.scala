@@ -237,7 +237,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
   private def watermarked(a: Attribute): Boolean =
     a.metadata.contains(EventTimeWatermark.delayKey)
 
-  private def checkStateStore(function: String): Unit = {
+  private[analysis] def checkStateStore(function: String): Unit = {
     val provider = SQLConf.get.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
     if (provider != RocksDBProvider) {
       WindowParameters.fail(function, "on a streaming DataFrame event windows keep their state " +
@@ -269,11 +269,11 @@ object StreamingWindows extends Rule[LogicalPlan] {
       s"input=${schemaOf(input).catalogString}$aggregates"
   }
 
-  private def schemaOf(attributes: Seq[Attribute]): StructType =
+  private[analysis] def schemaOf(attributes: Seq[Attribute]): StructType =
     StructType(attributes.map(a => StructField(a.name, a.dataType, a.nullable)))
 
   /** The encoder's deserializer over `attributes`, resolved as Spark's analyzer resolves it. */
-  private def resolvedDeserializer(
+  private[analysis] def resolvedDeserializer(
       encoder: ExpressionEncoder[Row],
       attributes: Seq[Attribute]): Expression =
     encoder.resolveAndBind(attributes).deserializer.transform {

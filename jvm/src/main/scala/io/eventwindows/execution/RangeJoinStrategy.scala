@@ -12,8 +12,14 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, Un
  * Plans a join whose condition holds an overlap of two lifetimes or a point in an interval
  * ([[RangeJoinShape]]) as a [[RangeJoinExec]], ahead of Spark's `JoinSelection`, unless
  * `spark.eventwindows.rangeJoin.enabled` is false, the join carries a hint (the user's choice of
- * plan stands) or a side is a stream, or, without keys, a side is not deterministic. Everything
- * else stays Spark's to plan.
+ * plan stands) or both sides are streams (`analysis.StreamingRangeJoins` plans those it can as
+ * Spark's `TransformWithState`, Spark the others), or, without keys, a side is not deterministic.
+ * Everything else stays Spark's to plan.
+ *
+ * A stream joined with a static table is planned the same way: Spark's checks of stream-static
+ * joins (`UnsupportedOperationChecker`) have already allowed its join type, and each micro-batch's
+ * plan joins that batch's rows with the whole static side, as a batch join, so the rows of all
+ * micro-batches are the batch join's of all input.
  *
  * A full outer join without keys becomes a left outer join and the right side's anti join, under
  * a union (each of the two has one side whose unmatched rows it keeps, as the ranges of time need):
@@ -27,7 +33,7 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, Un
 object RangeJoinStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case join: Join if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
-        !join.isStreaming =>
+        !(join.left.isStreaming && join.right.isStreaming) =>
       join match {
         // Without keys, each side is read twice (a sample, then the rows): only if both give the
         // same rows each time, since the sample's longest lifetime decides where rows go.

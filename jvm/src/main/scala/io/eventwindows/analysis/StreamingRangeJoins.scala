@@ -1,0 +1,130 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.execution.streaming.{InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec}
+import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
+
+import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression, RuntimeReplaceable}
+import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftOuter, RightOuter}
+import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, TransformWithState, Union}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
+import org.apache.spark.sql.types.Metadata
+
+/**
+ * Runs a range join of two streams (an overlap or a point in an interval,
+ * [[RangeJoinShape]]: `ew.temporal_join` and the joins users write in SQL or the DataFrame API)
+ * as Spark's `TransformWithState` in event-time mode, with a [[StreamingRangeJoinProcessor]] per
+ * key, where Spark's own stream-stream join could not clean its state (the overlap bounds no
+ * side's watermarked column by the other's):
+ * {{{
+ *   Project [the join's output columns]
+ *   +- SerializeFromObject
+ *      +- TransformWithState StreamingRangeJoinProcessor, EventTime, grouped by the keys
+ *         +- Union
+ *            :- Project [left keys, 0 AS side, struct(left.*) AS left, NULL AS right, left lo AS time]
+ *            :  +- left
+ *            +- Project [right keys, 1 AS side, NULL AS left, struct(right.*) AS right, right lo AS time]
+ *               +- right
+ * }}}
+ * `time` carries its side's watermark: Spark drops late events by it (a side's `lo`, its start)
+ * and fires the processor's timers at the watermark. Only an inner, left, right or full outer join
+ * whose two starts (`lo`) are each its side's watermarked column is planned so, unless
+ * `spark.eventwindows.rangeJoin.enabled` is false; anything else stays Spark's (its stream-stream
+ * join, with its checks and errors).
+ *
+ * A post-hoc resolution rule, as [[StreamingWindows]], whose way of building the node (the state
+ * store check, the resolved deserializers) it shares.
+ */
+object StreamingRangeJoins extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case join: Join if EventWindowsConf.rangeJoinEnabled && join.left.isStreaming &&
+        join.right.isStreaming => join match {
+      case RangeJoinShape(shape) if planned(shape.joinType) &&
+          watermarked(shape.leftLifetime.lo) && watermarked(shape.rightLifetime.lo) =>
+        rewrite(join, shape)
+      case _ => join
+    }
+  }
+
+  private def planned(joinType: JoinType): Boolean = joinType match {
+    case Inner | LeftOuter | RightOuter | FullOuter => true
+    case _ => false
+  }
+
+  private def watermarked(e: Expression): Boolean = e match {
+    case a: Attribute => a.metadata.contains(EventTimeWatermark.delayKey)
+    case _ => false
+  }
+
+  /**
+   * `e` as the processor evaluates it: the analyzed condition's expressions that only the
+   * optimizer replaces (`RuntimeReplaceable`, such as `ts - INTERVAL 1 HOUR`) replaced, as Spark's
+   * `ReplaceExpressions` does, since they cannot be evaluated themselves.
+   */
+  private def evaluable(e: Expression): Expression = e.transformDown {
+    case r: RuntimeReplaceable => evaluable(r.replacement)
+  }
+
+  private def rewrite(join: Join, shape: RangeJoinShape): LogicalPlan = {
+    StreamingWindows.checkStateStore("stream-stream range join")
+    val (left, right) = (join.left, join.right)
+    val (leftStruct, rightStruct) = (CreateStruct(left.output), CreateStruct(right.output))
+    def side(
+        plan: LogicalPlan,
+        keys: Seq[Expression],
+        tag: Int,
+        lo: Expression): LogicalPlan = {
+      // Only the time carries the watermark: TransformWithState takes one event-time column.
+      val keyColumns = if (keys.isEmpty) Seq(Alias(Literal(0), "__eventwindows_key")())
+        else keys.zipWithIndex.map { case (k, i) =>
+          Alias(k, s"__eventwindows_key$i")(explicitMetadata = Some(Metadata.empty))
+        }
+      val structs = if (tag == 0) Seq(leftStruct, Literal(null, rightStruct.dataType))
+        else Seq(Literal(null, leftStruct.dataType), rightStruct)
+      val columns: Seq[NamedExpression] = keyColumns ++ Seq(
+        Alias(Literal(tag), InputColumns.Side)(),
+        Alias(structs(0), InputColumns.Left)(),
+        Alias(structs(1), InputColumns.Right)(),
+        Alias(lo, InputColumns.Time)(explicitMetadata = Some(lo.asInstanceOf[Attribute].metadata)))
+      Project(columns, plan)
+    }
+    val union = Union(Seq(
+      side(left, shape.leftKeys, 0, shape.leftLifetime.lo),
+      side(right, shape.rightKeys, 1, shape.rightLifetime.lo)))
+    val input = union.output
+    val grouping = input.take(math.max(shape.leftKeys.size, 1))
+    val inputSchema = StreamingWindows.schemaOf(input)
+    val keyEncoder = ExpressionEncoder(StreamingWindows.schemaOf(grouping))
+    val outputEncoder = ExpressionEncoder(StreamingWindows.schemaOf(join.output))
+    val spec = StreamingRangeJoinSpec(join.joinType, left.output, right.output,
+      evaluable(join.condition.get), JoinLifetime(evaluable(shape.leftLifetime.lo),
+        evaluable(shape.leftLifetime.hi)), JoinLifetime(evaluable(shape.rightLifetime.lo),
+        evaluable(shape.rightLifetime.hi)), inputSchema, outputEncoder.schema)
+    val keyDeserializer = StreamingWindows.resolvedDeserializer(keyEncoder, grouping)
+    val node = TransformWithState(
+      keyDeserializer = keyDeserializer,
+      valueDeserializer = StreamingWindows.resolvedDeserializer(ExpressionEncoder(inputSchema), input),
+      groupingAttributes = grouping,
+      dataAttributes = input,
+      statefulProcessor =
+        new StreamingRangeJoinProcessor(spec).asInstanceOf[StatefulProcessor[Any, Any, Any]],
+      timeMode = TimeMode.EventTime(),
+      outputMode = OutputMode.Append(),
+      keyEncoder = keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
+      outputObjAttr = CatalystSerde.generateObjAttr(outputEncoder),
+      child = union,
+      hasInitialState = false,
+      // Unused without initial state: as Spark's own transformWithState sets them.
+      initialStateGroupingAttrs = grouping,
+      initialStateDataAttrs = input,
+      initialStateDeserializer = keyDeserializer,
+      initialState = LocalRelation(keyEncoder.schema))
+    val serialized = CatalystSerde.serialize(node)(outputEncoder)
+    Project(serialized.output.zip(join.output).map { case (column, named) =>
+      Alias(column, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
+    }, serialized)
+  }
+}

@@ -1,0 +1,326 @@
+"""Temporal, range and ASOF joins on streams (issue 47). A stream joined with a static table:
+each micro-batch joined as a batch by the extension's operators, every join type Spark's own
+checks allow for stream-static joins, in append and update mode, giving the rows of the batch
+join over all input (Spark's own plan of the same SQL, with the RangeJoin rule off), each stream
+row's rows in the micro-batch it arrives in; an ASOF join with a stream on its right side
+rejected by the project's condition naming the join."""
+import collections
+import datetime
+import random
+
+import pytest
+
+import eventwindows as ew
+from harness import run_stream, second, write_batches
+from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
+
+SCHEMA = "id int, k int, s bigint, e bigint, v int"
+
+
+def near_the_ends(rng):
+    """Times near both ends of the BIGINT line, and more in the middle."""
+    return rng.choice([BIGINT_MIN + rng.randrange(20), BIGINT_MAX - rng.randrange(20)]
+                      + [rng.randrange(0, 40)] * 3)
+
+
+@pytest.fixture(scope="module")
+def event_stream(spark, tmp_path_factory):
+    """Random events (id, k, s, e, v) in three micro-batches (one JSON file each, read one per
+    trigger), their static table `static_b`, and a function giving a new streaming DataFrame over
+    the files (each query its own source) and the batch index of each id."""
+    rng = random.Random(47)
+    stream_rows = random_events(rng, 90, near_the_ends)
+    static_rows = random_events(rng, 60, near_the_ends)
+    source = tmp_path_factory.mktemp("stream_joins") / "a"
+    batches = [stream_rows[0:30], stream_rows[30:60], stream_rows[60:90]]
+    columns = ["id", "k", "s", "e", "v"]
+    write_batches(source, [[dict(zip(columns, row)) for row in batch] for batch in batches])
+    spark.createDataFrame(static_rows, SCHEMA).createOrReplaceTempView("static_b")
+    spark.read.schema(SCHEMA).json(str(source)).createOrReplaceTempView("all_a")
+    batch_of = {row[0]: i for i, batch in enumerate(batches) for row in batch}
+
+    def stream():
+        return spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+
+    yield stream, batch_of
+    spark.catalog.dropTempView("static_b")
+    spark.catalog.dropTempView("all_a")
+
+
+def run_batches(query_frame, mode, checkpoint):
+    """Runs a streaming DataFrame over every file to the end in `mode`, collecting each
+    micro-batch's rows apart: a list of (batch id, row tuple)."""
+    out = []
+    query = (query_frame.writeStream.outputMode(mode)
+             .foreachBatch(lambda df, batch_id: out.extend((batch_id, tuple(r)) for r in df.collect()))
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query.awaitTermination()
+    return out, query
+
+
+# Stream-static range joins as users write them: the stream `a` on the side Spark allows for each
+# join type (a stream's unmatched rows can be kept, a static side's cannot), with and without
+# keys, overlap and point-in-interval conditions; `{a}` is the stream (or, for the batch
+# answer, the table of all its rows). Each row: (case, a.id, b.id).
+STREAM_STATIC = [
+    ("{a} a INNER JOIN static_b b", "a.k = b.k AND a.s < b.e AND b.s < a.e"),
+    ("{a} a LEFT JOIN static_b b", "a.k = b.k AND a.s <= b.e AND b.s < a.e AND a.v >= b.v"),
+    ("{a} a LEFT SEMI JOIN static_b b", "b.s <= a.s AND a.s < b.e"),
+    ("{a} a LEFT ANTI JOIN static_b b", "a.k = b.k AND a.s BETWEEN b.s AND b.e"),
+    ("static_b b RIGHT JOIN {a} a", "b.s <= a.s AND a.s < b.e"),
+    ("{a} a LEFT JOIN static_b b", "b.s < a.e AND a.s < b.e"),
+]
+
+
+def stream_static_sql(a, cases):
+    def b_id(join):
+        return "NULL" if "SEMI" in join or "ANTI" in join else "b.id"
+    return " UNION ALL ".join(
+        f"SELECT {i} AS c, a.id AS a_id, {b_id(join)} AS b_id FROM {join.format(a=a)} ON {on}"
+        for i, (join, on) in enumerate(cases))
+
+
+# Update mode (which a stateless query runs as append) with a stream on each side.
+@pytest.mark.parametrize("mode, cases", [("append", STREAM_STATIC),
+                                         ("update", [STREAM_STATIC[1], STREAM_STATIC[4]])])
+def test_stream_static_range_joins_give_the_batch_rows_per_micro_batch(
+        spark, event_stream, tmp_path, mode, cases):
+    stream, batch_of = event_stream
+    stream().createOrReplaceTempView("stream_a")
+    try:
+        rows, query = run_batches(spark.sql(stream_static_sql("stream_a", cases)), mode, tmp_path)
+        plan = query._jsq.explainInternal(False)
+    finally:
+        spark.catalog.dropTempView("stream_a")
+    assert plan.count("RangeJoin ") >= len(cases), plan
+    spark.conf.set(RULE, "false")
+    try:
+        batch = spark.sql(stream_static_sql("all_a", cases))
+        assert "RangeJoin" not in batch._jdf.queryExecution().executedPlan().toString()
+        expected = collections.Counter(tuple(r) for r in batch.collect())
+    finally:
+        spark.conf.unset(RULE)
+    assert collections.Counter(row for _, row in rows) == expected
+    assert all(sum(1 for c, a_id, _ in expected if c == i) > 0 for i in range(len(cases)))
+    # Each stream row's rows in the micro-batch that read it.
+    assert all(batch_id == batch_of[a_id] for batch_id, (_, a_id, _) in rows)
+
+
+def test_temporal_and_asof_joins_of_a_stream_and_a_static_table(spark, event_stream, tmp_path):
+    """`ew.temporal_join` (left, stream on the left) and `ew.asof_join` (backward with a
+    tolerance) of the stream with the static table: the batch joins' rows over all input, which
+    test_temporal_join and test_asof_join check against references."""
+    stream, batch_of = event_stream
+    static_b = spark.table("static_b").withColumnRenamed("id", "b_id").withColumnRenamed("v", "w")
+    # Lifetimes ending before they start fail a temporal join (test_temporal_join): left out.
+    ordered = "e IS NULL OR s IS NULL OR s <= e"
+
+    def temporal(a):
+        return ew.temporal_join(a.where(ordered), static_b.where(ordered), "k", "left",
+                                left_lifetime=("s", "e"),
+                                right_lifetime=("s", "e")).select("id", "b_id", "lifetime")
+
+    def asof(a):
+        return ew.asof_join(a, static_b.select("k", "b_id", "w", static_b.s.alias("t")), "k",
+                            "s", "t", tolerance=5).select("id", "b_id", "t")
+
+    for i, join in enumerate([temporal, asof]):
+        rows, _ = run_batches(join(stream()), "append", tmp_path / str(i))
+        expected = collections.Counter(tuple(r) for r in join(spark.table("all_a")).collect())
+        assert collections.Counter(row for _, row in rows) == expected, join.__name__
+        assert sum(1 for r in expected if r[1] is not None) > 10, join.__name__
+        assert all(batch_id == batch_of[row[0]] for batch_id, row in rows)
+
+
+def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream):
+    stream, _ = event_stream
+    static_a = spark.table("all_a")
+    for left, right, words in [(static_a, stream(), "the right side is a stream"),
+                               (stream(), stream(), "both sides are streams")]:
+        with pytest.raises(Exception) as info:
+            ew.asof_join(left, right, "k", "s", "s")
+        assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
+        assert "asof_join: " + words in str(info.value)
+        assert "with the stream on the left and a static table on the right" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two streams, each with a watermark on its start: Spark's late-row rule (an event at or behind
+# the watermark of the micro-batch before is dropped and counted), every pair of accepted events
+# once, an outer join's unmatched row once the watermark has passed its end.
+
+EPOCH = datetime.datetime(2024, 1, 1)
+DELAYS = {"a": 5, "b": 3}
+SIDE_SCHEMA = {"a": "id int, k int, s timestamp, e timestamp",
+               "b": "bid int, k int, bs timestamp, be timestamp"}
+
+
+def random_side(rng, side, n_batches, per_batch):
+    """Micro-batches of events (id, k, start second, end second or None): starts around
+    20 s x batch, out of order by up to 8 s, some far behind (late), lifetimes of 0 to 30 s,
+    a few open-ended."""
+    batches, next_id = [], 1000 * (side == "b")
+    for i in range(n_batches):
+        rows = []
+        for _ in range(per_batch):
+            start = 20 * i + rng.randrange(-8, 12)
+            if rng.random() < 0.1:
+                start -= rng.randrange(15, 40)  # behind the watermark
+            end = None if rng.random() < 0.05 else start + rng.choice([0, 1, 2, 5, 9, 15, 30])
+            rows.append((next_id, rng.randrange(5), start, end))
+            next_id += 1
+        batches.append(rows)
+    return batches
+
+
+def accepted_and_watermark(batches, runs):
+    """What Spark accepts of each side, how many it drops, and the final watermark (s), for the
+    micro-batches `runs` (ranges of batch indexes) read by one query started once per run.
+
+    Spark's watermark is the minimum of both sides', each the side's latest start less its delay,
+    over the micro-batches before; an operator drops a row at or behind the watermark of the
+    micro-batch before its own (so that a chain of operators sees the rows the one before emitted).
+    A run ends with a micro-batch without data that moves the watermark on (firing its timers)."""
+    used, before, latest = float("-inf"), float("-inf"), {}
+    accepted, late = {"a": [], "b": []}, 0
+    for run in runs:
+        for i in list(run) + [None]:  # None: the micro-batch without data at the end of a run
+            for side in ("a", "b") if i is not None else ():
+                for row in batches[side][i]:
+                    if row[2] > before:
+                        accepted[side].append(row)
+                    else:
+                        late += 1
+            before = used
+            if i is not None:
+                for side in ("a", "b"):
+                    latest[side] = max([latest.get(side, float("-inf"))]
+                                       + [row[2] for row in batches[side][i]])
+                used = max(used, min(latest[s] - DELAYS[s] for s in ("a", "b")))
+    return accepted, used, late
+
+
+def at(second):
+    return None if second is None else EPOCH + datetime.timedelta(seconds=second)
+
+
+def timed(rows):
+    """Events (id, k, start, end) with their seconds as timestamps."""
+    return [(i, k, at(s), at(e)) for i, k, s, e in rows]
+
+
+def side_records(side, rows):
+    """Events as a side's JSON records."""
+    names = SIDE_SCHEMA[side].replace(" int", "").replace(" timestamp", "").split(", ")
+    return [dict(zip(names, (i, k, str(s), None if e is None else str(e))))
+            for i, k, s, e in timed(rows)]
+
+
+@pytest.mark.parametrize("how", ["inner", "full"])
+def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_events(
+        spark, tmp_path, how):
+    """A random stream per side, out of order, with late rows, in three micro-batches, then a
+    restart from the checkpoint and two more: the temporal join's rows (Parquet sink, append
+    mode) are the batch temporal join's over the accepted events, but the unmatched rows the
+    watermark has not closed, each once; the late rows are counted as dropped. (Inner: the
+    pairs; full: the pairs and the unmatched rows of each side, as left and right keep them.)"""
+    rng = random.Random(4747)
+    batches = {side: random_side(rng, side, 5, 12) for side in ("a", "b")}
+    runs = (range(0, 3), range(3, 5))  # a restart from the checkpoint after three
+    accepted, watermark, late = accepted_and_watermark(batches, runs)
+
+    def streams(sources):
+        return [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(start, f"{DELAYS[side]} seconds")
+                for side, start in (("a", "s"), ("b", "bs"))]
+
+    def join(a, b):
+        return ew.temporal_join(a, b, "k", how, left_lifetime=("s", "e"),
+                                right_lifetime=("bs", "be"))
+
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
+    for run in runs:
+        for side in ("a", "b"):
+            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
+                          first_mtime=1_700_000_000 + run.start)
+        query = run_stream(join(*streams(sources)), out, checkpoint)
+        assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
+        dropped += sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
+                       for p in query.recentProgress)
+    streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
+
+    batch = join(*[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side])
+                   for side in ("a", "b")]).collect()
+    closed = at(watermark)
+    expected = collections.Counter(
+        tuple(r) for r in batch if (r.id is not None and r.bid is not None)
+        or (r.lifetime.end is not None and r.lifetime.end <= closed))
+    assert streamed == expected
+    assert late >= 2 and dropped == late
+    assert sum(1 for r in expected if None not in (r[1], r[4])) > 10  # pairs
+    if how == "full":  # unmatched rows of each side, closed and (left out) not yet closed
+        assert all(any(r[i] is None for r in expected) for i in (1, 4))
+        assert len(expected) < len(batch)
+
+
+def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path):
+    """A right join written in SQL, points of `a` in intervals of `b`, with watermarks on `a.t`
+    and `b.s` (1 second each), worked by hand: in the first micro-batch the point at 1 s meets
+    [0, 5); then the watermark is 3 s (b's latest start 4 s less 1), and in the second the point
+    at 3 s, which met nothing, is emitted with NULLs, while [7, 9) and [25, 40) meet the points
+    at 8 and 30 s as they arrive. (The extra bound is one Spark's optimizer rewrites before
+    evaluating it: the operator evaluates it as Spark does.) Without the watermarks the join is Spark's own, which refuses
+    an outer join it cannot bound."""
+    write_batches(tmp_path / "a", [[{"k": 1, "t": second(1)}, {"k": 1, "t": second(8)},
+                                    {"k": 2, "t": second(3)}], [{"k": 1, "t": second(30)}]])
+    write_batches(tmp_path / "b", [[{"k": 1, "s": second(0), "e": second(5)},
+                                    {"k": 2, "s": second(4), "e": second(6)}],
+                                   [{"k": 1, "s": second(7), "e": second(9)},
+                                    {"k": 1, "s": second(25), "e": second(40)}]])
+    a = spark.readStream.schema("k int, t timestamp").option("maxFilesPerTrigger", 1) \
+        .json(str(tmp_path / "a"))
+    b = spark.readStream.schema("k int, s timestamp, e timestamp") \
+        .option("maxFilesPerTrigger", 1).json(str(tmp_path / "b"))
+    sql = ("SELECT a.k, second(a.t) AS t, second(b.s) AS s FROM {b} b RIGHT JOIN {a} a "
+           "ON a.k = b.k AND b.s <= a.t AND a.t < b.e AND a.t > b.s - INTERVAL 1 HOUR")
+    joined = spark.sql(sql, a=a.withWatermark("t", "1 second"), b=b.withWatermark("s", "1 second"))
+    query = run_stream(joined, tmp_path / "out", tmp_path / "checkpoint")
+    assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
+    assert sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect()) == \
+        [(1, 1, 0), (1, 8, 7), (1, 30, 25), (2, 3, None)]
+    with pytest.raises(Exception, match="not supported without a watermark"):
+        run_stream(spark.sql(sql, a=a, b=b), tmp_path / "out2", tmp_path / "checkpoint2")
+
+
+def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
+    """A steady stream per side, 24 micro-batches of 4 events in 2 keys each (starts advancing
+    10 s a micro-batch, lifetimes up to 12 s), a restart half way: the state's entries (events
+    and timers) stay as many as a few micro-batches hold, however long the stream."""
+    rng = random.Random(4)
+    n_batches, half = 24, 12
+    batches = {side: [[(100 * n + i, rng.randrange(2), 10 * n + rng.randrange(10), None)
+                       for i in range(4)] for n in range(n_batches)] for side in ("a", "b")}
+    for side in batches:
+        batches[side] = [[(i, k, s, s + rng.randrange(1, 13)) for i, k, s, _ in rows]
+                         for rows in batches[side]]
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    entries = []
+    for run in (range(0, half), range(half, n_batches)):
+        for side in ("a", "b"):
+            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
+                          first_mtime=1_700_000_000 + run.start)
+        a, b = [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(start, "2 seconds")
+                for side, start in (("a", "s"), ("b", "bs"))]
+        joined = ew.temporal_join(a, b, "k", "full", left_lifetime=("s", "e"),
+                                  right_lifetime=("bs", "be"))
+        query = run_stream(joined, tmp_path / "out", tmp_path / "checkpoint")
+        entries += [p["stateOperators"][0]["numRowsTotal"] for p in query.recentProgress
+                    if p["numInputRows"] > 0]
+    assert len(entries) == n_batches
+    # Events live at most 12 s + the watermark's lag (the delay and a micro-batch, 10 s):
+    # a few micro-batches' worth, whether the stream has run 6 or 24 micro-batches.
+    assert max(entries[n_batches // 4:]) <= 2 * max(entries[:n_batches // 4]), entries
+    assert max(entries) < 8 * 4 * 2, entries
+    assert len(spark.read.parquet(str(tmp_path / "out")).collect()) > n_batches * 4
