@@ -301,7 +301,7 @@ def random_interval_rows(rng, n_cases, lifetimes, times=((-30, 30),), values=((-
 def random_end(rng, s, lifetimes, scale=1, jitter=()):
     """An end for the start s, its lifetime drawn from `lifetimes` (see random_interval_rows)."""
     r = rng.random()
-    for share, length in lifetimes:
+    for share, length in lifetimes:  # noqa: B007  (the one drawn is read after the loop)
         if r < share:
             break
         r -= share
