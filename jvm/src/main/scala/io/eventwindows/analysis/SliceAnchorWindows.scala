@@ -36,7 +36,7 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
     case a @ EventWindowAggregate(_, WindowDefinition(_, family: AnchorWindow, start, None, _,
-        Seq(_, _, anchor)), _, aggregates, _, _, Nil, Nil, child)
+        Seq(_, _, anchor)), _, aggregates, _, _, Nil, None, child)
         if !a.isStreaming && child.deterministic &&
         aggregates.forall(OrderInsensitive) && EventWindowsConf.sliceDynamicWindows &&
         AnchorSortKey.messageTime(start, anchor).isDefined =>

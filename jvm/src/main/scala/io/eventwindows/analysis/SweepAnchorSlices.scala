@@ -120,6 +120,6 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
       Seq(unionStart, unionEnd, unionAnchor))
     EventWindowAggregate(keys, window, a.windowAttribute, a.aggregates,
       a.filters.map(_ => Literal.TrueLiteral), a.aggregateAttributes,
-      rest.slice(1, 1 + buffers.size), clippedLifetime = Nil, union)
+      rest.slice(1, 1 + buffers.size), clippedLifetime = None, union)
   }
 }

@@ -6,7 +6,7 @@ import scala.collection.mutable.ArrayBuffer
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
 import io.eventwindows.execution.sweep.{ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.Retention
+import io.eventwindows.plans.{Retention, WindowFields}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -71,7 +71,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     (!spec.rules.foldsPrefix || seeding.isDefined) &&
     (!spec.rules.continuesSessions || continuing.isDefined),
     s"${spec.rules} do not fit the policy of ${window.family}")
-  private val windowFields = 2 + window.family.extraWindowFields.size
+  private val windowFields = window.family.windowFields.names.size
   private val unusedMetric = new SQLMetric("sum")
   /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */
   private lazy val folding = new FifoAggregator(buffers, memory)
@@ -179,7 +179,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       firstOpen: InternalRow,
       session: Option[SessionSeed]): (Retention, Option[SessionSeed]) = {
     val sessionStart = sessions.lastSessionStart
-    val pieceStart = sessions.pieceHolding(sessionStart, firstOpen.getLong(0))
+    val pieceStart = sessions.pieceHolding(sessionStart, WindowFields.start(firstOpen))
     var heldTo = session.map(_.end).getOrElse(Long.MinValue)
     sorted.foreach { event =>
       if (event.end <= pieceStart) heldTo = Math.max(heldTo, sessions.heldOpenTo(event.end))

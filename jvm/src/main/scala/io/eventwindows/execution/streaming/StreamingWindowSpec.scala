@@ -1,6 +1,6 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.plans.{StreamingRules, WindowDefinition}
+import io.eventwindows.plans.{ClippedLifetimeColumns, StreamingRules, WindowDefinition}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
@@ -41,7 +41,7 @@ final case class StreamingWindowSpec(
     keys: Seq[Attribute],
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
-    clippedLifetime: Seq[Attribute],
+    clippedLifetime: Option[ClippedLifetimeColumns],
     input: Seq[Attribute],
     inputEncoder: ExpressionEncoder[Row],
     outputEncoder: ExpressionEncoder[Row],
