@@ -2,7 +2,8 @@ package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
-  SnappedToWindows, StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
+  SnappedToWindows, StartIsEventTime, StoredDefinition, StreamingAggregation, StreamingEmission,
+  StreamingRows, StreamingWindowProcessor, StreamingWindowSpec}
 import io.eventwindows.expressions.{AdjustStartTime, EventTime, LastRowEnd, SnapToWindows,
   WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
@@ -82,13 +83,15 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val keyEncoder = ExpressionEncoder(schemaOf(grouping))
     val outputEncoder = ExpressionEncoder(schemaOf(original.output))
     // Resolved here: an unresolved deserializer does not survive serialization to executors.
-    val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
-      a.clippedLifetime, input, inputEncoder,
-      outputEncoder.resolveAndBind(), definition(a, rules, horizon, input),
-      EventWindowsConf.maxWindowsPerEvent, hasInitialState = staticAnchors.isDefined,
-      // Before late rows counted in their open windows, the state was the same but for this.
-      formerDefinition =
-        if (lastRowEnd.isDefined) Some(definition(a, rules, startHorizon, input)) else None)
+    val spec = StreamingWindowSpec(a.window, rules, horizon,
+      StreamingAggregation(a.keys, a.aggregates, a.filters, a.clippedLifetime),
+      StreamingRows(input, inputEncoder, outputEncoder.resolveAndBind()),
+      StoredDefinition(definition(a, rules, horizon, input),
+        // Before late rows counted in their open windows, the state was the same but for this.
+        former =
+          if (lastRowEnd.isDefined) Some(definition(a, rules, startHorizon, input)) else None),
+      StreamingEmission(EventWindowsConf.maxWindowsPerEvent,
+        hasInitialState = staticAnchors.isDefined))
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val initial = staticAnchors.map(
