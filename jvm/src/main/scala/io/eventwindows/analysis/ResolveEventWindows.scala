@@ -1,7 +1,5 @@
 package io.eventwindows.analysis
 
-import scala.util.hashing.MurmurHash3
-
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
 import io.eventwindows.plans.{AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy,
@@ -295,10 +293,10 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
   private def sparkAggregate(a: Aggregate, window: EventWindow, child: LogicalPlan): LogicalPlan = {
     val aggregate = a.copy(child = child)
     if (!child.isStreaming) return aggregate
-    val definition = s"${window.prettyName} ${window.family} start=${window.start.sql} " +
-      s"end=${window.end.map(_.sql).getOrElse("point")}"
+    val definition =
+      StateDefinition.ofAggregation(window.prettyName, window.family, window.start, window.end)
     // A fingerprint, not the text: a string buffer would keep Spark from its hash aggregate.
-    val fingerprint = Literal(MurmurHash3.stringHash(definition).toLong)
+    val fingerprint = Literal(StateDefinition.fingerprint(definition))
     val stored = Alias(First(fingerprint, ignoreNulls = false).toAggregateExpression(),
       "eventwindows_definition")()
     val error = CheckpointMismatch(s"${window.prettyName}: the checkpoint holds the state of " +

@@ -245,24 +245,19 @@ object StreamingWindows extends Rule[LogicalPlan] {
   }
 
   /**
-   * What the state depends on, independent of the session (no expression ids): the function, the
-   * family, the time horizon, the lifetime, tie order and family values, the keys, and the layout
-   * of the stored input rows; for a family that keeps a prefix's aggregation buffer, also the
-   * aggregates and their filters (other families store events and aggregate them anew).
+   * What the state depends on, independent of the session (no expression ids), as
+   * [[StateDefinition.ofReplay]] writes it; the aggregates only for a family that keeps a
+   * prefix's aggregation buffer (other families store events and aggregate them anew).
    */
   private def definition(
       a: EventWindowAggregate,
       rules: StreamingRules,
       horizon: EventTimeHorizon,
       input: Seq[Attribute]): String = {
-    def sql(es: Seq[Expression]) = es.map(_.sql).mkString("[", ", ", "]")
-    val aggregates =
-      if (rules.foldsPrefix) s" aggregates=${sql(a.aggregates)} filters=${sql(a.filters)}" else ""
     val w = a.window
-    s"${w.function} ${w.family} $horizon start=${w.start.sql} " +
-      s"end=${w.end.map(_.sql).getOrElse("point")} order=${sql(w.order)} " +
-      s"values=${sql(w.values)} keys=${a.keys.map(_.name).mkString("[", ", ", "]")} " +
-      s"input=${schemaOf(input).catalogString}$aggregates"
+    StateDefinition.ofReplay(w.function, w.family, horizon, w.start, w.end, w.order, w.values,
+      a.keys.map(_.name), schemaOf(input),
+      if (rules.foldsPrefix) Some((a.aggregates, a.filters)) else None)
   }
 
   private def schemaOf(attributes: Seq[Attribute]): StructType =
