@@ -1,12 +1,12 @@
 package io.eventwindows.execution
 
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
+import io.eventwindows.execution.sweep.{KeyOrdinals, KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
 import io.eventwindows.plans.JoinLifetime
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
@@ -18,12 +18,13 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * row of a key (or, without keys, of the other side) with every other.
  *
  * With equality keys, as Spark's `SortMergeJoinExec`: each side clustered by its keys (Spark's
- * exchanges co-partition them) and sorted by its keys, then its `lo`, by Spark's sort, which
- * spills. Without keys, the time line is cut into ranges from a sample of both sides' `lo`
- * ([[TimeLineRanges]], a small job before the join's), each side's rows are shuffled to the ranges
- * they may meet pairs in, and each range's rows are sorted by `lo` (Spark's external sorter, as
- * the windows sort theirs). `condition` is the join's condition without the keys: evaluated on
- * each candidate pair, so that the answer is Spark's.
+ * exchanges co-partition them). Without keys, the time line is cut into ranges from a sample of
+ * both sides' `lo` ([[TimeLineRanges]], a small job before the join's), and each side's rows are
+ * shuffled to the ranges they may meet pairs in. Either way each task sorts the right side, then
+ * the left, as the windows and the ASOF join sort theirs: a [[KeyTimeSorter]] each (Spark's
+ * external sorter, which spills, with key and `lo` in its prefix), sharing one [[KeyOrdinals]], so
+ * that both sides' keys come in one order. `condition` is the join's condition without the keys:
+ * evaluated on each candidate pair, so that the answer is Spark's.
  */
 case class RangeJoinExec(
     leftKeys: Seq[Expression],
@@ -49,13 +50,6 @@ case class RangeJoinExec(
   override def requiredChildDistribution: Seq[Distribution] =
     if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
     else UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
-
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    if (keyed) {
-      Seq(leftKeys :+ leftLifetime.lo, rightKeys :+ rightLifetime.lo).map(_.map(SortOrder(_, Ascending)))
-    } else {
-      Seq(Nil, Nil)
-    }
 
   /** As Spark's shuffled joins: rows stay in the partition of their side's key. */
   override def outputPartitioning: Partitioning =
@@ -88,18 +82,18 @@ case class RangeJoinExec(
     val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
     val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
     val (lKeys, rKeys, lLifetime, rLifetime) = (leftKeys, rightKeys, leftLifetime, rightLifetime)
-    val (joinCondition, kind, isKeyed) = (condition, joinType, keyed)
+    val (joinCondition, kind) = (condition, joinType)
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
     leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
-      def sorted(rows: Iterator[InternalRow], lifetime: JoinLifetime, attributes: Seq[Attribute]) =
-        if (isKeyed) rows
-        else new KeyTimeSorter(Nil, lifetime.lo, Nil, attributes)
-          .sort(rows, sortTime, peakMemory, spillSize)
+      val ordinals = new KeyOrdinals
+      val sortedRight = new KeyTimeSorter(rKeys, rLifetime.lo, Nil, rightAttributes, Some(ordinals))
+        .sort(rightPart, sortTime, peakMemory, spillSize)
+      val sortedLeft = new KeyTimeSorter(lKeys, lLifetime.lo, Nil, leftAttributes, Some(ordinals))
+        .sort(leftPart, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"RangeJoin $kind")
-      new RangeJoinSweep(sorted(leftPart, lLifetime, leftAttributes),
-        sorted(rightPart, rLifetime, rightAttributes), lKeys, rKeys, lLifetime, rLifetime,
-        joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, memory,
+      new RangeJoinSweep(sortedLeft, sortedRight, lKeys, rKeys, lLifetime, rLifetime,
+        joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, ordinals, memory,
         numOutputRows)
     }
   }
