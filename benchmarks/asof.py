@@ -2,7 +2,10 @@
 2,000,000 quotes in 100 keys over a day (a tenth with --quick), each trade with the last quote of
 its key at or before it: `ew.asof_join` (one merge of the two sorted sides) against the usual way
 (the union of both, then `last(..., ignorenulls)` over a window by key and time, keeping the
-trades' rows), same answer checked, cached inputs, noop sink.
+trades' rows), same answer checked, noop sink. The inputs are materialized once with
+`localCheckpoint()`, not `cache()`: `ew.asof_join` passes them to SQL as `TABLE(...)` arguments,
+and Spark (4.2) does not substitute a cached DataFrame read through a view, so with `cache()` our
+side recomputed its input while the usual way read the cache.
 
 Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat, best_time)`; alone:
     .venv/bin/python benchmarks/asof.py --quick
@@ -18,7 +21,7 @@ KEYS = 100
 
 def trades_and_quotes(spark: SparkSession, n: int):
     """n trades at random times of a day, n quotes at distinct times (so that "the last quote"
-    is one row either way), each in KEYS keys."""
+    is one row either way), each in KEYS keys, materialized (see the module's docstring)."""
     trades = spark.range(n).select(
         (F.col("id") * 7919 % KEYS).cast("int").alias("k"),
         F.timestamp_micros((F.rand(44) * DAY_US).cast("long")).alias("ts"),
@@ -28,7 +31,7 @@ def trades_and_quotes(spark: SparkSession, n: int):
         (F.col("id") % KEYS).cast("int").alias("k"),
         F.timestamp_micros(F.col("id") * (DAY_US // n)).alias("qts"),
         (F.col("id") % 997 / 10.0).alias("bid"))
-    return trades.cache(), quotes.cache()
+    return trades.localCheckpoint(), quotes.localCheckpoint()
 
 
 def usual_way(trades: DataFrame, quotes: DataFrame) -> DataFrame:
@@ -57,7 +60,6 @@ def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
     """Case (w): times both plans, checks they give the same rows, prints and returns the ratio."""
     n = 2_000_000 // scale
     trades, quotes = trades_and_quotes(spark, n)
-    trades.count(), quotes.count()
     ours = ew.asof_join(trades, quotes, "k", "ts", "qts").select("k", "ts", "tid", "qty", "qts", "bid")
     usual = usual_way(trades, quotes)
     same = checksum(ours) == checksum(usual)
@@ -67,7 +69,6 @@ def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
               "ratio": round(usual_s / ours_s, 1), "same_answer": same}
     print(f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a window) "
           f"{usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}", flush=True)
-    trades.unpersist(), quotes.unpersist()
     return result
 
 
