@@ -14,6 +14,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 import eventwindows as ew
+from joins import duckdb_time
 
 DAY_US = 86_400_000_000
 KEYS = 100
@@ -51,6 +52,11 @@ def usual_way(trades: DataFrame, quotes: DataFrame) -> DataFrame:
         .where("side = 1").drop("side")
 
 
+#: The same join in DuckDB's own ASOF JOIN (a left join: every trade once).
+DUCKDB_ASOF = ("SELECT t.k, t.ts, t.tid, t.qty, q.qts, q.bid FROM trades t "
+               "ASOF LEFT JOIN quotes q ON t.k = q.k AND t.ts >= q.qts")
+
+
 def checksum(df: DataFrame) -> tuple:
     """(rows, order-independent hash sum) of df's rows."""
     return tuple(df.agg(F.count(F.lit(1)), F.sum(F.hash(*df.columns).cast("long"))).first())
@@ -67,8 +73,16 @@ def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
     result = {"case": "w", "name": f"ASOF join, {n} trades x {n} quotes, {KEYS} keys",
               "ours_s": round(ours_s, 2), "usual_s": round(usual_s, 2),
               "ratio": round(usual_s / ours_s, 1), "same_answer": same}
-    print(f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a window) "
-          f"{usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}", flush=True)
+    line = (f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a "
+            f"window) {usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}")
+    duck = duckdb_time({"trades": trades, "quotes": quotes}, DUCKDB_ASOF, repeat)
+    if duck is not None:
+        duck_s, duck_rows = duck
+        if duck_rows != n:
+            raise AssertionError(f"(w): DuckDB gives {duck_rows:,} rows, not {n:,}")
+        result["duckdb_s"] = round(duck_s, 2)
+        line += f"; DuckDB {duck_s:.2f} s (eventwindows / DuckDB {ours_s / duck_s:.1f}x)"
+    print(line, flush=True)
     return result
 
 
