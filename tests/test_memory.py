@@ -46,8 +46,9 @@ def _child():
     # A range join whose key 7 has 120,000 events of 4 KB lasting to the end (about 490 MB): all
     # stay active for the right side's one event at the end, more than the pool of a 1 GiB driver.
     # (Written with `id DIV 1000000`, 0 here, so that the optimizer folds no side into constants.)
-    spark.sql("SELECT CAST(7 + id DIV 1000000 AS INT) AS k, id AS s, 1000000 + id DIV 1000000 AS e, "
-              "repeat(CAST(id % 10 AS STRING), 4000) AS p FROM range(120000)") \
+    spark.sql("SELECT CAST(7 + id DIV 1000000 AS INT) AS k, id AS s, "
+              "1000000 + id DIV 1000000 AS e, repeat(CAST(id % 10 AS STRING), 4000) AS p "
+              "FROM range(120000)") \
         .createOrReplaceTempView("big")
     spark.sql("SELECT CAST(7 + id DIV 1000000 AS INT) AS k, 999999 + id AS s, 1000000 + id AS e "
               "FROM range(1)").createOrReplaceTempView("last")
