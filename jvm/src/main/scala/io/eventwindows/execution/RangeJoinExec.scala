@@ -7,8 +7,9 @@ import io.eventwindows.plans.JoinLifetime
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter}
-import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution, Distribution, IdentityBroadcastMode, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
@@ -25,6 +26,12 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * external sorter, which spills, with key and `lo` in its prefix), sharing one [[KeyOrdinals]], so
  * that both sides' keys come in one order. `condition` is the join's condition without the keys:
  * evaluated on each candidate pair, so that the answer is Spark's.
+ *
+ * With keys and `broadcast` set (a side small enough by Spark's own rule, see
+ * [[RangeJoinStrategy]]), that side is broadcast, as Spark's `BroadcastHashJoinExec` builds it,
+ * and the other is not shuffled: each task sorts its part of the other side and all of the
+ * broadcast one, and sweeps them. Only a side whose unmatched rows the join does not keep is
+ * broadcast (each task sees all of it, so none of its rows is unmatched in every task at once).
  */
 case class RangeJoinExec(
     leftKeys: Seq[Expression],
@@ -34,7 +41,8 @@ case class RangeJoinExec(
     rightLifetime: JoinLifetime,
     condition: Option[Expression],
     left: SparkPlan,
-    right: SparkPlan) extends BinaryExecNode {
+    right: SparkPlan,
+    broadcast: Option[BuildSide] = None) extends BinaryExecNode {
 
   private def keyed: Boolean = leftKeys.nonEmpty
 
@@ -47,13 +55,25 @@ case class RangeJoinExec(
     case other => throw new IllegalArgumentException(s"RangeJoin does not plan $other joins")
   }
 
-  override def requiredChildDistribution: Seq[Distribution] =
-    if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
-    else UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
+  override def requiredChildDistribution: Seq[Distribution] = {
+    val built = BroadcastDistribution(IdentityBroadcastMode)
+    broadcast match {
+      case Some(BuildLeft) => built :: UnspecifiedDistribution :: Nil
+      case Some(BuildRight) => UnspecifiedDistribution :: built :: Nil
+      case None if keyed =>
+        ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+      case None => UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
+    }
+  }
 
-  /** As Spark's shuffled joins: rows stay in the partition of their side's key. */
+  /**
+   * As Spark's shuffled joins: rows stay in the partition of their side's key; as its broadcast
+   * joins, in the partition of the side not broadcast.
+   */
   override def outputPartitioning: Partitioning =
-    if (!keyed) UnknownPartitioning(conf.numShufflePartitions)
+    if (broadcast.contains(BuildLeft)) right.outputPartitioning
+    else if (broadcast.contains(BuildRight)) left.outputPartitioning
+    else if (!keyed) UnknownPartitioning(conf.numShufflePartitions)
     else joinType match {
       case _: InnerLike =>
         PartitioningCollection(Seq(left.outputPartitioning, right.outputPartitioning))
@@ -73,19 +93,20 @@ case class RangeJoinExec(
       s"keys ${leftKeys.map(_.sql).mkString("(", ", ", ")")} = " +
         s"${rightKeys.map(_.sql).mkString("(", ", ", ")")}, "
     } else "no keys, ranges of time, "
+    val broadcastSide =
+      broadcast.map(b => s", broadcast ${if (b == BuildLeft) "left" else "right"}").getOrElse("")
     s"RangeJoin $joinType, ${keys}lifetimes ${leftLifetime.sql} and ${rightLifetime.sql}, " +
-      s"condition ${condition.map(_.sql).getOrElse("none")}"
+      s"condition ${condition.map(_.sql).getOrElse("none")}$broadcastSide"
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
-    val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
     val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
     val (lKeys, rKeys, lLifetime, rLifetime) = (leftKeys, rightKeys, leftLifetime, rightLifetime)
     val (joinCondition, kind) = (condition, joinType)
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
-    leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
+    def sweep(leftPart: Iterator[InternalRow], rightPart: Iterator[InternalRow]) = {
       val ordinals = new KeyOrdinals
       val sortedRight = new KeyTimeSorter(rKeys, rLifetime.lo, Nil, rightAttributes, Some(ordinals))
         .sort(rightPart, sortTime, peakMemory, spillSize)
@@ -95,6 +116,17 @@ case class RangeJoinExec(
       new RangeJoinSweep(sortedLeft, sortedRight, lKeys, rKeys, lLifetime, rLifetime,
         joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, ordinals, memory,
         numOutputRows)
+    }
+    broadcast match {
+      case Some(BuildLeft) =>
+        val built = left.executeBroadcast[Array[InternalRow]]()
+        right.execute().mapPartitions(rightPart => sweep(built.value.iterator, rightPart))
+      case Some(BuildRight) =>
+        val built = right.executeBroadcast[Array[InternalRow]]()
+        left.execute().mapPartitions(leftPart => sweep(leftPart, built.value.iterator))
+      case None =>
+        val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
+        leftRows.zipPartitions(rightRows)(sweep)
     }
   }
 
