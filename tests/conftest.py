@@ -38,6 +38,10 @@ def pytest_configure(config):
         "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)")
     config.addinivalue_line(
         "markers", "slow: left out of the quick tier (bin/test --quick, `pytest -m 'not slow'`)")
+    # The tests and the docs' examples write the current call forms: a deprecated one is an error
+    # (test_signatures checks the old forms with pytest.warns).
+    config.addinivalue_line(
+        "filterwarnings", "error:.*is deprecated. pass the end as a keyword:FutureWarning")
 
 
 # ----------------------------------------------------------------------------------------------

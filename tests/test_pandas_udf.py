@@ -128,8 +128,8 @@ FAMILIES = [
     ("cumulate-changes", lambda: ew.cumulate_window("s", 2, 6, output="changes", end="e")),
     # Ticks as hours: local days in New York, across its change to daylight saving time.
     ("calendar", lambda: ew.hopping_window(
-        F.timestamp_seconds(F.col("s") * 3600 + 1710046800 - 36000),
-        F.timestamp_seconds(F.col("e") * 3600 + 1710046800 - 36000), "2 days", "1 day",
+        F.timestamp_seconds(F.col("s") * 3600 + 1710046800 - 36000), "2 days", "1 day",
+        end=F.timestamp_seconds(F.col("e") * 3600 + 1710046800 - 36000),
         time_zone="America/New_York")),
 ]
 

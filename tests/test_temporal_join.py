@@ -166,7 +166,7 @@ def test_composes_with_hopping_points_and_window_time(spark):
     states = spark.createDataFrame([("m", "idle", 0, 5), ("m", "busy", 5, None)],
                                    "k string, state string, since bigint, until bigint")
     # Windows [2j, 2j + 4) as points at their ends: 2 (total 1), 4 (1), 6 (3), 8, 10, 12 (2).
-    points = readings.groupBy("k", ew.hopping_window("s", "e", 4, 2, output="point")) \
+    points = readings.groupBy("k", ew.hopping_window("s", 4, 2, end="e", output="point")) \
         .agg(F.sum("v").alias("total"))
     joined = ew.temporal_join(points, states, "k", left_lifetime=("window.start", "window.end"),
                               right_lifetime=("since", "until"))
@@ -176,7 +176,7 @@ def test_composes_with_hopping_points_and_window_time(spark):
         (2, 3, "idle", 1), (4, 5, "idle", 1), (6, 7, "busy", 3), (8, 9, "busy", 2),
         (10, 11, "busy", 2), (12, 13, "busy", 2)]
     # Tumbling windows of 6 over the joined rows: [0, 6) idle 2 + ... = 2; [6, 12) busy 7; [12, 18) 2.
-    again = joined.groupBy("state", ew.tumbling_window("lifetime.start", "lifetime.end", 6)) \
+    again = joined.groupBy("state", ew.tumbling_window("lifetime.start", 6, end="lifetime.end")) \
         .agg(F.sum("total").alias("total"))
     assert sorted((r.state, r.window.start, r.total) for r in again.collect()) == [
         ("busy", 6, 7), ("busy", 12, 2), ("idle", 0, 2)]
@@ -185,7 +185,7 @@ def test_composes_with_hopping_points_and_window_time(spark):
     second = datetime.timedelta(seconds=1)
     events = spark.createDataFrame([(at + 3 * second, 1), (at + 12 * second, 2),
                                     (at + 15 * second, 4)], "ts timestamp, v int")
-    totals = events.groupBy(ew.tumbling_window("ts", None, "10 seconds")) \
+    totals = events.groupBy(ew.tumbling_window("ts", "10 seconds")) \
         .agg(F.sum("v").alias("total")).select(F.window_time("window").alias("t"), "total")
     modes = spark.createDataFrame([("idle", at, at + 10 * second), ("busy", at + 10 * second, None)],
                                   "mode string, s timestamp, e timestamp")
