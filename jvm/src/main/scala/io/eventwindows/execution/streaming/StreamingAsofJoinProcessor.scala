@@ -55,7 +55,7 @@ case class StreamingAsofJoinSpec(
  *    beyond it); without either it waits;
  *  - nearest: the backward row (at distance `d`) is final once `w >= t`; a forward row still to
  *    come is nearer only before `t + d` (the backward row wins at equal distance) and within the
- *    tolerance: final once `w >= max(t, min(f, t + d, t + tolerance))`.
+ *    tolerance: final once `w >= min(f, t + d, t + tolerance)` (each at or after `t`).
  *
  * Each such emission time only comes sooner as right rows arrive; a timer at it (registered
  * again as rows arrive) emits the row. For example, backward, rights at 1 and 4, a left at 3: the
@@ -155,7 +155,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       case AsofDirection.Forward => (forwardTime ++ toleranceEnd).minOption
       case AsofDirection.Nearest =>
         val backwardEnd = backward(t, rights).map(b => later(t, t - b.time))
-        (forwardTime ++ backwardEnd ++ toleranceEnd).minOption.map(math.max(t, _))
+        (forwardTime ++ backwardEnd ++ toleranceEnd).minOption
     }
   }
 
