@@ -403,3 +403,29 @@ def test_random_streams_restarted_give_the_batch_asof_join_of_the_accepted_rows(
     assert late >= 2 and dropped == late
     assert sum(1 for r in final if r.bid is not None) > 5  # matched rows
     assert len(batch) == len(accepted["a"])
+
+
+def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_path):
+    """A backward ASOF join leaves a left row waiting (at 20 s, the watermark at 8 s); restarted
+    from its checkpoint as a forward join, the query fails with the project's condition where it
+    finds that key's state, rather than emit rows of a mixed join."""
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    write_batches(sources["a"], [[{"k": 1, "s": second(20)}]])
+    write_batches(sources["b"], [[{"k": 1, "bs": second(10)}]])
+
+    def join(direction):
+        a, b = [spark.readStream.schema(f"k int, {time} timestamp").option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(time, "2 seconds")
+                for side, time in (("a", "s"), ("b", "bs"))]
+        return ew.asof_join(a, b, "k", "s", "bs", direction)
+
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    run_stream(join("backward"), out, checkpoint)
+    assert spark.read.parquet(str(out)).count() == 0  # the row at 20 s waits
+    for side, time in (("a", "s"), ("b", "bs")):
+        write_batches(sources[side], [[{"k": 1, time: second(30)}]], first_mtime=1_700_000_001)
+    with pytest.raises(Exception) as info:
+        run_stream(join("forward"), out, checkpoint)
+    assert "[EVENTWINDOWS_CHECKPOINT_MISMATCH]" in str(info.value)
+    assert ("asof_join: the checkpoint holds the state of another ASOF join [asof_join backward, "
+            "tolerance none, exact matches allowed, input ") in str(info.value)

@@ -2,6 +2,7 @@ package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
+import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.streaming.StreamingRangeJoinProcessor.{ceilMillis, JoinSide}
 import io.eventwindows.plans.{AsofDirection, JoinLifetime}
 
@@ -9,7 +10,7 @@ import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BaseOrdering, Expression, GenericInternalRow, JoinedRow, RowOrdering, SortOrder, UnsafeRow}
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig}
+import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -38,7 +39,13 @@ case class StreamingAsofJoinSpec(
     tolerance: Option[Long],
     allowExactMatches: Boolean,
     input: StructType,
-    output: StructType)
+    output: StructType) {
+
+  /** What a restart from a checkpoint must find unchanged, as stored with each key's state. */
+  def definition: String =
+    s"asof_join $direction, tolerance ${tolerance.getOrElse("none")}, exact matches " +
+      s"${if (allowExactMatches) "allowed" else "not allowed"}, input ${input.catalogString}"
+}
 
 /**
  * Gives each left row of a stream the right row of another stream that pandas' `merge_asof`
@@ -67,6 +74,9 @@ case class StreamingAsofJoinSpec(
  * at or before `w` (the backward row of every left row to come) and the backward row of each
  * waiting left row; a timer at each right row's time prunes them. A left row with a NULL key or
  * time is emitted with NULLs at once, a right one is dropped (both match nothing, as in batch).
+ * With them, the join's [[StreamingAsofJoinSpec.definition]]: a query restarted from the
+ * checkpoint of another ASOF join (another direction, say) fails with
+ * `EVENTWINDOWS_CHECKPOINT_MISMATCH` where it finds a key's state, rather than give wrong rows.
  */
 final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
   extends StatefulProcessor[Row, Row, Row] {
@@ -74,6 +84,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
 
   @transient private var leftRows: ListState[Array[Byte]] = _
   @transient private var rightRows: ListState[Array[Byte]] = _
+  @transient private var definition: ValueState[String] = _
   @transient private lazy val leftSide = new JoinSide(spec.left,
     JoinLifetime(spec.leftTime, spec.leftTime), keepsUnmatched = true)
   @transient private lazy val rightSide = new JoinSide(spec.right,
@@ -88,6 +99,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     leftRows = getHandle.getListState[Array[Byte]]("left", Encoders.BINARY, TTLConfig.NONE)
     rightRows = getHandle.getListState[Array[Byte]]("right", Encoders.BINARY, TTLConfig.NONE)
+    definition = getHandle.getValueState[String]("definition", Encoders.STRING, TTLConfig.NONE)
   }
 
   /** Holds the arriving rows, and sets a timer at each waiting left row's emission time. */
@@ -95,6 +107,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       key: Row,
       inputRows: Iterator[Row],
       timerValues: TimerValues): Iterator[Row] = {
+    checkDefinition()
     val (waiting, rights) = (loadLefts(), loadRights())
     val out = ArrayBuffer.empty[Row]
     val sideOrdinal = spec.input.fieldIndex(InputColumns.Side)
@@ -121,6 +134,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
     waiting.foreach(l => emissionTime(l.time, sorted).foreach(e => getHandle.registerTimer(ceilMillis(e))))
     save(leftRows, waiting)
     save(rightRows, sorted)
+    saveDefinition(waiting, sorted)
     out.iterator
   }
 
@@ -129,6 +143,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       key: Row,
       timerValues: TimerValues,
       expiredTimerInfo: ExpiredTimerInfo): Iterator[Row] = {
+    checkDefinition()
     val watermark = StreamingWindowProcessor.micros(timerValues.getCurrentWatermarkInMs())
     val rights = loadRights()
     val (ready, waiting) = loadLefts().partition(l => emissionTime(l.time, rights).exists(_ <= watermark))
@@ -140,6 +155,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
     }
     if (ready.nonEmpty) save(leftRows, waiting)
     if (kept.size < rights.size) save(rightRows, kept)
+    saveDefinition(waiting, kept)
     out.iterator
   }
 
@@ -187,6 +203,18 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
   /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
   private def within(distance: Long): Boolean =
     spec.tolerance.forall(java.lang.Long.compareUnsigned(distance, _) <= 0)
+
+  /** Fails where the key's state was written by another ASOF join. */
+  private def checkDefinition(): Unit =
+    if (definition.exists() && definition.get() != spec.definition) {
+      throw EventWindowsErrors.checkpointMismatch("asof_join: the checkpoint holds the state of " +
+        s"another ASOF join [${definition.get()}], not of this query's [${spec.definition}]; a " +
+        "changed join needs a new checkpoint location")
+    }
+
+  /** Stores the definition beside a key's rows, and forgets it with them. */
+  private def saveDefinition(lefts: collection.Seq[Timed], rights: collection.Seq[Timed]): Unit =
+    if (lefts.isEmpty && rights.isEmpty) definition.clear() else definition.update(spec.definition)
 
   private def joined(left: InternalRow, right: InternalRow): Row =
     toRow(pair(left, if (right == null) noRight else right))
