@@ -76,7 +76,13 @@ lazy val root = (project in file("."))
 def otherLine(l: SparkLine): Project =
   Project(l.project, file("target") / "lines" / l.project)
     .settings(lineSettings(l))
-    .settings(name := s"eventwindows-spark-${l.line}")
+    .settings(
+      name := s"eventwindows-spark-${l.line}",
+      // bin/lint: root checks the shared sources, each other line its own directory only.
+      Compile / scalafmt / unmanagedSources := {
+        val own = (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / s"spark-${l.line}"
+        (Compile / unmanagedSources).value.filter(_.toPath.startsWith(own.toPath))
+      })
 
 lazy val spark40 = otherLine(SparkLines("4.0"))
 lazy val spark41 = otherLine(SparkLines("4.1"))

@@ -66,8 +66,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """In a line's smoke run a skipped test is a failure: a test skipped because its child could
-    not start (Connect, spark-submit) would otherwise hide that the line does not run it."""
+    """In a line's smoke run a skipped test is a failure: a skip would hide that the line does not
+    run a test of the smoke set."""
     outcome = yield
     report = outcome.get_result()
     if SMOKE_PYSPARK and report.skipped and not hasattr(report, "wasxfail"):

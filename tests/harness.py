@@ -53,7 +53,7 @@ for _name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
     PySparkLogger.getLogger(_name).setLevel(logging.CRITICAL)
 
 CANNOT_START = 3
-"""A child process's exit code when it cannot start its session here (the test is skipped)."""
+"""A child process's exit code when it cannot start its session (the test fails saying why)."""
 
 CHILD_TIMEOUT_SECONDS = 300
 
@@ -69,21 +69,23 @@ def child_session(build):
     """In a child process: the session `build()` gives, or exit with CANNOT_START saying why."""
     try:
         return build()
-    except Exception as e:  # noqa: BLE001  (any failure to start means: cannot test this here)
+    except Exception as e:  # noqa: BLE001  (any failure to start: the reason the test fails)
         print(f"CANNOT_START {type(e).__name__}: {e}", flush=True)
         sys.exit(CANNOT_START)
 
 
 def child_result(script, what, env=None):
     """Runs `script` (a test file run as a script) in a child process and returns the JSON of its
-    last ``RESULT <json>`` line; skips the test when the child cannot start `what` here."""
+    last ``RESULT <json>`` line. A child that cannot start `what` fails the test, as one that
+    fails later does: a broken jar or package must not pass as a skip. (A Spark line that lacks a
+    feature skips its tests at collection, naming the feature: ``pytest.mark.skipif``.)"""
     env = dict(os.environ if env is None else env, PYTHONUNBUFFERED="1")
     proc = subprocess.run([sys.executable, os.path.abspath(script)], env=env,
                           capture_output=True, text=True, timeout=CHILD_TIMEOUT_SECONDS)
     lines = proc.stdout.splitlines()
     if proc.returncode == CANNOT_START:
         reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
-        pytest.skip(f"cannot start {what} here: {reason}\n{proc.stderr[-2000:]}")
+        pytest.fail(f"cannot start {what}: {reason}\n{proc.stderr[-6000:]}", pytrace=False)
     results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
     assert proc.returncode == 0 and results, (
         f"{what} child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
@@ -299,7 +301,7 @@ def random_interval_rows(rng, n_cases, lifetimes, times=((-30, 30),), values=((-
 def random_end(rng, s, lifetimes, scale=1, jitter=()):
     """An end for the start s, its lifetime drawn from `lifetimes` (see random_interval_rows)."""
     r = rng.random()
-    for share, length in lifetimes:
+    for share, length in lifetimes:  # noqa: B007  (the one drawn is read after the loop)
         if r < share:
             break
         r -= share

@@ -68,7 +68,7 @@ def test_results_that_are_no_aggregates_are_spark_own_error(spark, events):
         assert "MISSING_AGGREGATION" in message and '"v"' in message, message
 
 
-def test_delta_over_a_column_still_works(spark, events):
+def test_a_delta_over_a_value_column_evicts_by_its_difference(spark, events):
     rows = spark.sql("SELECT window.start, count(*) FROM bad_ev GROUP BY "
                      "sliding_window(s, 'delta(v, 1)')").collect()
     # v = 3 then 5: 5 - 3 > 1 evicts the first tuple before the second fires.

@@ -224,7 +224,7 @@ def test_scalar_functions(connect_result):
     assert connect_result["scalars"] == [[-3, -7, 0, 8], [7, 3, 10, 18]]
 
 
-def test_new_families(connect_result):
+def test_count_psi_spl_and_dynamic_windows(connect_result):
     # a: 1 (1), 2 (2), 3 (4), 5 (8); b: 2 (16).
     # count_window(2): windows ending at 2, 3, 5: 1+2, 2+4, 4+8; b has one start only.
     assert connect_result["count"] == [["a", 2, 3], ["a", 3, 6], ["a", 5, 12]]

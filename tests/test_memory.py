@@ -1,7 +1,8 @@
 """The operator's memory is Spark's: window contents are reserved through the task memory manager
 and stored compactly, so one key with 5,000,000 events active at once completes under a 1 GiB
 driver; where memory truly runs out, the task fails with Spark's own out-of-memory error naming the
-operator and the key, and the application carries on.
+operator and the key, and the application carries on. The range join's sweep reserves its active
+events the same way: a key with more of them than memory fails with the same error.
 
 Each case runs in a child process with a driver of its own (``spark.driver.memory=1g``).
 """
@@ -42,6 +43,21 @@ def _child():
         result["out_of_memory"] = None
     except Exception as e:  # noqa: BLE001  (the error's class and text are what is checked)
         result["out_of_memory"] = str(e)
+    # A range join whose key 7 has 120,000 events of 4 KB lasting to the end (about 490 MB): all
+    # stay active for the right side's one event at the end, more than the pool of a 1 GiB driver.
+    # (Written with `id DIV 1000000`, 0 here, so that the optimizer folds no side into constants.)
+    spark.sql("SELECT CAST(7 + id DIV 1000000 AS INT) AS k, id AS s, "
+              "1000000 + id DIV 1000000 AS e, repeat(CAST(id % 10 AS STRING), 4000) AS p "
+              "FROM range(120000)") \
+        .createOrReplaceTempView("big")
+    spark.sql("SELECT CAST(7 + id DIV 1000000 AS INT) AS k, 999999 + id AS s, 1000000 + id AS e "
+              "FROM range(1)").createOrReplaceTempView("last")
+    try:
+        spark.sql("SELECT sum(length(a.p)) FROM big a JOIN last b ON a.k = b.k AND a.s < b.e "
+                  "AND b.s < a.e").collect()
+        result["join_out_of_memory"] = None
+    except Exception as e:  # noqa: BLE001
+        result["join_out_of_memory"] = str(e)
     # The application lives on: the same session answers the next query.
     result["after"] = [list(r) for r in spark.sql(
         "SELECT window.start, count(*) FROM range(5) AS ev(t) "
@@ -64,6 +80,12 @@ def test_five_million_active_events_under_a_one_gib_driver():
     assert "UNABLE_TO_ACQUIRE_MEMORY" in error, error
     assert "eventwindows: EventWindowAggregate snapshot_window holds" in error, error
     assert "the window contents of the key (k=7)" in error, error
+
+    error = result["join_out_of_memory"]
+    assert error is not None, "120,000 active events of 4 KB fit in 1 GiB"
+    assert "UNABLE_TO_ACQUIRE_MEMORY" in error, error
+    assert "eventwindows: RangeJoin Inner holds" in error, error
+    assert "the active events of the key (" in error and "k=7)" in error, error
 
     # [0, 1): 1, [1, 2): 2, ..., [4, 5): 2, [5, 6): 1
     assert result["after"] == [[0, 1], [1, 2], [2, 2], [3, 2], [4, 2], [5, 1]]

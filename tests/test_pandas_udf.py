@@ -324,7 +324,7 @@ def test_apply_in_pandas_with_clipped_lifetimes(spark):
         spark.conf.unset("spark.eventwindows.applyInPandas.clippedLifetimes")
 
 
-def test_a_window_function_in_a_select_is_still_an_error(spark):
+def test_a_window_function_in_a_select_is_an_error(spark):
     events = _events(spark, [(1, 0, 5, 10)])
     with pytest.raises(AnalysisException, match="must be used as a GROUP BY expression"):
         events.select(ew.tumbling_window("s", 4, end="e")).collect()

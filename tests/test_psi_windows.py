@@ -15,7 +15,6 @@ import random
 
 import pytest
 from pyspark.errors import AnalysisException
-from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -539,33 +538,6 @@ def test_psi_windows_one_big_key(spark):
 
 # ----------------------------------------------------------------------------------------------
 # Bad input
-
-
-def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkContext
-    checks = [
-        (lambda: ew.index_window(3, 0, 1), "`time`"),
-        (lambda: ew.index_window("t", 0.5, 1), "`lo`"),
-        (lambda: ew.index_window("t", True, 1), "`lo`"),
-        (lambda: ew.index_window("t", "-1", 1), "`lo`"),
-        (lambda: ew.index_window("t", 0, None), "`hi`"),
-        (lambda: ew.index_window("t", 0, 1.0), "`hi`"),
-        (lambda: ew.index_window("t", 0, 1, order=5), "`order`"),
-        (lambda: ew.time_window(None, 0, 1), "`time`"),
-        (lambda: ew.time_window("t", 1.5, 2), "`lo`"),
-        (lambda: ew.time_window("t", False, 2), "`lo`"),
-        (lambda: ew.time_window("t", 0, None), "`hi`"),
-        (lambda: ew.time_window("t", 0, datetime.datetime(2024, 1, 1)), "`hi`"),
-        (lambda: ew.time_window("t", 0, 1, bounds=2), "`bounds`"),
-    ]
-    for build, parameter in checks:
-        with pytest.raises(TypeError, match=parameter):
-            build()
-
-
-def test_returns_columns(spark):
-    for column in [ew.index_window("t", -1, 0), ew.index_window("t", None, 0, "o"),
-                   ew.time_window("t", -1, 0), ew.time_window("t", "-1 second", "0 seconds", "()")]:
-        assert isinstance(column, Column)
 
 
 def analysis_error(build):

@@ -12,7 +12,6 @@ import re
 
 import pytest
 from pyspark.errors import AnalysisException, IllegalArgumentException
-from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -461,16 +460,42 @@ def tuples(spark):
     (lambda: ew.spl_tumbling_window("age", ew.spl.time(3), False),
      "spl_tumbling_window(age, 'time(3)', false)",
      [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
+    (lambda: ew.spl_tumbling_window("age", "time(3)", flush_at_end=True),
+     "spl_tumbling_window(age, 'time(3)', true)",
+     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
     # punct(mark): TRUE at 2 and 5: flushed after them.
     (lambda: ew.spl_tumbling_window("age", ew.spl.punct("mark"), flush_at_end=True),
      "spl_tumbling_window(age, 'punct(mark)', flush_at_end => true)",
      [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
 ], ids=["delta", "delta-flush-at-end", "count-flush-column", "count-none", "time-false",
-        "punct"])
+        "time-string-flush-at-end", "punct"])
 def test_spl_tumbling_window_matches_sql(spark, build, sql, expected):
     grouped = tuples(spark).groupBy(build()).agg(F.collect_list("v").alias("vs"))
     rows = same_rows_as_sql(spark, "py_tuples", tuples(spark), grouped, sql, "collect_list(v)")
     assert [tuple(r) for r in rows] == expected
+
+
+POSITIONS = [(t, t + 3 - t % 2, 10 - t, datetime.datetime(2024, 1, 1, 0, 0, t), 10 * t)
+             for t in (1, 2, 3, 5, 6)]
+"""Events (s, e, o, ts, v): a few, whose ends, order and times differ, so that an argument in
+the wrong place changes the windows."""
+
+
+@pytest.mark.parametrize("build, sql", [
+    (lambda: ew.count_window("s", 2), "count_window(s, 2)"),
+    (lambda: ew.count_window("s", 2, "window", end="e"), "count_window(s, e, 2, 'window')"),
+    (lambda: ew.index_window("s", -1, 0), "index_window(s, -1, 0)"),
+    (lambda: ew.index_window("s", None, 0, "o"), "index_window(s, NULL, 0, o)"),
+    (lambda: ew.time_window("s", -1, 0), "time_window(s, -1, 0)"),
+    (lambda: ew.time_window("ts", "-1 second", "0 seconds", "()"),
+     "time_window(ts, INTERVAL '-1' SECOND, INTERVAL '0' SECOND, '()')"),
+], ids=["count", "count-output-end", "index", "index-running-order", "time", "time-strings-bounds"])
+def test_count_and_psi_windows_match_sql(spark, build, sql):
+    events = spark.createDataFrame(POSITIONS, "s bigint, e bigint, o bigint, ts timestamp, v bigint")
+    grouped = events.groupBy(build()).agg(F.sort_array(F.collect_list("v")).alias("vs"))
+    rows = same_rows_as_sql(spark, "py_positions", events, grouped, sql,
+                            "sort_array(collect_list(v))")
+    assert len(rows) > 1, rows  # windows enough to tell the arguments apart
 
 
 def test_spl_tumbling_window_timestamp_order(spark):
@@ -594,19 +619,43 @@ def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
     assert parameter in analysis_error(lambda: events.groupBy(build(events)).count())
 
 
-def test_end_before_start_names_the_row(spark):
-    events = spark.createDataFrame([(5, 3)], "s bigint, e bigint")
-    with pytest.raises(IllegalArgumentException, match=r"\(s=5, e=3\)"):
-        events.groupBy(ew.snapshot_window("s", end="e")).count().collect()
+@pytest.mark.parametrize("build", [
+    lambda: ew.snapshot_window("s", end="e"),
+    lambda: ew.count_window("s", 2, end="e"),
+    lambda: ew.event_session_window("s", 2, end="e"),
+], ids=["snapshot_window", "count_window", "event_session_window"])
+def test_end_before_start_names_the_row(spark, build):
+    events = spark.createDataFrame([(5, 3, 1)], "s bigint, e bigint, v bigint")
+    with pytest.raises(IllegalArgumentException, match=r"the row \(s=5, e=3\) has end 3 < start 5"):
+        events.groupBy(build()).count().collect()
 
 
-def test_python_types_are_checked_before_spark(spark):  # F.col needs a SparkContext
-    with pytest.raises(TypeError, match="`size`"):
-        ew.hopping_window("s", 1.5, 1)
-    with pytest.raises(TypeError, match="`alignment`"):
-        ew.tumbling_window("s", 5, alignment=1.5)
-    with pytest.raises(TypeError, match="`start`"):
-        ew.snapshot_window(3)
+@pytest.mark.parametrize("build, parameter", [
+    (lambda: ew.hopping_window("s", 1.5, 1), "`size`"),
+    (lambda: ew.tumbling_window("s", 5, alignment=1.5), "`alignment`"),
+    (lambda: ew.snapshot_window(3), "`start`"),
+    *[(lambda bad=bad: ew.count_window("s", bad), "`n`") for bad in (2.0, "2", True, None)],
+    (lambda: ew.count_window("s", 2, output=1), "`output`"),
+    (lambda: ew.count_window(1, 2), "`start`"),
+    (lambda: ew.count_window("s", 2, end=2), "`end`"),
+    (lambda: ew.index_window(3, 0, 1), "`time`"),
+    (lambda: ew.index_window("t", 0.5, 1), "`lo`"),
+    (lambda: ew.index_window("t", True, 1), "`lo`"),
+    (lambda: ew.index_window("t", "-1", 1), "`lo`"),
+    (lambda: ew.index_window("t", 0, None), "`hi`"),
+    (lambda: ew.index_window("t", 0, 1.0), "`hi`"),
+    (lambda: ew.index_window("t", 0, 1, order=5), "`order`"),
+    (lambda: ew.time_window(None, 0, 1), "`time`"),
+    (lambda: ew.time_window("t", 1.5, 2), "`lo`"),
+    (lambda: ew.time_window("t", False, 2), "`lo`"),
+    (lambda: ew.time_window("t", 0, None), "`hi`"),
+    (lambda: ew.time_window("t", 0, datetime.datetime(2024, 1, 1)), "`hi`"),
+    (lambda: ew.time_window("t", 0, 1, bounds=2), "`bounds`"),
+])
+def test_python_types_are_checked_before_spark(spark, build, parameter):
+    # Before any Spark call (the spark fixture is there only because F.col needs a SparkContext).
+    with pytest.raises(TypeError, match=parameter):
+        build()
 
 
 # ----------------------------------------------------------------------------------------------

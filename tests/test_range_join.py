@@ -10,6 +10,7 @@ import random
 import pytest
 
 RULE = "spark.eventwindows.rangeJoin.enabled"
+BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
 JOIN_TYPES = ["inner", "left", "right", "full", "left semi", "left anti"]
 BIGINT_MIN, BIGINT_MAX = -(2 ** 63), 2 ** 63 - 1
 
@@ -83,10 +84,14 @@ def check_same_as_spark(spark, conditions, join_type):
     assert our_plan.count("RangeJoin ") >= len(conditions), our_plan
     assert "RangeJoin" not in spark_plan, spark_plan
     assert ours == sparks, f"{sql}\nonly ours: {ours - sparks}\nonly Spark's: {sparks - ours}"
+    return our_plan
 
 
 @pytest.fixture(scope="module")
 def bigint_tables(spark):
+    """Tables a and b, and no broadcast (both sides shuffled by key, as for large tables) but
+    where a test turns it back on."""
+    spark.conf.set(BROADCAST, "-1")
     rng = random.Random(44)
     times = lambda r: edge_times(r) if r.random() < 0.3 else small_times(r)
     schema = "id int, k int, s bigint, e bigint, v int"
@@ -98,12 +103,40 @@ def bigint_tables(spark):
     yield
     spark.catalog.dropTempView("a")
     spark.catalog.dropTempView("b")
+    spark.conf.unset(BROADCAST)
 
 
 @pytest.mark.parametrize("join_type", [
     pytest.param(t, marks=pytest.mark.smoke) if t == "full" else t for t in JOIN_TYPES])
 def test_same_rows_as_spark_on_bigint(spark, bigint_tables, join_type):
     check_same_as_spark(spark, list(CONDITIONS.values()), join_type)
+
+
+def test_a_small_side_is_broadcast_as_sparks_rule_would(spark, bigint_tables):
+    """With keys, a side under spark.sql.autoBroadcastJoinThreshold whose unmatched rows the join
+    does not keep is broadcast (the other not shuffled), with the same rows; a full outer join,
+    which keeps both sides' unmatched rows, still shuffles both."""
+    keyed = [c for c in CONDITIONS.values() if "k = b.k" in c or "k <=> b.k" in c]
+    saved = {view: spark.table(view) for view in ("a", "b")}
+    for view, df in saved.items():  # as VALUES: a plan whose size Spark knows
+        rows = ", ".join("(" + ", ".join("NULL" if v is None else str(v) for v in row) + ")"
+                         for row in df.collect())
+        columns = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in df.dtypes)
+        spark.sql(f"SELECT {columns} FROM VALUES {rows} AS t({', '.join(df.columns)})") \
+            .createOrReplaceTempView(view)
+    spark.conf.unset(BROADCAST)
+    try:
+        for join_type in ["inner", "left", "right", "left semi", "left anti", "full"]:
+            plan = check_same_as_spark(spark, keyed, join_type)
+            broadcast = plan.count("broadcast left") + plan.count("broadcast right")
+            assert broadcast == (0 if join_type == "full" else len(keyed)), plan
+            # Never the side whose unmatched rows the join keeps (an inner join: the smaller).
+            kept = {"left": "left", "left semi": "left", "left anti": "left", "right": "right"}
+            assert join_type not in kept or f"broadcast {kept[join_type]}" not in plan, plan
+    finally:
+        spark.conf.set(BROADCAST, "-1")
+        for view, df in saved.items():
+            df.createOrReplaceTempView(view)
 
 
 def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
@@ -149,16 +182,22 @@ def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
 @pytest.mark.smoke
 def test_dataframe_api_and_explain(spark):
     """The DataFrame API's join is recognized too; EXPLAIN names the operator with its keys and
-    lifetimes; the configuration turns the rule off."""
+    lifetimes, and no sort of Spark's (the operator sorts each side itself, as the windows and
+    the ASOF join do); the configuration turns the rule off."""
     a = spark.createDataFrame([(1, 0, 10), (1, 5, 6), (2, 3, 4)], "k int, s bigint, e bigint")
     b = spark.createDataFrame([(1, 9, 12), (2, 4, 9)], "k int, t bigint, u bigint")
 
     def join():  # a new DataFrame each time: a DataFrame keeps the plan it was first given
         return a.join(b, (a.k == b.k) & (a.s < b.u) & (b.t < a.e), "left")
 
-    joined = join()
-    plan = joined._jdf.queryExecution().executedPlan().toString()
+    spark.conf.set(BROADCAST, "-1")  # as for large tables: both sides shuffled
+    try:
+        joined = join()
+        plan = joined._jdf.queryExecution().executedPlan().toString()
+    finally:
+        spark.conf.unset(BROADCAST)
     assert "RangeJoin LeftOuter, keys (k) = (k), lifetimes [s, e] and [t, u]" in plan, plan
+    assert "Sort [" not in plan, plan
     assert sorted(map(tuple, joined.collect()), key=str) == sorted(
         [(1, 0, 10, 1, 9, 12), (1, 5, 6, None, None, None), (2, 3, 4, None, None, None)], key=str)
     spark.conf.set(RULE, "false")

@@ -81,7 +81,7 @@ def test_cumulate_reads_step_then_size(points):
      lambda: ew.tumbling_window("s", None, 4), "tumbling_window(s, 4)"),
 ], ids=["hopping", "tumbling", "tumbling-columns", "snapshot", "count", "cumulate", "session",
         "points"])
-def test_the_end_is_a_keyword_and_the_old_form_still_reads_with_a_warning(
+def test_the_end_is_a_keyword_and_a_positional_end_reads_with_a_warning(
         spark, intervals, new, old, sql):
     aggs = (F.count("*"), F.sum("v"))
     with warnings.catch_warnings():
@@ -124,7 +124,7 @@ def test_changes_speaks_the_units_of_the_call(points):
         points.groupBy(ew.hopping_window("ts", "5 minutes", "10 minutes", output="changes")).count()
 
 
-def test_constant_columns_as_durations_read_in_the_new_form(intervals):
+def test_two_columns_after_the_start_are_durations(intervals):
     # Two Columns after the start cannot be the old form (its end, then two durations).
     column = ew.hopping_window("s", F.expr("4"), F.expr("2"))
     assert rows(intervals, column, F.count("*")) == rows(
@@ -157,7 +157,7 @@ def test_import_star_shadows_neither_pyspark_nor_the_standard_library():
     assert time_module.time  # the module, still reachable under its name
 
 
-def test_the_old_top_level_policies_still_work_with_a_warning():
+def test_the_top_level_policies_write_spl_with_a_deprecation_warning():
     with pytest.warns(FutureWarning, match="use eventwindows.spl.count"):
         assert ew.count(3) == "count(3)"
 

@@ -30,7 +30,6 @@ from decimal import Decimal
 
 import pytest
 from pyspark.errors import AnalysisException, IllegalArgumentException
-from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -570,33 +569,6 @@ def test_null_policy_value_names_the_row(spark, rows, policy, row):
 
 def test_punct_builds_the_policy(spark):
     assert ew.spl.punct("p") == "punct(p)"
-    assert isinstance(ew.spl_tumbling_window("o", ew.spl.punct("p")), Column)
-    assert isinstance(ew.spl_tumbling_window("o", ew.spl.count(2), flush_at_end=True), Column)
-
-
-def test_python_api_gives_the_sql_rows(spark):
-    """The hand-worked cases through the Python API: count(3) (test_count), ages with
-    delta(a, 2) (test_spl_ages_example), punct (test_punct), time(3) (test_time_...)."""
-    df = spark.createDataFrame([(o, 10 * o, o, o in (2, 5)) for o in range(0, 8)],
-                               "o bigint, v bigint, a bigint, p boolean")
-
-    def rows(window):
-        return sorted(plain(r, list) for r in df.groupBy(window).agg(
-            F.collect_list("v").alias("vs")).select("window.start", "window.first",
-                                                    "window.last", "vs").collect())
-
-    assert rows(ew.spl_tumbling_window("o", ew.spl.count(3))) == [
-        (2, 0, 2, [0, 10, 20]), (5, 3, 5, [30, 40, 50])]
-    assert rows(ew.spl_tumbling_window("o", ew.spl.count(3), flush_at_end=True)) == [
-        (2, 0, 2, [0, 10, 20]), (5, 3, 5, [30, 40, 50]), (7, 6, 7, [60, 70])]
-    assert rows(ew.spl_tumbling_window("o", ew.spl.delta("a", 2))) == [
-        (3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50])]
-    assert rows(ew.spl_tumbling_window(F.col("o"), ew.spl.punct("p"), True)) == [
-        (2, 0, 2, [0, 10, 20]), (5, 3, 5, [30, 40, 50]), (7, 6, 7, [60, 70])]
-    assert rows(ew.spl_tumbling_window("o", "time(3)")) == [
-        (3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50])]
-    assert rows(ew.spl_tumbling_window("o", ew.spl.time(3), flush_at_end=True)) == [
-        (3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50]), (7, 6, 7, [60, 70])]
 
 
 def test_python_bad_parameters(spark):

@@ -136,7 +136,7 @@ class ParametersSuite extends EventWindowsSuite {
     fragments.foreach(f => assert(e.getMessage.contains(f), s"'$f' not in: ${e.getMessage}"))
   }
 
-  test("what is still not accepted fails with a message naming the parameter") {
+  test("what is not accepted fails with a message naming the parameter") {
     rejected(bigintEvents, "tumbling_window(s, e, 2.5)",
       "tumbling_window: `size` must be an integer number of ticks for BIGINT time, got DECIMAL")
     rejected(bigintEvents, "tumbling_window(s, e, 5, TIMESTAMP '2024-01-01 00:00:00')",

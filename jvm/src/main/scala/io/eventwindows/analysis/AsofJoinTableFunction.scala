@@ -4,7 +4,7 @@ import io.eventwindows.expressions.WindowParameters
 import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoinShape}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
@@ -63,29 +63,17 @@ object AsofJoinTableFunction {
   private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    if (args.size < 4 || args.size > 8) {
-      fail(s"takes 4 to 8 arguments (TABLE(left), TABLE(right), left_time, right_time[, on[, " +
-        s"direction[, tolerance[, allow_exact_matches]]]]), got ${args.size}")
-    }
-    def table(i: Int, parameter: String): LogicalPlan = args(i) match {
-      case t: FunctionTableSubqueryArgumentExpression => t.plan
-      case other => fail(s"`$parameter` must be a table argument such as TABLE(name), got ${other.sql}")
-    }
-    def argument(i: Int): Option[Expression] = args.lift(i).filterNot(e => e.foldable && e.eval() == null)
-    def text(i: Int, parameter: String): Option[String] =
-      argument(i).map(WindowParameters.text(Name, parameter, _))
-    val Seq(leftTime, rightTime) = Seq(2 -> "left_time", 3 -> "right_time").map { case (i, p) =>
-      text(i, p).getOrElse(fail(s"`$p` must not be NULL"))
-    }
-    val on = text(4, "on").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
-    val direction = text(5, "direction").map { d =>
+    val arguments = new TableFunctionArguments(Name, args, 4 to 8, "TABLE(left), TABLE(right), " +
+      "left_time, right_time[, on[, direction[, tolerance[, allow_exact_matches]]]]")
+    val direction = arguments.text(5, "direction").map { d =>
       AsofDirection.of(d).getOrElse(fail(s"`direction` must be one of " +
         s"${AsofDirection.all.map(a => s"'${a.name}'").mkString(", ")}, got '$d'"))
     }.getOrElse(AsofDirection.Backward)
     val allowExactMatches =
-      argument(7).forall(WindowParameters.flag(Name, "allow_exact_matches", _))
-    AsofJoinRequest(table(0, "left"), table(1, "right"), on, leftTime, rightTime, direction,
-      argument(6), allowExactMatches)
+      arguments.argument(7).forall(WindowParameters.flag(Name, "allow_exact_matches", _))
+    AsofJoinRequest(arguments.table(0, "left"), arguments.table(1, "right"),
+      arguments.names(4, "on"), arguments.required(2, "left_time"),
+      arguments.required(3, "right_time"), direction, arguments.argument(6), allowExactMatches)
   }
 
   /**

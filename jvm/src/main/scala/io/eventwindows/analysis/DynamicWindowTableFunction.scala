@@ -5,7 +5,7 @@ import io.eventwindows.plans.Bounds
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project, Union}
 import org.apache.spark.sql.internal.SQLConf
@@ -70,25 +70,16 @@ object DynamicWindowTableFunction {
   private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    if (args.size < 6 || args.size > 9) {
-      fail(s"takes 6 to 9 arguments (TABLE(anchors), TABLE(messages), time, start, end, " +
-        s"aggregates[, on[, bounds[, lookback]]]), got ${args.size}")
-    }
-    def table(i: Int, parameter: String): LogicalPlan = args(i) match {
-      case t: FunctionTableSubqueryArgumentExpression => t.plan
-      case other => fail(s"`$parameter` must be a table argument such as TABLE(name), got ${other.sql}")
-    }
-    def text(i: Int, parameter: String): Option[String] =
-      args.lift(i).filterNot(e => e.foldable && e.eval() == null)
-        .map(WindowParameters.text(Name, parameter, _))
-    val anchors = table(0, "anchors")
-    val messages = table(1, "messages")
+    val arguments = new TableFunctionArguments(Name, args, 6 to 9, "TABLE(anchors), " +
+      "TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]")
+    val anchors = arguments.table(0, "anchors")
+    val messages = arguments.table(1, "messages")
     val Seq(time, start, end, aggregates) =
       Seq(2 -> "time", 3 -> "start", 4 -> "end", 5 -> "aggregates").map { case (i, p) =>
-        text(i, p).getOrElse(fail(s"`$p` must not be NULL"))
+        arguments.required(i, p)
       }
-    val keys = text(6, "on").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
-    val bounds = text(7, "bounds").getOrElse("[]")
+    val keys = arguments.names(6, "on")
+    val bounds = arguments.text(7, "bounds").getOrElse("[]")
 
     val results = CatalystSqlParser.parsePlan(s"SELECT $aggregates") match {
       case Project(list, _) => list.map {
@@ -122,7 +113,7 @@ object DynamicWindowTableFunction {
     val window = UnresolvedFunction("anchor_window",
       Seq(UnresolvedAttribute.quotedString(time), UnresolvedAttribute(StartColumn),
         UnresolvedAttribute(EndColumn), UnresolvedAttribute(AnchorColumn), Literal(bounds)) ++
-        args.lift(8),
+        arguments.raw(8),
       isDistinct = false)
     val grouping = keys.map(k => UnresolvedAttribute.quotedString(k))
     val aggregate = Aggregate(grouping :+ window,

@@ -1,10 +1,9 @@
 package io.eventwindows.analysis
 
-import scala.util.hashing.MurmurHash3
-
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{AxisFamily, EventWindowAggregate, SplPolicy, WindowAxis}
+import io.eventwindows.plans.{AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy,
+  WindowAxis}
 import io.eventwindows.shims.SparkShims
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
@@ -191,8 +190,9 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         if f.resolved && placedWindow(list).isDefined =>
       val (window, windowAttribute) = placedWindow(list).get
       PandasGroups.plan(f, window, list, input.isStreaming) { (grouping, aggregates) =>
+        val clipped = aggregates.exists(ClippedLifetime.isUsedIn)
         eventWindowAggregate(window, windowAttribute, input, grouping, aggregates,
-          if (aggregates.exists(ClippedLifetime.isUsedIn)) clippedAttributes(window) else Nil)
+          if (clipped) Some(clippedAttributes(window)) else None)
       }
     case a @ Aggregate(_, _, Project(list, _), _)
         if a.resolved && placedWindow(list).isDefined && unaggregated(a).isDefined =>
@@ -226,7 +226,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       if (aggregateExpressions.exists(PandasAggregates.isPandas)) {
         PandasAggregates.plan(window, aggregateExpressions, results, input.isStreaming) { aggs =>
           eventWindowAggregate(window, windowAttribute, input, grouping, aggs,
-            if (aggs.exists(ClippedLifetime.isUsedIn)) clippedAttributes(window) else Nil)
+            if (aggs.exists(ClippedLifetime.isUsedIn)) Some(clippedAttributes(window)) else None)
         }
       } else (window.family, eventAxis(window)) match {
         case (f: AxisFamily, Some(axis)) if window.end.isEmpty && orderInsensitive &&
@@ -236,12 +236,12 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
           sparkAggregate(pointClipped, window,
             pointEventWindows(list, input, window, f, windowAttribute))
         case (f: AxisFamily, Some(_)) if input.isStreaming && orderInsensitive =>
-          val lifetimes = if (clipped) clippedAttributes(window) else Nil
-          sparkAggregate(if (clipped) clip(a, lifetimes.head, lifetimes(1)) else a, window,
+          val lifetimes = if (clipped) Some(clippedAttributes(window)) else None
+          sparkAggregate(lifetimes.map(l => clip(a, l.start, l.end)).getOrElse(a), window,
             explodedWindows(list, input, window, f, windowAttribute, lifetimes))
         case _ =>
           Project(results, eventWindowAggregate(window, windowAttribute, input, grouping,
-            aggregateExpressions, if (clipped) clippedAttributes(window) else Nil))
+            aggregateExpressions, if (clipped) Some(clippedAttributes(window)) else None))
       }
   }
 
@@ -258,10 +258,10 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
   }
 
   /** The columns of each event's clipped lifetime in each window, as an operator fills them. */
-  private def clippedAttributes(window: EventWindow): Seq[Attribute] =
-    Seq(ClippedLifetime.Start, ClippedLifetime.End).map { name =>
-      AttributeReference(name, window.start.dataType, nullable = false)()
-    }
+  private def clippedAttributes(window: EventWindow): ClippedLifetimeColumns = {
+    def column(name: String) = AttributeReference(name, window.start.dataType, nullable = false)()
+    ClippedLifetimeColumns(column(ClippedLifetime.Start), column(ClippedLifetime.End))
+  }
 
   /** `clipped_start()` and `clipped_end()` in the aggregates of `a` replaced by `start`, `end`. */
   private def clip(a: Aggregate, start: Expression, end: Expression): Aggregate =
@@ -297,10 +297,10 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
   private def sparkAggregate(a: Aggregate, window: EventWindow, child: LogicalPlan): LogicalPlan = {
     val aggregate = a.copy(child = child)
     if (!child.isStreaming) return aggregate
-    val definition = s"${window.prettyName} ${window.family} start=${window.start.sql} " +
-      s"end=${window.end.map(_.sql).getOrElse("point")}"
+    val definition =
+      StateDefinition.ofAggregation(window.prettyName, window.family, window.start, window.end)
     // A fingerprint, not the text: a string buffer would keep Spark from its hash aggregate.
-    val fingerprint = Literal(MurmurHash3.stringHash(definition).toLong)
+    val fingerprint = Literal(StateDefinition.fingerprint(definition))
     val stored = Alias(First(fingerprint, ignoreNulls = false).toAggregateExpression(),
       "eventwindows_definition")()
     val error = CheckpointMismatch(s"${window.prettyName}: the checkpoint holds the state of " +
@@ -342,14 +342,15 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       window: EventWindow,
       family: AxisFamily,
       windowAttribute: Attribute,
-      clippedLifetime: Seq[Attribute]): LogicalPlan = {
+      clippedLifetime: Option[ClippedLifetimeColumns]): LogicalPlan = {
     val others = list.filterNot(_.exprId == windowAttribute.exprId)
     val windows = EventWindowsOf(window.start, window.end, family,
       EventWindowsConf.maxWindowsPerEvent, clipped = clippedLifetime.nonEmpty)
     // With clipped lifetimes each window comes with the event's, as further columns.
     Generate(if (clippedLifetime.isEmpty) Explode(windows) else Inline(windows),
       unrequiredChildIndex = Nil, outer = false, qualifier = None,
-      generatorOutput = windowAttribute +: clippedLifetime, child = Project(others, input))
+      generatorOutput = windowAttribute +: clippedLifetime.toSeq.flatMap(_.attributes),
+      child = Project(others, input))
   }
 
   /** The [[EventWindowAggregate]] of the aggregation, over the columns it reads of `input`. */
@@ -359,7 +360,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       input: LogicalPlan,
       grouping: Seq[NamedExpression],
       aggregateExpressions: Seq[AggregateExpression],
-      clippedLifetime: Seq[Attribute]): EventWindowAggregate = {
+      clippedLifetime: Option[ClippedLifetimeColumns]): EventWindowAggregate = {
     val keys = grouping.filterNot(_.exprId == windowAttribute.exprId)
     val keyAliases = keys.collect { case alias: Alias => alias }
     // A FILTER that reads the clipped lifetime is evaluated by the operator, per window.
@@ -389,8 +390,8 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, clippedLifetime, child)
   }
 
-  private def clip(e: Expression, clippedLifetime: Seq[Attribute]): Expression =
-    if (clippedLifetime.isEmpty) e else clip(e, clippedLifetime.head, clippedLifetime(1))
+  private def clip(e: Expression, clippedLifetime: Option[ClippedLifetimeColumns]): Expression =
+    clippedLifetime.map(c => clip(e, c.start, c.end)).getOrElse(e)
 
   private def placedWindow(list: Seq[NamedExpression]): Option[(EventWindow, Attribute)] =
     list.collectFirst { case alias @ Alias(w: EventWindow, _) if w.placed => (w, alias.toAttribute) }

@@ -2,7 +2,8 @@ package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.AnchorSortKey
-import io.eventwindows.plans.{AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition}
+import io.eventwindows.plans.{AnchorDefinition, AnchorWindow, AnchorWindowAggregate,
+  EventWindowAggregate, WindowDefinition}
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, IsNotNull, IsNull}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
@@ -40,7 +41,7 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
     case a @ EventWindowAggregate(_, WindowDefinition(_, family: AnchorWindow, start, None, _,
-        Seq(_, _, anchor)), _, aggregates, _, _, Nil, Nil, child)
+        Seq(_, _, anchor)), _, aggregates, _, _, Nil, None, child)
         if !a.isStreaming && child.deterministic &&
         aggregates.forall(OrderInsensitive) && EventWindowsConf.sliceDynamicWindows &&
         AnchorSortKey.messageTime(start, anchor).isDefined =>
@@ -58,8 +59,9 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
       Alias(anchorStart, "start")(), Alias(anchorEnd, "end")(), Alias(anchor, "anchor")()),
       Filter(IsNotNull(anchor), a.child))
     val (anchorKeys, Seq(start, end, row)) = anchors.output.splitAt(a.keys.size)
-    AnchorWindowAggregate(a.keys, time, family.bounds, a.window.function, a.windowAttribute,
-      a.aggregates, a.filters, a.aggregateAttributes, anchorKeys, start, end, row,
+    AnchorWindowAggregate(a.keys, time, a.window.function, a.windowAttribute,
+      a.aggregates, a.filters, a.aggregateAttributes,
+      AnchorDefinition(anchorKeys, start, end, Some(row), family.bounds),
       Filter(IsNull(anchor), a.child), anchors)
   }
 }

@@ -30,9 +30,10 @@ object StreamingUpdateMode extends Rule[LogicalPlan] {
         write.inputQuery.transformDown {
           case node: TransformWithState => (node.statefulProcessor: AnyRef) match {
             case windows: StreamingWindowProcessor
-                if windows.spec.rules.knowsOpenRows && !windows.spec.earlyRows =>
+                if windows.spec.rules.knowsOpenRows && !windows.spec.emission.earlyRows =>
               node.copy(statefulProcessor = new StreamingWindowProcessor(
-                windows.spec.copy(earlyRows = true)).asInstanceOf[StatefulProcessor[Any, Any, Any]])
+                windows.spec.copy(emission = windows.spec.emission.copy(earlyRows = true)))
+                .asInstanceOf[StatefulProcessor[Any, Any, Any]])
             case _ => node
           }
         }

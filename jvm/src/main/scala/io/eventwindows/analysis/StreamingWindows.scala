@@ -2,7 +2,8 @@ package io.eventwindows.analysis
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
-  SnappedToWindows, StartIsEventTime, StreamingWindowProcessor, StreamingWindowSpec}
+  SnappedToWindows, StartIsEventTime, StoredDefinition, StreamingAggregation, StreamingEmission,
+  StreamingRows, StreamingWindowProcessor, StreamingWindowSpec}
 import io.eventwindows.expressions.{AdjustStartTime, EventTime, LastRowEnd, SnapToWindows,
   WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
@@ -85,16 +86,18 @@ object StreamingWindows extends Rule[LogicalPlan] {
     // State holding aggregation buffers depends on the aggregates too.
     val buffersInState =
       rules.foldsPrefix || (rules.foldsSessions && a.clippedLifetime.isEmpty)
-    val spec = StreamingWindowSpec(a.window, rules, horizon, a.keys, a.aggregates, a.filters,
-      a.clippedLifetime, input, inputEncoder,
-      outputEncoder.resolveAndBind(), definition(a, horizon, input, buffersInState),
-      EventWindowsConf.maxWindowsPerEvent, hasInitialState = staticAnchors.isDefined,
-      formerDefinition =
-        // Before late rows counted in their open windows, the state was the same but for this.
-        if (lastRowEnd.isDefined) Some(definition(a, startHorizon, input, buffersInState))
-        // Before sessions folded their events, they kept them all: the next firing folds them.
-        else if (rules.foldsSessions && buffersInState) Some(definition(a, horizon, input, false))
-        else None)
+    val spec = StreamingWindowSpec(a.window, rules, horizon,
+      StreamingAggregation(a.keys, a.aggregates, a.filters, a.clippedLifetime),
+      StreamingRows(input, inputEncoder, outputEncoder.resolveAndBind()),
+      StoredDefinition(definition(a, horizon, input, buffersInState),
+        former =
+          // Before late rows counted in their open windows, the state was the same but for this.
+          if (lastRowEnd.isDefined) Some(definition(a, startHorizon, input, buffersInState))
+          // Before sessions folded their events, they kept them all: the next firing folds them.
+          else if (rules.foldsSessions && buffersInState) Some(definition(a, horizon, input, false))
+          else None),
+      StreamingEmission(EventWindowsConf.maxWindowsPerEvent,
+        hasInitialState = staticAnchors.isDefined))
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
     val initial = staticAnchors.map(
@@ -248,25 +251,20 @@ object StreamingWindows extends Rule[LogicalPlan] {
   }
 
   /**
-   * What the state depends on, independent of the session (no expression ids): the function, the
-   * family, the time horizon, the lifetime, tie order and family values, the keys, and the layout
-   * of the stored input rows; if the state keeps aggregation buffers (`buffersInState`: a
-   * running window's prefix, a folded session), also the aggregates and their filters (other
-   * families store events and aggregate them anew).
+   * What the state depends on, independent of the session (no expression ids), as
+   * [[StateDefinition.ofReplay]] writes it; if the state keeps aggregation buffers
+   * (`buffersInState`: a running window's prefix, a folded session), also the aggregates and
+   * their filters (other families store events and aggregate them anew).
    */
   private def definition(
       a: EventWindowAggregate,
       horizon: EventTimeHorizon,
       input: Seq[Attribute],
       buffersInState: Boolean): String = {
-    def sql(es: Seq[Expression]) = es.map(_.sql).mkString("[", ", ", "]")
-    val aggregates =
-      if (buffersInState) s" aggregates=${sql(a.aggregates)} filters=${sql(a.filters)}" else ""
     val w = a.window
-    s"${w.function} ${w.family} $horizon start=${w.start.sql} " +
-      s"end=${w.end.map(_.sql).getOrElse("point")} order=${sql(w.order)} " +
-      s"values=${sql(w.values)} keys=${a.keys.map(_.name).mkString("[", ", ", "]")} " +
-      s"input=${schemaOf(input).catalogString}$aggregates"
+    StateDefinition.ofReplay(w.function, w.family, horizon, w.start, w.end, w.order, w.values,
+      a.keys.map(_.name), schemaOf(input),
+      if (buffersInState) Some((a.aggregates, a.filters)) else None)
   }
 
   private[analysis] def schemaOf(attributes: Seq[Attribute]): StructType =

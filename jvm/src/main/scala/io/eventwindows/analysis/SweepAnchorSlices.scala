@@ -49,8 +49,7 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
     // Already behind an exchange: it waits for that stage.
     case a: AnchorWindowAggregate if a.anchors.isInstanceOf[RepartitionByExpression] => a
     case a: AnchorWindowAggregate if measurable =>
-      val exchange = a.anchorKeys ++ Seq(a.anchorStart, a.anchorEnd)
-      a.copy(anchors = RepartitionByExpression(exchange, a.anchors, None))
+      a.copy(anchors = RepartitionByExpression(a.anchor.interval.columns, a.anchors, None))
     case a: AnchorWindowAggregate => sweep(a)
   }
 
@@ -102,28 +101,31 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
   /** The sweep over slices (see above). */
   def sweep(a: AnchorWindowAggregate): LogicalPlan = {
     // AnchorSlices reads the anchors' keys and interval alone (and broadcasts them).
-    val ends = Project(a.anchorKeys ++ Seq(a.anchorStart, a.anchorEnd), a.anchors)
+    val anchor = a.anchor
+    val ends = Project(anchor.interval.columns, a.anchors)
     val slice = AttributeReference("slice", a.time.dataType, nullable = false)()
     val buffers = a.aggregates.flatMap(_.aggBufferAttributes).map(_.newInstance())
     val slices = AnchorSlices(a.keys, a.time, slice, a.aggregates, a.filters, buffers,
-      a.anchorKeys, a.anchorStart, a.anchorEnd, a.bounds, a.messages, ends)
+      anchor.interval, a.messages, ends)
 
     def nullOf(e: Expression, name: String): Alias = Alias(Literal(null, e.dataType), name)()
     // Union columns: keys, message time, buffers, anchor start, end and row.
+    val row = anchor.row.get // An AnchorWindowAggregate's anchors have their row.
     val union = Union(
       Project(a.keys ++ (Alias(slice, "time")() +: buffers) ++ Seq(
-        nullOf(a.anchorStart, "start"), nullOf(a.anchorEnd, "end"), nullOf(a.anchorRow, "anchor")),
+        nullOf(anchor.start, "start"), nullOf(anchor.end, "end"), nullOf(row, "anchor")),
         slices),
-      Project(a.anchorKeys ++ (nullOf(a.time, "time") +: buffers.map(b => nullOf(b, b.name))) ++
-        Seq(a.anchorStart, a.anchorEnd, a.anchorRow), a.anchors))
+      Project(anchor.keys ++ (nullOf(a.time, "time") +: buffers.map(b => nullOf(b, b.name))) ++
+        Seq(anchor.start, anchor.end, row), a.anchors))
     val columns = union.output
     val (keys, rest) = columns.splitAt(a.keys.size)
     val Seq(unionTime, unionStart, unionEnd, unionAnchor) = rest.head +: rest.takeRight(3)
-    val (sortTime, side) = AnchorSortKey(unionTime, unionStart, unionAnchor, a.bounds)
-    val window = WindowDefinition(a.function, AnchorWindow(a.bounds), sortTime, None, Seq(side),
+    val (sortTime, side) = AnchorSortKey(unionTime, unionStart, unionAnchor, anchor.bounds)
+    val window = WindowDefinition(a.function, AnchorWindow(anchor.bounds), sortTime, None,
+      Seq(side),
       Seq(unionStart, unionEnd, unionAnchor))
     EventWindowAggregate(keys, window, a.windowAttribute, a.aggregates,
       a.filters.map(_ => Literal.TrueLiteral), a.aggregateAttributes,
-      rest.slice(1, 1 + buffers.size), clippedLifetime = Nil, union)
+      rest.slice(1, 1 + buffers.size), clippedLifetime = None, union)
   }
 }

@@ -4,7 +4,7 @@ import io.eventwindows.expressions.{CheckedEnd, EventTime, WindowParameters}
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression, Greatest, If, Least, LessThan, LessThanOrEqual, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, ExpressionInfo, Greatest, If, Least, LessThan, LessThanOrEqual, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan, Project, SubqueryAlias}
 import org.apache.spark.sql.internal.SQLConf
@@ -84,28 +84,17 @@ object TemporalJoinTableFunction {
     "anti" -> LeftAnti, "leftanti" -> LeftAnti, "left_anti" -> LeftAnti)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    if (args.size != 8) {
-      fail(s"takes 8 arguments (TABLE(left), TABLE(right), on, how, left_start, left_end, " +
-        s"right_start, right_end), got ${args.size}")
-    }
-    def table(i: Int, parameter: String): LogicalPlan = args(i) match {
-      case t: FunctionTableSubqueryArgumentExpression => t.plan
-      case other => fail(s"`$parameter` must be a table argument such as TABLE(name), got ${other.sql}")
-    }
-    def text(i: Int, parameter: String): Option[String] =
-      Some(args(i)).filterNot(e => e.foldable && e.eval() == null)
-        .map(WindowParameters.text(Name, parameter, _))
-    val on = text(2, "on").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
-    val how = text(3, "how").getOrElse("inner")
+    val arguments = new TableFunctionArguments(Name, args, 8 to 8, "TABLE(left), TABLE(right), " +
+      "on, how, left_start, left_end, right_start, right_end")
+    val on = arguments.names(2, "on")
+    val how = arguments.text(3, "how").getOrElse("inner")
     val joinType = joinTypes.getOrElse(how.toLowerCase(java.util.Locale.ROOT), fail(
       s"`how` must be one of 'inner', 'left', 'right', 'full', 'left_semi', 'left_anti', " +
         s"got '$how'"))
-    def required(i: Int, parameter: String) =
-      text(i, parameter).getOrElse(fail(s"`$parameter` must not be NULL"))
-    val left = Side(table(0, "left"), "left", "__eventwindows_left",
-      required(4, "left_start"), text(5, "left_end"))
-    val right = Side(table(1, "right"), "right", "__eventwindows_right",
-      required(6, "right_start"), text(7, "right_end"))
+    val left = Side(arguments.table(0, "left"), "left", "__eventwindows_left",
+      arguments.required(4, "left_start"), arguments.text(5, "left_end"))
+    val right = Side(arguments.table(1, "right"), "right", "__eventwindows_right",
+      arguments.required(6, "right_start"), arguments.text(7, "right_end"))
     if (left.timeType != right.timeType) {
       fail(s"the lifetimes must be of one time type, but the left's is ${left.timeType.sql} " +
         s"and the right's ${right.timeType.sql}")

@@ -2,7 +2,7 @@ package io.eventwindows.execution
 
 import io.eventwindows.execution.aggregate.AggregateBuffers
 import io.eventwindows.execution.slices.{AnchorPartials, AnchorSliceLookup, SliceBuffers}
-import io.eventwindows.plans.Bounds
+import io.eventwindows.plans.AnchorDefinition
 
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
@@ -38,15 +38,9 @@ private[execution] case class AnchorSliceAggregateExec(
     aggregates: Seq[DeclarativeAggregate],
     filters: Seq[Expression],
     output: Seq[Attribute],
-    anchorKeys: Seq[Attribute],
-    anchorStart: Attribute,
-    anchorEnd: Attribute,
-    anchorColumns: Attribute,
-    bounds: Bounds,
+    anchor: AnchorDefinition,
     messages: SparkPlan,
     anchors: SparkPlan) extends AnchorSliceLookup with BlockingOperatorWithCodegen {
-
-  override def anchorRow: Option[Attribute] = Some(anchorColumns)
 
   override def outputPartitioning: Partitioning =
     UnknownPartitioning(math.max(1, messages.outputPartitioning.numPartitions))
@@ -55,7 +49,8 @@ private[execution] case class AnchorSliceAggregateExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
 
   override def simpleString(maxFields: Int): String =
-    s"AnchorSliceAggregate keys=${keys.mkString("[", ", ", "]")} time=$time bounds=$bounds " +
+    s"AnchorSliceAggregate keys=${keys.mkString("[", ", ", "]")} time=$time " +
+      s"bounds=${anchor.bounds} " +
       s"aggregates=${aggregates.mkString("[", ", ", "]")}"
 
   /** The new buffer values after a message, bound to the functions' buffers and the message. */

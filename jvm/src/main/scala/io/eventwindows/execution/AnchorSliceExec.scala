@@ -1,7 +1,7 @@
 package io.eventwindows.execution
 
 import io.eventwindows.execution.slices.AnchorSliceLookup
-import io.eventwindows.plans.Bounds
+import io.eventwindows.plans.AnchorDefinition
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -27,14 +27,9 @@ private[execution] case class AnchorSliceExec(
     keys: Seq[Attribute],
     time: Expression,
     slice: Attribute,
-    anchorKeys: Seq[Attribute],
-    anchorStart: Attribute,
-    anchorEnd: Attribute,
-    bounds: Bounds,
+    anchor: AnchorDefinition,
     messages: SparkPlan,
     anchors: SparkPlan) extends AnchorSliceLookup {
-
-  override def anchorRow: Option[Attribute] = None
 
   override def output: Seq[Attribute] = messages.output :+ slice
 
@@ -44,7 +39,7 @@ private[execution] case class AnchorSliceExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
 
   override def simpleString(maxFields: Int): String =
-    s"AnchorSlices keys=${keys.mkString("[", ", ", "]")} time=$time bounds=$bounds"
+    s"AnchorSlices keys=${keys.mkString("[", ", ", "]")} time=$time bounds=${anchor.bounds}"
 
   override protected def doExecute(): RDD[InternalRow] = {
     val (boundaries, reader, keyExpressions, timeExpression) =

@@ -2,7 +2,7 @@ package io.eventwindows.execution
 
 import io.eventwindows.execution.slices.AnchorSliceLookup
 import io.eventwindows.expressions.EventWindow
-import io.eventwindows.plans.Bounds
+import io.eventwindows.plans.{AnchorDefinition, WindowFields}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -23,11 +23,7 @@ private[execution] case class AnchorWindowResultsExec(
     keys: Seq[Attribute],
     windowAttribute: Attribute,
     aggregateAttributes: Seq[Attribute],
-    anchorKeys: Seq[Attribute],
-    anchorStart: Attribute,
-    anchorEnd: Attribute,
-    anchorRow: Attribute,
-    bounds: Bounds,
+    anchor: AnchorDefinition,
     results: SparkPlan,
     anchors: SparkPlan) extends BinaryExecNode {
 
@@ -39,8 +35,7 @@ private[execution] case class AnchorWindowResultsExec(
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
   override def requiredChildDistribution: Seq[Distribution] = UnspecifiedDistribution ::
-    AnchorSliceLookup.broadcast(anchorKeys, anchorStart, anchorEnd, Some(anchorRow), bounds,
-      anchors) :: Nil
+    AnchorSliceLookup.broadcast(anchor, anchors) :: Nil
 
   override def outputPartitioning: Partitioning =
     UnknownPartitioning(results.outputPartitioning.numPartitions)
@@ -49,17 +44,18 @@ private[execution] case class AnchorWindowResultsExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
 
   override def simpleString(maxFields: Int): String =
-    s"AnchorWindowResults anchor_window bounds=$bounds keys=${keys.mkString("[", ", ", "]")}"
+    s"AnchorWindowResults anchor_window bounds=${anchor.bounds} " +
+      s"keys=${keys.mkString("[", ", ", "]")}"
 
   /** The output row's values over the anchor's row joined with its results. */
   private def outputExpressions: Seq[Expression] = {
     def bind(e: Expression) = BindReferences.bindReference(e, anchors.output ++ results.output)
     // The interval was checked when the anchors were broadcast: its ends are not NULL.
     val window = CreateNamedStruct(Seq(
-      Literal("start"), KnownNotNull(bind(anchorStart)),
-      Literal("end"), KnownNotNull(bind(anchorEnd)),
-      Literal(EventWindow.AnchorField), KnownNotNull(bind(anchorRow))))
-    (anchorKeys.map(bind) :+ window) ++ aggregateAttributes.map(bind)
+      Literal(WindowFields.Start), KnownNotNull(bind(anchor.start)),
+      Literal(WindowFields.End), KnownNotNull(bind(anchor.end)),
+      Literal(EventWindow.AnchorField), KnownNotNull(bind(anchor.row.get))))
+    (anchor.keys.map(bind) :+ window) ++ aggregateAttributes.map(bind)
   }
 
   override protected def doExecute(): RDD[InternalRow] = {

@@ -39,7 +39,7 @@ case class AsofJoinExec(
 
   private def keyed: Boolean = leftKeys.nonEmpty
 
-  override def output: Seq[Attribute] = left.output ++ right.output.map(_.withNullability(true))
+  override def output: Seq[Attribute] = AsofJoin.output(left.output, right.output)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil

@@ -4,7 +4,7 @@ import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.EventTime
-import io.eventwindows.plans.WindowDefinition
+import io.eventwindows.plans.{ClippedLifetimeColumns, WindowDefinition}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -29,13 +29,14 @@ case class EventWindowAggregateExec(
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
     partialBuffers: Seq[Attribute],
-    clippedLifetime: Seq[Attribute],
+    clippedLifetime: Option[ClippedLifetimeColumns],
     child: SparkPlan) extends UnaryExecNode {
 
   override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
 
   override def producedAttributes: AttributeSet =
-    AttributeSet((windowAttribute +: aggregateAttributes) ++ clippedLifetime)
+    AttributeSet((windowAttribute +: aggregateAttributes) ++
+      clippedLifetime.toSeq.flatMap(_.attributes))
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.isEmpty) AllTuples :: Nil else ClusteredDistribution(keys) :: Nil

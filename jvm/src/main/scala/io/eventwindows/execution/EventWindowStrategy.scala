@@ -66,10 +66,8 @@ object EventWindowStrategy extends SparkStrategy {
       aggregateExpressions, anchor +: a.aggregateAttributes, messages)
     val partials = AnchorSliceAggregateExec(a.keys, a.time,
       a.aggregates.map(_.asInstanceOf[DeclarativeAggregate]), a.filters,
-      finalAggregate.children.head.output, a.anchorKeys, a.anchorStart, a.anchorEnd, a.anchorRow,
-      a.bounds, messages, planLater(a.anchors))
-    AnchorWindowResultsExec(a.keys, a.windowAttribute, a.aggregateAttributes, a.anchorKeys,
-      a.anchorStart, a.anchorEnd, a.anchorRow, a.bounds,
+      finalAggregate.children.head.output, a.anchor, messages, planLater(a.anchors))
+    AnchorWindowResultsExec(a.keys, a.windowAttribute, a.aggregateAttributes, a.anchor,
       finalAggregate.withNewChildren(Seq(partials)), planLater(a.anchors))
   }
 
@@ -77,8 +75,7 @@ object EventWindowStrategy extends SparkStrategy {
   private def sliced(s: AnchorSlices): SparkPlan = {
     val messages = planLater(s.messages)
     if (SweepAnchorSlices.fitsBroadcast(s.anchors)) {
-      AnchorSliceExec(s.keys, s.time, s.slice, s.anchorKeys, s.anchorStart, s.anchorEnd, s.bounds,
-        messages, planLater(s.anchors))
+      AnchorSliceExec(s.keys, s.time, s.slice, s.anchor, messages, planLater(s.anchors))
     } else {
       FilterExec(IsNotNull(s.slice), ProjectExec(
         messages.output :+ Alias(s.time, s.slice.name)(exprId = s.slice.exprId), messages))

@@ -1,14 +1,15 @@
 package io.eventwindows.execution
 
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
+import io.eventwindows.execution.sweep.{KeyOrdinals, KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
 import io.eventwindows.plans.JoinLifetime
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter}
-import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution, Distribution, IdentityBroadcastMode, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
@@ -18,12 +19,19 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
  * row of a key (or, without keys, of the other side) with every other.
  *
  * With equality keys, as Spark's `SortMergeJoinExec`: each side clustered by its keys (Spark's
- * exchanges co-partition them) and sorted by its keys, then its `lo`, by Spark's sort, which
- * spills. Without keys, the time line is cut into ranges from a sample of both sides' `lo`
- * ([[TimeLineRanges]], a small job before the join's), each side's rows are shuffled to the ranges
- * they may meet pairs in, and each range's rows are sorted by `lo` (Spark's external sorter, as
- * the windows sort theirs). `condition` is the join's condition without the keys: evaluated on
- * each candidate pair, so that the answer is Spark's.
+ * exchanges co-partition them). Without keys, the time line is cut into ranges from a sample of
+ * both sides' `lo` ([[TimeLineRanges]], a small job before the join's), and each side's rows are
+ * shuffled to the ranges they may meet pairs in. Either way each task sorts the right side, then
+ * the left, as the windows and the ASOF join sort theirs: a [[KeyTimeSorter]] each (Spark's
+ * external sorter, which spills, with key and `lo` in its prefix), sharing one [[KeyOrdinals]], so
+ * that both sides' keys come in one order. `condition` is the join's condition without the keys:
+ * evaluated on each candidate pair, so that the answer is Spark's.
+ *
+ * With keys and `broadcast` set (a side small enough by Spark's own rule, see
+ * [[RangeJoinStrategy]]), that side is broadcast, as Spark's `BroadcastHashJoinExec` builds it,
+ * and the other is not shuffled: each task sorts its part of the other side and all of the
+ * broadcast one, and sweeps them. Only a side whose unmatched rows the join does not keep is
+ * broadcast (each task sees all of it, so none of its rows is unmatched in every task at once).
  */
 case class RangeJoinExec(
     leftKeys: Seq[Expression],
@@ -33,7 +41,8 @@ case class RangeJoinExec(
     rightLifetime: JoinLifetime,
     condition: Option[Expression],
     left: SparkPlan,
-    right: SparkPlan) extends BinaryExecNode {
+    right: SparkPlan,
+    broadcast: Option[BuildSide] = None) extends BinaryExecNode {
 
   private def keyed: Boolean = leftKeys.nonEmpty
 
@@ -46,20 +55,25 @@ case class RangeJoinExec(
     case other => throw new IllegalArgumentException(s"RangeJoin does not plan $other joins")
   }
 
-  override def requiredChildDistribution: Seq[Distribution] =
-    if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
-    else UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
-
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    if (keyed) {
-      Seq(leftKeys :+ leftLifetime.lo, rightKeys :+ rightLifetime.lo).map(_.map(SortOrder(_, Ascending)))
-    } else {
-      Seq(Nil, Nil)
+  override def requiredChildDistribution: Seq[Distribution] = {
+    val built = BroadcastDistribution(IdentityBroadcastMode)
+    broadcast match {
+      case Some(BuildLeft) => built :: UnspecifiedDistribution :: Nil
+      case Some(BuildRight) => UnspecifiedDistribution :: built :: Nil
+      case None if keyed =>
+        ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+      case None => UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
     }
+  }
 
-  /** As Spark's shuffled joins: rows stay in the partition of their side's key. */
+  /**
+   * As Spark's shuffled joins: rows stay in the partition of their side's key; as its broadcast
+   * joins, in the partition of the side not broadcast.
+   */
   override def outputPartitioning: Partitioning =
-    if (!keyed) UnknownPartitioning(conf.numShufflePartitions)
+    if (broadcast.contains(BuildLeft)) right.outputPartitioning
+    else if (broadcast.contains(BuildRight)) left.outputPartitioning
+    else if (!keyed) UnknownPartitioning(conf.numShufflePartitions)
     else joinType match {
       case _: InnerLike =>
         PartitioningCollection(Seq(left.outputPartitioning, right.outputPartitioning))
@@ -79,28 +93,40 @@ case class RangeJoinExec(
       s"keys ${leftKeys.map(_.sql).mkString("(", ", ", ")")} = " +
         s"${rightKeys.map(_.sql).mkString("(", ", ", ")")}, "
     } else "no keys, ranges of time, "
+    val broadcastSide =
+      broadcast.map(b => s", broadcast ${if (b == BuildLeft) "left" else "right"}").getOrElse("")
     s"RangeJoin $joinType, ${keys}lifetimes ${leftLifetime.sql} and ${rightLifetime.sql}, " +
-      s"condition ${condition.map(_.sql).getOrElse("none")}"
+      s"condition ${condition.map(_.sql).getOrElse("none")}$broadcastSide"
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
-    val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
     val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
     val (lKeys, rKeys, lLifetime, rLifetime) = (leftKeys, rightKeys, leftLifetime, rightLifetime)
-    val (joinCondition, kind, isKeyed) = (condition, joinType, keyed)
+    val (joinCondition, kind) = (condition, joinType)
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
-    leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
-      def sorted(rows: Iterator[InternalRow], lifetime: JoinLifetime, attributes: Seq[Attribute]) =
-        if (isKeyed) rows
-        else new KeyTimeSorter(Nil, lifetime.lo, Nil, attributes)
-          .sort(rows, sortTime, peakMemory, spillSize)
+    def sweep(leftPart: Iterator[InternalRow], rightPart: Iterator[InternalRow]) = {
+      val ordinals = new KeyOrdinals
+      val sortedRight = new KeyTimeSorter(rKeys, rLifetime.lo, Nil, rightAttributes, Some(ordinals))
+        .sort(rightPart, sortTime, peakMemory, spillSize)
+      val sortedLeft = new KeyTimeSorter(lKeys, lLifetime.lo, Nil, leftAttributes, Some(ordinals))
+        .sort(leftPart, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"RangeJoin $kind")
-      new RangeJoinSweep(sorted(leftPart, lLifetime, leftAttributes),
-        sorted(rightPart, rLifetime, rightAttributes), lKeys, rKeys, lLifetime, rLifetime,
-        joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, memory,
+      new RangeJoinSweep(sortedLeft, sortedRight, lKeys, rKeys, lLifetime, rLifetime,
+        joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, ordinals, memory,
         numOutputRows)
+    }
+    broadcast match {
+      case Some(BuildLeft) =>
+        val built = left.executeBroadcast[Array[InternalRow]]()
+        right.execute().mapPartitions(rightPart => sweep(built.value.iterator, rightPart))
+      case Some(BuildRight) =>
+        val built = right.executeBroadcast[Array[InternalRow]]()
+        left.execute().mapPartitions(leftPart => sweep(leftPart, built.value.iterator))
+      case None =>
+        val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
+        leftRows.zipPartitions(rightRows)(sweep)
     }
   }
 

@@ -4,9 +4,11 @@ import io.eventwindows.EventWindowsConf
 import io.eventwindows.plans.RangeJoinShape
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Literal}
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide, JoinSelectionHelper}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, LeftAnti, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, UnionExec}
+import org.apache.spark.sql.internal.SQLConf
 
 /**
  * Plans a join whose condition holds an overlap of two lifetimes or a point in an interval
@@ -21,6 +23,10 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, Un
  * plan joins that batch's rows with the whole static side, as a batch join, so the rows of all
  * micro-batches are the batch join's of all input.
  *
+ * With keys, a side is broadcast as Spark's own `JoinSelection` would broadcast it without hints:
+ * its size at most `spark.sql.autoBroadcastJoinThreshold` and the join type one that can build
+ * that side (its unmatched rows are not kept); of two such sides, the smaller.
+ *
  * A full outer join without keys becomes a left outer join and the right side's anti join, under
  * a union (each of the two has one side whose unmatched rows it keeps, as the ranges of time need):
  * {{{
@@ -30,7 +36,7 @@ import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, Un
  *      +- RangeJoin LeftAnti (right, left)
  * }}}
  */
-object RangeJoinStrategy extends SparkStrategy {
+object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case join: Join if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
         !(join.left.isStreaming && join.right.isStreaming) =>
@@ -41,16 +47,35 @@ object RangeJoinStrategy extends SparkStrategy {
             !(shape.left.deterministic && shape.right.deterministic) => Nil
         case RangeJoinShape(shape) if shape.leftKeys.isEmpty && shape.joinType == FullOuter =>
           fullOuterByTime(shape) :: Nil
-        case RangeJoinShape(shape) =>
+        case RangeJoinShape(shape) if shape.leftKeys.isEmpty =>
           exec(shape, planLater(shape.left), planLater(shape.right)) :: Nil
+        case RangeJoinShape(shape) =>
+          exec(shape, planLater(shape.left), planLater(shape.right), broadcastSide(shape)) :: Nil
         case _ => Nil
       }
     case _ => Nil
   }
 
-  private def exec(shape: RangeJoinShape, left: SparkPlan, right: SparkPlan): RangeJoinExec =
+  private def exec(
+      shape: RangeJoinShape,
+      left: SparkPlan,
+      right: SparkPlan,
+      broadcast: Option[BuildSide] = None): RangeJoinExec =
     RangeJoinExec(shape.leftKeys, shape.rightKeys, shape.joinType, shape.leftLifetime,
-      shape.rightLifetime, shape.condition, left, right)
+      shape.rightLifetime, shape.condition, left, right, broadcast)
+
+  /** The side Spark's `JoinSelection` would broadcast by size alone (no hints here), if any. */
+  private def broadcastSide(shape: RangeJoinShape): Option[BuildSide] = {
+    val conf = SQLConf.get
+    val left = canBuildBroadcastLeft(shape.joinType) && canBroadcastBySize(shape.left, conf)
+    val right = canBuildBroadcastRight(shape.joinType) && canBroadcastBySize(shape.right, conf)
+    if (left && right) {
+      Some(if (shape.right.stats.sizeInBytes <= shape.left.stats.sizeInBytes) BuildRight
+        else BuildLeft)
+    } else if (left) Some(BuildLeft)
+    else if (right) Some(BuildRight)
+    else None
+  }
 
   private def fullOuterByTime(shape: RangeJoinShape): SparkPlan = {
     val leftOuter =

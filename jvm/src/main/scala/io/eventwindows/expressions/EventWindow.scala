@@ -37,7 +37,7 @@ case class EventWindow(
    * family's further time fields; for anchor windows also the anchor's columns (the last value).
    */
   override def dataType: DataType = {
-    val times = EventWindow.windowType(timeType, family.extraWindowFields)
+    val times = EventWindow.windowType(timeType, family.windowFields.extra)
     anchorType.map(t => times.add(EventWindow.AnchorField, t, nullable = false)).getOrElse(times)
   }
 

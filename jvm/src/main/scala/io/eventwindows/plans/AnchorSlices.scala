@@ -14,9 +14,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{BinaryNode, LogicalPlan}
  * rows where it would add messages.
  *
  * `messages`: the messages, with the `keys`, their `time` and what the aggregates and their
- * `filters` read. `anchors`: one row per anchor with its keys, interval start and end
- * (`anchorKeys`, `anchorStart`, `anchorEnd`; attributes of their own, never of `messages`),
- * whose ends per `bounds` are the slice boundaries of their key.
+ * `filters` read. `anchors`: one row per anchor with the keys and interval of `anchor` (no row,
+ * see [[AnchorDefinition]]), whose ends per its bounds are the slice boundaries of their key.
  */
 case class AnchorSlices(
     keys: Seq[Attribute],
@@ -25,10 +24,7 @@ case class AnchorSlices(
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
     bufferAttributes: Seq[Attribute],
-    anchorKeys: Seq[Attribute],
-    anchorStart: Attribute,
-    anchorEnd: Attribute,
-    bounds: Bounds,
+    anchor: AnchorDefinition,
     messages: LogicalPlan,
     anchors: LogicalPlan) extends BinaryNode {
 
@@ -40,7 +36,7 @@ case class AnchorSlices(
   override def producedAttributes: AttributeSet = AttributeSet(slice +: bufferAttributes)
 
   override def simpleString(maxFields: Int): String =
-    s"AnchorSlices keys=${keys.mkString("[", ", ", "]")} time=$time bounds=$bounds " +
+    s"AnchorSlices keys=${keys.mkString("[", ", ", "]")} time=$time bounds=${anchor.bounds} " +
       s"aggregates=${aggregates.mkString("[", ", ", "]")}"
 
   override protected def withNewChildrenInternal(

@@ -10,9 +10,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{BinaryNode, LogicalPlan}
  * aggregating the messages of its key whose time lies in its interval.
  *
  * `messages`: the messages, with the `keys`, their `time` and what the `aggregates` and their
- * `filters` read. `anchors`: one row per anchor, with its keys, interval and own columns
- * (`anchorKeys`, `anchorStart`, `anchorEnd`, `anchorRow`; attributes of their own, never of
- * `messages`).
+ * `filters` read. `anchors`: one row per anchor, with the columns of `anchor` (its keys,
+ * interval and own columns, see [[AnchorDefinition]]).
  *
  * Planned with the anchors broadcast: each task folds its messages into one partial aggregate per
  * anchor (per slice first, see [[AnchorSlices]]), Spark's final aggregate merges them by anchor
@@ -23,16 +22,12 @@ import org.apache.spark.sql.catalyst.plans.logical.{BinaryNode, LogicalPlan}
 case class AnchorWindowAggregate(
     keys: Seq[Attribute],
     time: Expression,
-    bounds: Bounds,
     function: String,
     windowAttribute: Attribute,
     aggregates: Seq[AggregateFunction],
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
-    anchorKeys: Seq[Attribute],
-    anchorStart: Attribute,
-    anchorEnd: Attribute,
-    anchorRow: Attribute,
+    anchor: AnchorDefinition,
     messages: LogicalPlan,
     anchors: LogicalPlan) extends BinaryNode {
 
@@ -45,7 +40,8 @@ case class AnchorWindowAggregate(
     AttributeSet(windowAttribute +: aggregateAttributes)
 
   override def simpleString(maxFields: Int): String =
-    s"AnchorWindowAggregate $function bounds=$bounds keys=${keys.mkString("[", ", ", "]")}" +
+    s"AnchorWindowAggregate $function bounds=${anchor.bounds} " +
+      s"keys=${keys.mkString("[", ", ", "]")}" +
       s" time=$time aggregates=${aggregates.mkString("[", ", ", "]")}"
 
   override protected def withNewChildrenInternal(

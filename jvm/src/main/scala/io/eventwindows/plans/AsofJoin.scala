@@ -64,13 +64,16 @@ case class AsofJoin(
     direction: AsofDirection,
     tolerance: Option[Long],
     allowExactMatches: Boolean) extends BinaryNode {
-  override def output: Seq[Attribute] = left.output ++ right.output.map(_.withNullability(true))
+  override def output: Seq[Attribute] = AsofJoin.output(left.output, right.output)
   override protected def withNewChildrenInternal(
       newLeft: LogicalPlan, newRight: LogicalPlan): AsofJoin =
     copy(left = newLeft, right = newRight)
 }
 
 object AsofJoin {
+  /** The columns of an ASOF join and of its operator: the left's, then the right's, nullable. */
+  def output(left: Seq[Attribute], right: Seq[Attribute]): Seq[Attribute] =
+    left ++ right.map(_.withNullability(true))
 
   /**
    * The right side's columns that order its rows tying on (keys, time), ascending with NULLs

@@ -21,7 +21,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  * windows, not added ([[AnchorSlices]] folds the messages of dynamic windows so), the aggregates'
  * own inputs and filters are no longer read, and the node references the buffers instead.
  *
- * `clippedLifetime`, when not empty, are two columns the node produces for its aggregates (and
+ * `clippedLifetime`, when given, are two columns the node produces for its aggregates (and
  * FILTERs) alone: the start and end of the lifetime of the event read, clipped to the window it is
  * read for (`clipped_start()`, `clipped_end()`).
  */
@@ -33,13 +33,14 @@ case class EventWindowAggregate(
     filters: Seq[Expression],
     aggregateAttributes: Seq[Attribute],
     partialBuffers: Seq[Attribute],
-    clippedLifetime: Seq[Attribute],
+    clippedLifetime: Option[ClippedLifetimeColumns],
     child: LogicalPlan) extends UnaryNode {
 
   override def output: Seq[Attribute] = keys ++ (windowAttribute +: aggregateAttributes)
 
   override def producedAttributes: AttributeSet =
-    AttributeSet((windowAttribute +: aggregateAttributes) ++ clippedLifetime)
+    AttributeSet((windowAttribute +: aggregateAttributes) ++
+      clippedLifetime.toSeq.flatMap(_.attributes))
 
   override def references: AttributeSet =
     if (partialBuffers.isEmpty) super.references

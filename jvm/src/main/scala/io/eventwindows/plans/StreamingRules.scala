@@ -137,11 +137,12 @@ object StreamingRules {
    * boundary.
    */
   case object SnapshotWindows extends StreamingRules {
-    override def closeTime(window: InternalRow): Long = window.getLong(1)
+    override def closeTime(window: InternalRow): Long = WindowFields.end(window)
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
-      val from = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
+      val from =
+        if (firstOpen != null) WindowFields.start(firstOpen) else TimeArithmetic.add(horizon, 1L)
       Retention(starts.length, from)
     }
   }
@@ -162,8 +163,10 @@ object StreamingRules {
 
     override def lateByLastRow: Boolean = true
 
+    /** The window's end: under 'point' output the row is a point event there. */
     private def windowEnd(window: InternalRow): Long =
-      window.getLong(if (family.output == OutputPolicy.Point) 0 else 1)
+      if (family.output == OutputPolicy.Point) WindowFields.start(window)
+      else WindowFields.end(window)
 
     override def closeTime(window: InternalRow): Long = TimeArithmetic.add(windowEnd(window), -1L)
 
@@ -183,7 +186,7 @@ object StreamingRules {
    * latest distinct start known; it needs the events from there on and those still active there.
    */
   final case class CountWindows(n: Long) extends StreamingRules {
-    override def closeTime(window: InternalRow): Long = window.getLong(3)
+    override def closeTime(window: InternalRow): Long = WindowFields.last(window)
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
@@ -217,7 +220,7 @@ object StreamingRules {
    */
   final case class IndexWindows(lo: Option[Long], hi: Long) extends StreamingRules {
     override def closeTime(window: InternalRow): Long =
-      Math.max(window.getLong(0), window.getLong(3))
+      Math.max(WindowFields.start(window), WindowFields.last(window))
 
     override def foldsPrefix: Boolean = lo.isEmpty
 
@@ -241,13 +244,14 @@ object StreamingRules {
     override def knowsOpenRows: Boolean = true
 
     override def closeTime(fields: InternalRow): Long = {
-      val t = fields.getLong(0)
+      val t = WindowFields.start(fields)
       Math.max(t, window.upperTime(t))
     }
 
     override def retention(
         starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
-      val anchor = if (firstOpen != null) firstOpen.getLong(0) else TimeArithmetic.add(horizon, 1L)
+      val anchor =
+        if (firstOpen != null) WindowFields.start(firstOpen) else TimeArithmetic.add(horizon, 1L)
       val from = Math.min(anchor, window.lowerTime(anchor))
       Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
@@ -262,7 +266,7 @@ object StreamingRules {
    * duration, unless its events are folded ([[foldsSessions]]); with one, [[continuesSessions]].
    */
   final case class Sessions(family: SessionWindow) extends StreamingRules {
-    override def closeTime(window: InternalRow): Long = window.getLong(1)
+    override def closeTime(window: InternalRow): Long = WindowFields.end(window)
 
     override def continuesSessions: Boolean = family.maxDuration.isDefined
 
@@ -312,13 +316,13 @@ object StreamingRules {
     override def knowsOpenRows: Boolean = true
 
     override def closeTime(window: InternalRow): Long = {
-      val end = window.getLong(1)
-      Math.max(TimeArithmetic.add(window.getLong(0), family.lookbackTicks),
+      val end = WindowFields.end(window)
+      Math.max(TimeArithmetic.add(WindowFields.start(window), family.lookbackTicks),
         if (family.bounds.upperInclusive) end else TimeArithmetic.add(end, -1L))
     }
 
     override def needsEarlier(window: InternalRow, than: InternalRow): Boolean =
-      window.getLong(0) < than.getLong(0)
+      WindowFields.start(window) < WindowFields.start(than)
 
     override def retention(
         starts: Array[Long],
@@ -326,7 +330,8 @@ object StreamingRules {
         horizon: Long,
         firstOpen: InternalRow): Retention = {
       val toCome = TimeArithmetic.subtract(TimeArithmetic.add(horizon, 1L), family.lookbackTicks)
-      val from = if (firstOpen != null) Math.min(firstOpen.getLong(0), toCome) else toCome
+      val from =
+        if (firstOpen != null) Math.min(WindowFields.start(firstOpen), toCome) else toCome
       Retention(firstAtOrAfter(starts, from), KeepNoEnded)
     }
   }
@@ -341,7 +346,7 @@ object StreamingRules {
    * place on a stream, whose partitions never end.
    */
   case object SplWindows extends StreamingRules {
-    override def closeTime(window: InternalRow): Long = window.getLong(0)
+    override def closeTime(window: InternalRow): Long = WindowFields.start(window)
 
     override def resumes: Boolean = true
 

@@ -17,8 +17,8 @@ sealed trait WindowFamily extends Product with Serializable {
   /** The SQL function that builds this family. */
   def functionName: String
 
-  /** The fields of the `window` struct after `start` and `end` (the output lifetime). */
-  def extraWindowFields: Seq[String] = Nil
+  /** The layout of the `window` struct: its output lifetime, and what else it carries. */
+  def windowFields: WindowFields = WindowFields.Lifetime
 
   /**
    * True if the `window` struct also carries the row of the anchor that defines each window (the
@@ -332,7 +332,7 @@ case object Snapshot extends AxisFamily {
  */
 case class CountWindow(n: Long, output: OutputPolicy) extends WindowFamily {
   override def functionName: String = "count_window"
-  override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def windowFields: WindowFields = WindowFields.FirstAndLast
   override def clipsLifetimes: Boolean = true
   override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.CountWindows(n))
 }
@@ -350,7 +350,7 @@ sealed trait MessageFamily extends WindowFamily
  */
 case class IndexWindow(lo: Option[Long], hi: Long) extends MessageFamily {
   override def functionName: String = "index_window"
-  override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def windowFields: WindowFields = WindowFields.FirstAndLast
   override def onStreams: Either[String, StreamingRules] =
     Right(StreamingRules.IndexWindows(lo, hi))
 }
@@ -429,7 +429,7 @@ object SplPolicy {
  */
 case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends WindowFamily {
   override def functionName: String = "sliding_window"
-  override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def windowFields: WindowFields = WindowFields.FirstAndLast
   override def policyColumns: Seq[(String, SplPolicy)] =
     SplPolicy.readingColumns(Seq("eviction" -> eviction, "trigger" -> trigger))
   override def onStreams: Either[String, StreamingRules] = Right(StreamingRules.SplWindows)
@@ -444,7 +444,7 @@ case class SlidingWindow(eviction: SplPolicy, trigger: SplPolicy) extends Window
  */
 case class SplTumblingWindow(eviction: SplPolicy, flushAtEnd: Boolean) extends WindowFamily {
   override def functionName: String = "spl_tumbling_window"
-  override def extraWindowFields: Seq[String] = Seq("first", "last")
+  override def windowFields: WindowFields = WindowFields.FirstAndLast
   override def policyColumns: Seq[(String, SplPolicy)] =
     SplPolicy.readingColumns(Seq("eviction" -> eviction))
 

@@ -1,6 +1,6 @@
 package io.eventwindows.execution.slices
 
-import io.eventwindows.plans.Bounds
+import io.eventwindows.plans.AnchorDefinition
 
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.rdd.RDD
@@ -22,12 +22,8 @@ private[execution] trait AnchorSliceLookup extends BinaryExecNode with CodegenSu
 
   def keys: Seq[Attribute]
   def time: Expression
-  def anchorKeys: Seq[Attribute]
-  def anchorStart: Attribute
-  def anchorEnd: Attribute
-  /** The anchors' own columns, broadcast too (as [[AnchorEndpointsMode]] says) if defined. */
-  def anchorRow: Option[Attribute]
-  def bounds: Bounds
+  /** The anchors; their rows are broadcast too (as [[AnchorEndpointsMode]] says) if given. */
+  def anchor: AnchorDefinition
   def messages: SparkPlan
   def anchors: SparkPlan
 
@@ -35,8 +31,7 @@ private[execution] trait AnchorSliceLookup extends BinaryExecNode with CodegenSu
   override def right: SparkPlan = anchors
 
   override def requiredChildDistribution: Seq[Distribution] = UnspecifiedDistribution ::
-    AnchorSliceLookup.broadcast(anchorKeys, anchorStart, anchorEnd, anchorRow, bounds, anchors) ::
-    Nil
+    AnchorSliceLookup.broadcast(anchor, anchors) :: Nil
 
   protected def boundaries: Broadcast[Array[InternalRow]] =
     anchors.executeBroadcast[Array[InternalRow]]()
@@ -95,16 +90,10 @@ private[execution] trait AnchorSliceLookup extends BinaryExecNode with CodegenSu
 private[execution] object AnchorSliceLookup {
 
   /** The broadcast of the anchors' slices (and rows), bound to the `anchors` plan's output. */
-  def broadcast(
-      anchorKeys: Seq[Attribute],
-      anchorStart: Attribute,
-      anchorEnd: Attribute,
-      anchorRow: Option[Attribute],
-      bounds: Bounds,
-      anchors: SparkPlan): Distribution = {
+  def broadcast(anchor: AnchorDefinition, anchors: SparkPlan): Distribution = {
     def bind(a: Attribute) = BindReferences.bindReference[Expression](a, anchors.output)
-    BroadcastDistribution(AnchorEndpointsMode(anchorKeys.map(bind), bind(anchorStart),
-      bind(anchorEnd), bounds, anchorRow.map(bind)))
+    BroadcastDistribution(AnchorEndpointsMode(anchor.keys.map(bind), bind(anchor.start),
+      bind(anchor.end), anchor.bounds, anchor.row.map(bind)))
   }
 
   /**

@@ -6,7 +6,7 @@ import scala.collection.mutable.ArrayBuffer
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
 import io.eventwindows.execution.sweep.{ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.{Retention, StreamingRules}
+import io.eventwindows.plans.{Retention, StreamingRules, WindowFields}
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
@@ -45,27 +45,29 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
   private val timeType = window.timeType
   private val lineMin = EventTime.lineMin(timeType)
   private val lineMax = EventTime.lineMax(timeType)
-  private val numFields = spec.input.size
+  private val numFields = spec.rows.input.size
 
-  private val toInternal = spec.inputEncoder.createSerializer()
-  private val toRow = spec.outputEncoder.createDeserializer()
+  private val toInternal = spec.rows.inputEncoder.createSerializer()
+  private val toRow = spec.rows.outputEncoder.createDeserializer()
 
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
   private val lifetime =
-    MutableProjection.create(window.start +: window.end.toSeq, spec.input).target(times)
+    MutableProjection.create(window.start +: window.end.toSeq, spec.rows.input).target(times)
 
   private val ordering = RowOrdering.create(
-    (window.start +: KeyTimeSorter.tieBreak(window, spec.aggregates, spec.filters, spec.input))
-      .map(SortOrder(_, Ascending)), spec.input)
+    (window.start +: KeyTimeSorter.tieBreak(window, spec.aggregation.aggregates,
+      spec.aggregation.filters, spec.rows.input))
+      .map(SortOrder(_, Ascending)), spec.rows.input)
 
   private val memory = WindowMemory.forTask(s"TransformWithState ${window.family.functionName}")
-  private val aggregates = new WindowAggregates(spec.aggregates, spec.filters, spec.input,
-    partials = Nil, spec.clippedLifetime, memory)
+  private val aggregates = new WindowAggregates(spec.aggregation.aggregates,
+    spec.aggregation.filters, spec.rows.input,
+    partials = Nil, spec.aggregation.clippedLifetime, memory)
   private val buffers = aggregates.buffers
   // The horizon argument serves only per-window hopping output over open-ended events, which on
   // a stream need the family's own horizon (checked as they arrive).
-  private val policy = SweepPolicy.factory(window, spec.input, lineMin, lineMax, lineMax,
-    spec.maxWindows)(buffers, memory)
+  private val policy = SweepPolicy.factory(window, spec.rows.input, lineMin, lineMax, lineMax,
+    spec.emission.maxWindows)(buffers, memory)
   /** The policy as one that resumes a suspended group: SPL windows. */
   private val resuming = Some(policy).collect { case r: ResumingSweep => r }
   /** The policy as one whose group continues after a folded prefix: running windows. */
@@ -81,7 +83,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     (!spec.rules.continuesSessions || continuing.isDefined) &&
     (!spec.foldsSessions || foldingSessions.isDefined),
     s"${spec.rules} do not fit the policy of ${window.family}")
-  private val windowFields = 2 + window.family.extraWindowFields.size
+  private val windowFields = window.family.windowFields.names.size
   private val unusedMetric = new SQLMetric("sum")
   /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */
   private lazy val folding = new FifoAggregator(buffers, memory)
@@ -145,14 +147,14 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     var firstOpen: InternalRow = null
     var nextClose = NoClose
     sweep(sorted).foreach { out =>
-      val window = out.getStruct(spec.keys.size, windowFields)
+      val window = out.getStruct(spec.aggregation.keys.size, windowFields)
       val close = spec.rules.closeTime(window)
       if (close > horizon) {
         if (firstOpen == null || spec.rules.needsEarlier(window, firstOpen)) {
           firstOpen = window.copy()
         }
         nextClose = Math.min(nextClose, close)
-      } else if (close > emittedThrough && !spec.earlyRows) {
+      } else if (close > emittedThrough && !spec.emission.earlyRows) {
         output += toRow(out)
       }
     }
@@ -247,7 +249,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       firstOpen: InternalRow,
       session: Option[SessionSeed]): (Retention, Option[SessionSeed]) = {
     val sessionStart = sessions.lastSessionStart
-    val pieceStart = sessions.pieceHolding(sessionStart, firstOpen.getLong(0))
+    val pieceStart = sessions.pieceHolding(sessionStart, WindowFields.start(firstOpen))
     var heldTo = session.map(_.end).getOrElse(Long.MinValue)
     sorted.foreach { event =>
       if (event.end <= pieceStart) heldTo = Math.max(heldTo, sessions.heldOpenTo(event.end))
@@ -271,7 +273,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       added: Array[Array[Byte]],
       emittedThrough: Long): Seq[Row] = {
     def openRows(events: Iterable[Stored]): Iterator[Row] = sweep(inOrder(events)).filter { out =>
-      spec.rules.closeTime(out.getStruct(spec.keys.size, windowFields)) > emittedThrough
+      spec.rules.closeTime(out.getStruct(spec.aggregation.keys.size, windowFields)) > emittedThrough
     }.map(toRow)
     val before = stored.map(decode).toSeq
     val unchanged = mutable.HashMap.empty[Row, Int]
@@ -359,7 +361,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
   private def sweep(sorted: Array[Stored]): Iterator[InternalRow] =
-    new WindowSweepIterator(sorted.iterator.map(_.row), spec.input, spec.keys, window, policy,
+    new WindowSweepIterator(sorted.iterator.map(_.row), spec.rows.input, spec.aggregation.keys,
+      window, policy,
       memory, aggregates, unusedMetric)
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */

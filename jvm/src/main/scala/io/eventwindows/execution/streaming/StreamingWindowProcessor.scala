@@ -91,7 +91,7 @@ final class StreamingWindowProcessor(
       spec.horizon.horizon(micros(lateEventsWatermarkMs))))
 
   /** True if the initial state's rows must be emitted apart: update mode with initial state. */
-  private def tracksInitialRows: Boolean = spec.earlyRows && spec.hasInitialState
+  private def tracksInitialRows: Boolean = spec.emission.earlyRows && spec.emission.hasInitialState
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     events = getHandle.getListState[Array[Byte]]("events", Encoders.BINARY, TTLConfig.NONE)
@@ -119,7 +119,7 @@ final class StreamingWindowProcessor(
     val added = inputRows.flatMap(replay.encode).toArray
     val changed =
       if (takeUnemittedInitialRows()) replay.currentRows(events.get() ++ added.iterator)
-      else if (spec.earlyRows && added.nonEmpty) {
+      else if (spec.emission.earlyRows && added.nonEmpty) {
         replay.changedRows(events.get(), added, current.emittedThrough)
       } else Nil
     if (added.nonEmpty) keep(current, added, timerValues)
@@ -206,15 +206,15 @@ final class StreamingWindowProcessor(
   private def load(): StreamingProgress =
     if (progress.exists()) {
       val stored = progress.get()
-      if (spec.formerDefinition.contains(stored.definition)) {
-        stored.copy(definition = spec.definition)
-      } else if (stored.definition != spec.definition) {
+      if (!spec.state.accepts(stored.definition)) {
         throw EventWindowsErrors.checkpointMismatch(s"${spec.window.function}: the checkpoint holds the state " +
           s"of another window definition [${stored.definition}], not of this query's " +
-          s"[${spec.definition}]; a changed window definition needs a new checkpoint location")
-      } else stored
+          s"[${spec.state.current}]; a changed window definition needs a new checkpoint location")
+      }
+      // A former definition of this very query is stored as the current one from now on.
+      stored.copy(definition = spec.state.current)
     } else {
-      StreamingProgress(spec.definition, Long.MinValue, hasTimer = false, 0L)
+      StreamingProgress(spec.state.current, Long.MinValue, hasTimer = false, 0L)
         .withTrigger(ResumingSweep.TriggerState.initial)
     }
 

@@ -5,7 +5,7 @@ import java.util.PriorityQueue
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.AnchorWindow
+import io.eventwindows.plans.{AnchorWindow, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
@@ -106,7 +106,7 @@ private[execution] final class AnchorSweep(
     } else {
       tree.rangeResults(entries(first), entries.last)
     }
-    out.emitRow(results, Array(anchor.start, anchor.end), anchor.row)
+    out.emitRow(results, WindowFields.lifetime(anchor.start, anchor.end), anchor.row)
     anchor.done = true
     evictUnneeded()
   }

@@ -48,11 +48,11 @@ private[execution] final class AsofJoinSweep(
     memory: WindowMemory,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
+  private val keyOrder = new KeyOrder(leftKeys, ordinals)
   private val left = new JoinSide(leftInput, leftKeys, JoinLifetime(leftTime, leftTime),
-    leftAttributes, preserved = true, memory)
+    leftAttributes, preserved = true, keyOrder, memory)
   private val right = new JoinSide(rightInput, rightKeys, JoinLifetime(rightTime, rightTime),
-    rightAttributes, preserved = false, memory)
-  private val keyOrdering = JoinSide.keyOrdering(leftKeys)
+    rightAttributes, preserved = false, keyOrder, memory)
   private val pair = new JoinedRow
   private val project = UnsafeProjection.create(output, output)
   private val nullRight = new GenericInternalRow(rightAttributes.size)
@@ -93,9 +93,9 @@ private[execution] final class AsofJoinSweep(
   /** The right row for the left head (live), after reading the right side up to its time. */
   private def choose(): InternalRow = {
     val t = left.lo
-    if (key == null || compareToKey(left.key) != 0) {
+    if (key == null || compareToKey(left) != 0) {
       key = left.key.copy()
-      keyOrdinal = ordinals.ordinal(key)
+      keyOrdinal = left.ordinal
       Seq(before, exactFirst, exactLast).foreach(_.clear())
     }
     if (exactLast.held && exactLast.time < t) {
@@ -105,7 +105,7 @@ private[execution] final class AsofJoinSweep(
     }
     var reading = true
     while (reading && !right.exhausted) {
-      val place = if (right.live) compareToKey(right.key) else -1
+      val place = if (right.live) compareToKey(right) else -1
       reading = place < 0 || (place == 0 && right.lo < t)
       if (reading) {
         if (place == 0) before.hold(right.row, right.lo)
@@ -145,13 +145,11 @@ private[execution] final class AsofJoinSweep(
     tolerance.forall(java.lang.Long.compareUnsigned(distance, _) <= 0)
 
   /** Whether the right head is live and of the current key. */
-  private def headOfKey: Boolean = !right.exhausted && right.live && compareToKey(right.key) == 0
+  private def headOfKey: Boolean = !right.exhausted && right.live && compareToKey(right) == 0
 
-  /** A key's place against the current key's in the sides' order: by ordinal, then by key. */
-  private def compareToKey(other: UnsafeRow): Int = {
-    val byOrdinal = Integer.compare(ordinals.ordinal(other), keyOrdinal)
-    if (byOrdinal != 0) byOrdinal else keyOrdering.compare(other, key)
-  }
+  /** A side's head key's place against the current key in the sides' order. */
+  private def compareToKey(side: JoinSide): Int =
+    keyOrder.compare(side.ordinal, side.key, keyOrdinal, key)
 }
 
 /**

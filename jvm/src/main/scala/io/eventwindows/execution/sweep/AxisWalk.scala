@@ -1,6 +1,6 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.plans.AxisRows
+import io.eventwindows.plans.{AxisRows, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
@@ -52,8 +52,7 @@ private[sweep] final class AxisWalk(panes: LeavingPanes, rows: AxisRows) {
     private var next = from
 
     override def nextWindow(window: InternalRow): Boolean = next < to && {
-      window.setLong(0, rows.outputStart(next, to))
-      window.setLong(1, rows.outputEnd(next, to))
+      WindowFields.setLifetime(window, rows.outputStart(next, to), rows.outputEnd(next, to))
       extentStart = rows.extentStart(next, to)
       extentEnd = rows.extentEnd(next, to)
       next = if (rows.rowPerPosition) rows.nextPosition(next) else to

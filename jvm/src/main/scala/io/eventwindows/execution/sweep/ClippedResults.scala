@@ -2,6 +2,7 @@ package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.expressions.{TimeWeighted, TimeWeightedAvg}
+import io.eventwindows.plans.ClippedLifetimeColumns
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Cast, Expression, If, JoinedRow, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection}
@@ -28,15 +29,14 @@ private[execution] final class ClippedResults(
     functions: Seq[AggregateFunction],
     filters: Seq[Expression],
     input: Seq[Attribute],
-    clippedLifetime: Seq[Attribute],
+    clippedLifetime: ClippedLifetimeColumns,
     memory: WindowMemory) {
 
-  private val Seq(clippedStart, clippedEnd) = clippedLifetime
-
-  private val clipped = AttributeSet(clippedLifetime)
+  private val clipped = AttributeSet(clippedLifetime.attributes)
 
   private def integrable(f: AggregateFunction, filter: Expression): Boolean = f match {
-    case t: TimeWeighted => t.clippedStart == clippedStart && t.clippedEnd == clippedEnd &&
+    case t: TimeWeighted =>
+      t.clippedStart == clippedLifetime.start && t.clippedEnd == clippedLifetime.end &&
       !(t.value.references ++ filter.references).exists(clipped.contains)
     case _ => false
   }
@@ -66,9 +66,9 @@ private[execution] final class ClippedResults(
   private val keep = UnsafeProjection.create(kept, input)
   private val events = if (recomputed.isEmpty) null else new WindowEvents(memory)
   private lazy val buffers = new AggregateBuffers(recomputed.map(functions),
-    recomputed.map(filters), kept ++ clippedLifetime)
+    recomputed.map(filters), kept ++ clippedLifetime.attributes)
   private lazy val buffer = buffers.newBuffer()
-  private val lifetime = new SpecificInternalRow(clippedLifetime.map(_.dataType))
+  private val lifetime = new SpecificInternalRow(clippedLifetime.attributes.map(_.dataType))
   private val event = new JoinedRow
 
   val resultTypes: Seq[DataType] = functions.map(_.dataType)

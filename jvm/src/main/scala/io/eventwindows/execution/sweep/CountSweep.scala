@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{CountWindow, OutputPolicy}
+import io.eventwindows.plans.{CountWindow, OutputPolicy, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 
@@ -59,6 +59,7 @@ private[sweep] final class CountSweep(
     panes.removeUpTo(first)
     val outputStart = if (family.output == OutputPolicy.Point) last else first
     val end = TimeArithmetic.pointEventEnd(last, lineMax)
-    out.emitClipping(panes.results(), Array(outputStart, end, first, last), first, end)
+    out.emitClipping(panes.results(), WindowFields.firstAndLast(outputStart, end, first, last),
+      first, end)
   }
 }

@@ -7,8 +7,9 @@ import io.eventwindows.plans.WindowDefinition
 
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BoundReference, Expression, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter
@@ -34,7 +35,7 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
  * Memory, spilling and clean-up are Spark's `UnsafeExternalRowSorter`'s, as in `SortExec`.
  */
 private[execution] final class KeyTimeSorter(
-    keys: Seq[Attribute],
+    keys: Seq[Expression],
     start: Expression,
     tieBreak: Seq[Expression],
     input: Seq[Attribute],
@@ -133,7 +134,7 @@ private[execution] object KeyTimeSorter {
  * [[KeyTimeSorter]] puts them in its prefix; the keys past the first [[KeyTimeSorter.SharedOrdinal]]
  * share that one. Two sorters of one task given the same `KeyOrdinals` (the two sides of a join,
  * one sorted after the other) put their keys in one order, (ordinal, keys), so that a merge of the
- * two can walk them together ([[ordinal]] gives a key's place).
+ * two can walk them together ([[ordinal]] gives a key's place, [[KeyOrder]] compares two).
  */
 private[execution] final class KeyOrdinals {
   import KeyTimeSorter.SharedOrdinal
@@ -160,4 +161,27 @@ private[execution] final class KeyOrdinals {
   }
 
   def clear(): Unit = map.clear()
+}
+
+/**
+ * The order in which [[KeyTimeSorter]]s sharing one [[KeyOrdinals]] put the keys of their rows
+ * (projections of `keys`, each with its ordinal): by ordinal, and only among the keys sharing the
+ * last ordinal by the keys themselves (ascending, NULLs first, as the sorters compare records). A
+ * key has one ordinal and an ordinal below the shared one one key, so most comparisons are of two
+ * integers. For example, with keys 'b' (ordinal 0) and 'a' (ordinal 1), 'b' comes first.
+ */
+private[execution] final class KeyOrder(keys: Seq[Expression], ordinals: KeyOrdinals) {
+  import KeyTimeSorter.SharedOrdinal
+
+  private val byValue = GenerateOrdering.generate(keys.zipWithIndex.map { case (k, i) =>
+    SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
+  }, Nil)
+
+  /** The ordinal of a key read from the sorted rows (every key of them has been assigned one). */
+  def ordinal(key: UnsafeRow): Int = ordinals.ordinal(key)
+
+  def compare(ordinalA: Int, a: InternalRow, ordinalB: Int, b: InternalRow): Int = {
+    val byOrdinal = Integer.compare(ordinalA, ordinalB)
+    if (byOrdinal != 0 || ordinalA != SharedOrdinal) byOrdinal else byValue.compare(a, b)
+  }
 }

@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow}
+import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 
@@ -122,11 +122,12 @@ private[execution] final class MessageSweep(
         val first = lo.map(add(p, _)).getOrElse(0L)
         if (first >= 0 && first <= upper && upper >= forgotten && window.waitingIndex > upper) {
           val firstTime = if (forgotten > 0) forgottenFirstTime else window.headTime
-          out.emitRow(window.results(), Array(t, pointEnd(t), firstTime, window.lastIncludedTime))
+          out.emitRow(window.results(),
+            WindowFields.firstAndLast(t, pointEnd(t), firstTime, window.lastIncludedTime))
         }
       case _: RelativeTimeWindow =>
         val results = if (emptyWindow(t)) buffers.results(noMessages) else window.results()
-        out.emitRow(results, Array(t, pointEnd(t)))
+        out.emitRow(results, WindowFields.lifetime(t, pointEnd(t)))
     }
   }
 

@@ -4,15 +4,16 @@ import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.plans.JoinLifetime
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BoundReference, Expression, GenericInternalRow, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
  * The sweep of a range join: the second kind of consumer of the sorted sweep (the first being a
- * window's [[SweepPolicy]]). Its input is two sides, each sorted by its keys, then by the `lo` of
- * its closed lifetime `[lo, hi]` (see [[io.eventwindows.plans.RangeJoinShape]]); it merges them by
+ * window's [[SweepPolicy]]). Its input is two sides sorted as the windows' input is, by
+ * [[KeyTimeSorter]]s (here sharing `ordinals`, as the ASOF join's): each key's rows together, the
+ * keys in one order on both sides ([[KeyOrder]]), each key's rows by the `lo` of their closed
+ * lifetime `[lo, hi]` (see [[io.eventwindows.plans.RangeJoinShape]]). It merges them by
  * (key, lo) and keeps, for the current key, the active events of each side ([[ActiveEvents]]).
  * When an event x arrives (the least (key, lo) of both heads), the other side's active events
  * whose `hi` is before x's `lo` leave (no later event starts before x), and every other one is a
@@ -46,25 +47,27 @@ private[execution] final class RangeJoinSweep(
     leftAttributes: Seq[Attribute],
     rightAttributes: Seq[Attribute],
     output: Seq[Attribute],
+    ordinals: KeyOrdinals,
     memory: WindowMemory,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
+  private val keyOrder = new KeyOrder(leftKeys, ordinals)
   private val left = new JoinSide(leftInput, leftKeys, leftLifetime, leftAttributes,
-    preserved = Seq(LeftOuter, FullOuter, LeftAnti).contains(joinType), memory)
+    preserved = Seq(LeftOuter, FullOuter, LeftAnti).contains(joinType), keyOrder, memory)
   private val right = new JoinSide(rightInput, rightKeys, rightLifetime, rightAttributes,
-    preserved = Seq(RightOuter, FullOuter).contains(joinType), memory)
+    preserved = Seq(RightOuter, FullOuter).contains(joinType), keyOrder, memory)
   /** Semi and anti joins: the output is left rows, each decided by its first match. */
   private val existence = joinType == LeftSemi || joinType == LeftAnti
 
-  private val keyOrdering = JoinSide.keyOrdering(leftKeys)
   private val predicate = condition.map(Predicate.create(_, leftAttributes ++ rightAttributes))
   private val pair = new JoinedRow
   private lazy val project = UnsafeProjection.create(output, output)
   private val nullLeft = new GenericInternalRow(leftAttributes.size)
   private val nullRight = new GenericInternalRow(rightAttributes.size)
 
-  /** The key whose events are active. */
+  /** The key whose events are active, and its ordinal. */
   private var groupKey: UnsafeRow = _
+  private var groupOrdinal = 0
   memory.holder = () =>
     if (leftKeys.isEmpty || groupKey == null) "the active events of its range of time"
     else "the active events of the key " + leftKeys.zipWithIndex.map { case (k, i) =>
@@ -141,14 +144,17 @@ private[execution] final class RangeJoinSweep(
       else if (left.exhausted) right
       else if (comparePositions() <= 0) left
       else right
-    if (groupKey != null && keyOrdering.compare(s.key, groupKey) != 0) {
+    if (groupKey != null && keyOrder.compare(s.ordinal, s.key, groupOrdinal, groupKey) != 0) {
       if (anyActive) {
         flushing = true
         return true
       }
       groupKey = null
     }
-    if (groupKey == null) groupKey = s.key.copy()
+    if (groupKey == null) {
+      groupKey = s.key.copy()
+      groupOrdinal = s.ordinal
+    }
     arriving = s
     other = if (s eq left) right else left
     scan = 0
@@ -158,7 +164,7 @@ private[execution] final class RangeJoinSweep(
 
   /** The heads' order by (key, lo). */
   private def comparePositions(): Int = {
-    val byKey = keyOrdering.compare(left.key, right.key)
+    val byKey = keyOrder.compare(left.ordinal, left.key, right.ordinal, right.key)
     if (byKey != 0) byKey else java.lang.Long.compare(left.lo, right.lo)
   }
 
@@ -248,8 +254,9 @@ private[execution] final class RangeJoinSweep(
 }
 
 /**
- * One side of a [[RangeJoinSweep]]: its sorted rows with the head row's key and closed lifetime
- * read, and its active events.
+ * One side of a [[RangeJoinSweep]] or [[AsofJoinSweep]]: its sorted rows with the head row's key
+ * (and the key's place in the sides' [[KeyOrder]]) and closed lifetime read, and its active
+ * events.
  */
 private[sweep] final class JoinSide(
     input: Iterator[InternalRow],
@@ -257,6 +264,7 @@ private[sweep] final class JoinSide(
     lifetime: JoinLifetime,
     attributes: Seq[Attribute],
     val preserved: Boolean,
+    keyOrder: KeyOrder,
     memory: WindowMemory) {
   private val keyProjection = UnsafeProjection.create(keys, attributes)
   private val lifetimeProjection = UnsafeProjection.create(Seq(lifetime.lo, lifetime.hi), attributes)
@@ -268,6 +276,8 @@ private[sweep] final class JoinSide(
   /** The head row; null once the side is read. */
   var row: UnsafeRow = _
   var key: UnsafeRow = _
+  /** The key's ordinal, as the sorters of both sides gave it. */
+  var ordinal = 0
   /** Whether the head can meet anything: no NULL key, both bounds known. */
   var live = false
   var lo = 0L
@@ -281,6 +291,7 @@ private[sweep] final class JoinSide(
     val bounds = lifetimeProjection(row)
     live = !key.anyNull && !bounds.isNullAt(0) && !bounds.isNullAt(1)
     if (live) {
+      ordinal = keyOrder.ordinal(key)
       lo = bounds.getLong(0)
       hi = bounds.getLong(1)
     }
@@ -291,13 +302,4 @@ private[sweep] final class JoinSide(
 
 private[sweep] object JoinSide {
   val FirstPrune = 64
-
-  /**
-   * The order of two sides' key rows (projections of `keys`), generated as Spark's sort-merge
-   * join generates its own: ascending, NULLs first, as the sides are sorted.
-   */
-  def keyOrdering(keys: Seq[Expression]): Ordering[InternalRow] =
-    GenerateOrdering.generate(keys.zipWithIndex.map { case (k, i) =>
-      SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
-    }, Nil)
 }

@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow}
+import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Literal
@@ -181,7 +181,7 @@ private[sweep] final class SessionSweep(
   }
 
   private def emitRow(start: Long, end: Long, out: SweepOutput): Unit =
-    out.emitClipping(panes.results(), Array(start, end), start, end)
+    out.emitClipping(panes.results(), WindowFields.lifetime(start, end), start, end)
 
   /** Each piece is a row: an event may lie in at most `maxPieces` of them. */
   private def checkPieces(enter: Long, leave: Long, start: Long, end: Long): Unit =

@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{SlidingWindow, SplPolicy}
+import io.eventwindows.plans.{SlidingWindow, SplPolicy, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
@@ -156,8 +156,8 @@ private[execution] final class SlidingSweep(
     while (!contents.isEmpty && contents.oldestOrder < limit) contents.evictOldest()
 
   private def fire(at: Long, out: SweepOutput): Unit = if (!contents.isEmpty) {
-    out.emitRow(contents.results(), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
-      contents.oldestOrder, contents.newestOrder))
+    out.emitRow(contents.results(), WindowFields.firstAndLast(at,
+      TimeArithmetic.pointEventEnd(at, lineMax), contents.oldestOrder, contents.newestOrder))
   }
 
   /** The window's tuples in arrival order. */

@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.AggregateBuffers
 import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{SplPolicy, SplTumblingWindow}
+import io.eventwindows.plans.{SplPolicy, SplTumblingWindow, WindowFields}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
@@ -116,8 +116,8 @@ private[sweep] final class SplTumblingSweep(
 
   /** Emits the window's row at `at`, if it holds tuples, and empties it. */
   private def flush(at: Long, out: SweepOutput): Unit = if (held > 0) {
-    out.emitRow(buffers.results(contents), Array(at, TimeArithmetic.pointEventEnd(at, lineMax),
-      firstOrder, lastOrder))
+    out.emitRow(buffers.results(contents), WindowFields.firstAndLast(at,
+      TimeArithmetic.pointEventEnd(at, lineMax), firstOrder, lastOrder))
     buffers.reset(contents)
     held = 0L
     hasReference = false

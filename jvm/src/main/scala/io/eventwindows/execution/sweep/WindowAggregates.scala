@@ -1,6 +1,8 @@
 package io.eventwindows.execution.sweep
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
+import io.eventwindows.plans.ClippedLifetimeColumns
+
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.types.DataType
@@ -16,11 +18,11 @@ private[execution] final class WindowAggregates(
     filters: Seq[Expression],
     input: Seq[Attribute],
     partials: Seq[Attribute],
-    clippedLifetime: Seq[Attribute],
+    clippedLifetime: Option[ClippedLifetimeColumns],
     memory: WindowMemory) {
 
   private val (windowed, plain) = {
-    val clipped = AttributeSet(clippedLifetime)
+    val clipped = AttributeSet(clippedLifetime.toSeq.flatMap(_.attributes))
     functions.indices.partition { i =>
       (functions(i).references ++ filters(i).references).exists(clipped.contains)
     }
@@ -28,9 +30,9 @@ private[execution] final class WindowAggregates(
 
   val buffers = new AggregateBuffers(plain.map(functions), plain.map(filters), input, partials)
 
-  val clipped: ClippedResults = if (windowed.isEmpty) null
-    else new ClippedResults(windowed.map(functions), windowed.map(filters), input, clippedLifetime,
-      memory)
+  val clipped: ClippedResults = clippedLifetime.filter(_ => windowed.nonEmpty).map { columns =>
+    new ClippedResults(windowed.map(functions), windowed.map(filters), input, columns, memory)
+  }.orNull
 
   /** The result types, one per function. */
   val resultTypes: Seq[DataType] = functions.map(_.dataType)

@@ -39,7 +39,7 @@ private[execution] final class WindowSweepIterator(
 
   private val timeType = window.timeType
   private val end = window.end
-  private val extraWindowFields = window.family.extraWindowFields
+  private val windowFields = window.family.windowFields.names
   private val anchorType = window.anchorType
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   memory.holder = () =>
@@ -59,7 +59,7 @@ private[execution] final class WindowSweepIterator(
   private var clippedDone = true
   private val output = {
     val keyRefs = keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) }
-    val fields = Seq("start", "end") ++ extraWindowFields
+    val fields = windowFields
     val resultTypes = aggregates.resultTypes
     val anchorRef = anchorType.map(t => BoundReference(
       keys.size + fields.size + resultTypes.size, t, nullable = false))
@@ -71,7 +71,7 @@ private[execution] final class WindowSweepIterator(
     }
     UnsafeProjection.create(keyRefs ++ (windowStruct +: results))
   }
-  private val windowRow = new SpecificInternalRow(Seq.fill(2 + extraWindowFields.size)(timeType))
+  private val windowRow = new SpecificInternalRow(Seq.fill(windowFields.size)(timeType))
   private val outputRow = new JoinedRow
   private val windowAndResults = new JoinedRow
   private val resultsAndAnchor = new JoinedRow

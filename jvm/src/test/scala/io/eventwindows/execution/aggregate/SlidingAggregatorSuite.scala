@@ -12,6 +12,8 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.types.LongType
 
+import io.eventwindows.SlowTest
+
 /**
  * The sliding aggregate against recomputation from scratch, on random appends (panes of one or
  * more rows), removals in any order and range queries
@@ -45,7 +47,8 @@ class SlidingAggregatorSuite extends AnyFunSuite {
     (if (withList) Seq(row.get(5, null).asInstanceOf[ArrayData].toLongArray().toSeq) else Nil)
 
   for ((layout, withList) <- Seq("bytes" -> false, "objects" -> true))
-  test(s"random appends, removals and range queries agree with recomputation ($layout)") {
+  test(s"random appends, removals and range queries agree with recomputation ($layout)",
+      SlowTest) {
     val buffers = buffersOf(withList)
     assert(buffers.fixedWidth === !withList)
     val memory = new WindowMemory(TestMemory.taskMemoryManager(), "SlidingAggregatorSuite")

@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProj
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftAnti, LeftSemi}
 import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.types.{IntegerType, LongType}
+import org.apache.spark.sql.types.{DataType, IntegerType, LongType}
 
 /**
  * The range join's sweep alone, on rows sorted as the operator's input is: the worked example of
@@ -37,9 +37,14 @@ class RangeJoinSweepSuite extends AnyFunSuite {
       case LeftSemi | LeftAnti => left
       case _ => (left ++ right).map(_.withNullability(true))
     }
+    // The keys' ordinals as the operator's sorters give them: in the order first seen, right
+    // side first (the rows here are in that order).
+    val ordinals = new KeyOrdinals
+    val key = UnsafeProjection.create(Array[DataType](IntegerType))
+    (r ++ l).foreach { case (k, _, _) => ordinals.assign(key(InternalRow(k))) }
     new RangeJoinSweep(rows(left, l), rows(right, r), Seq(left.head), Seq(right.head),
       JoinLifetime(left(1), left(2)), JoinLifetime(right(1), right(2)), None, joinType, left,
-      right, output, memory, new SQLMetric("sum", 0L))
+      right, output, ordinals, memory, new SQLMetric("sum", 0L))
   }
 
   private def collect(rows: Iterator[InternalRow], fields: Int): Set[Seq[Any]] =

@@ -1,0 +1,81 @@
+package io.eventwindows.analysis
+
+import scala.util.hashing.MurmurHash3
+
+import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
+  SnappedToWindows, StartIsEventTime}
+import io.eventwindows.plans.{FamilyEncoding, WindowFamily}
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.types.StructType
+
+/**
+ * What a stream's window state depends on, as its checkpoint keeps it, so that a query restarted
+ * with another window definition fails instead of reading state it did not write: an explicit
+ * encoding, written field by field here (the families by [[io.eventwindows.plans.FamilyEncoding]])
+ * and nowhere else, so that renaming a class or a field changes no checkpoint. Spark's streaming aggregation keeps a fingerprint of
+ * [[ofAggregation]] in each window's state ([[fingerprint]]), the `transformWithState` route the
+ * text of [[ofReplay]] in each key's progress.
+ *
+ * [[Version]] 1 is the text that every release so far wrote (the case classes' `toString` of
+ * release 0.1.0, now spelled out), untagged; for example the streaming aggregation of
+ * `hopping_window(ts, '5 seconds', '1 second')` keeps the fingerprint of
+ * {{{
+ *   hopping_window Hopping(5000000,1000000,0,window,None) start=ts end=point
+ * }}}
+ * A later version tags its text (`v2 ...`) and keeps the writer of version 1 to recognize the
+ * checkpoints written before it, as a restart from such a checkpoint must go on.
+ */
+object StateDefinition {
+
+  /** The version of the encoding this build writes. */
+  val Version: Int = 1
+
+  /** The definition of a window run as Spark's streaming aggregation. */
+  def ofAggregation(function: String, family: WindowFamily, start: Expression,
+      end: Option[Expression]): String =
+    s"$function ${FamilyEncoding.of(family)} ${lifetime(start, end)}"
+
+  /**
+   * The definition of a window replayed per key by `transformWithState`: the function, the
+   * family, the horizon, the lifetime, tie order and family values, the keys, and the layout of
+   * the stored input rows; if the state keeps aggregation buffers (a prefix, a folded session), also the
+   * aggregates and their filters.
+   */
+  def ofReplay(
+      function: String,
+      family: WindowFamily,
+      horizon: EventTimeHorizon,
+      start: Expression,
+      end: Option[Expression],
+      order: Seq[Expression],
+      values: Seq[Expression],
+      keys: Seq[String],
+      input: StructType,
+      bufferedAggregates: Option[(Seq[Expression], Seq[Expression])]): String = {
+    val aggregates = bufferedAggregates.map { case (functions, filters) =>
+      s" aggregates=${sql(functions)} filters=${sql(filters)}"
+    }.getOrElse("")
+    s"$function ${FamilyEncoding.of(family)} ${this.horizon(horizon)} ${lifetime(start, end)} " +
+      s"order=${sql(order)} values=${sql(values)} keys=${keys.mkString("[", ", ", "]")} " +
+      s"input=${input.catalogString}$aggregates"
+  }
+
+  /** What the state of Spark's streaming aggregation keeps of a definition. */
+  def fingerprint(definition: String): Long = MurmurHash3.stringHash(definition).toLong
+
+  /** How far a replay's starts are known at a watermark. */
+  def horizon(h: EventTimeHorizon): String = h match {
+    case StartIsEventTime => "StartIsEventTime"
+    case SnappedStart(size, hop, alignment, lineMin, lineMax) =>
+      FamilyEncoding.fields("SnappedStart", size, hop, alignment, lineMin, lineMax)
+    case SnappedToWindows(windows, lineMin, lineMax) =>
+      FamilyEncoding.fields("SnappedToWindows", FamilyEncoding.of(windows), lineMin, lineMax)
+    case RowEndIsEventTime(pointOutput) => FamilyEncoding.fields("RowEndIsEventTime", pointOutput)
+  }
+
+  private def lifetime(start: Expression, end: Option[Expression]): String =
+    s"start=${start.sql} end=${end.map(_.sql).getOrElse("point")}"
+
+  private def sql(es: Seq[Expression]): String = es.map(_.sql).mkString("[", ", ", "]")
+}

@@ -1,0 +1,59 @@
+package io.eventwindows.analysis
+
+import io.eventwindows.expressions.WindowParameters
+
+import org.apache.spark.sql.catalyst.expressions.{Expression, FunctionTableSubqueryArgumentExpression}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+/**
+ * The arguments of one of this project's table-valued functions (`dynamic_window`,
+ * `temporal_join`, `asof_join`) as the analyzer hands them to its builder, read one way for all:
+ * the arity checked first, then each argument by its place and the parameter's name, which every
+ * error names with the function's. An optional argument that is absent or a NULL constant is
+ * `None`. For example, for `asof_join(TABLE(trades), TABLE(quotes), 'ts', 'ts', NULL)`:
+ * {{{
+ *   table(0, "left")     the plan of trades
+ *   required(2, "left_time")   "ts"
+ *   names(4, "on")       Nil (NULL or '' for none; else the comma-separated names, trimmed)
+ *   argument(6)          None (absent)
+ * }}}
+ */
+private[analysis] final class TableFunctionArguments(
+    function: String,
+    args: Seq[Expression],
+    arity: Range,
+    signature: String) {
+
+  if (!arity.contains(args.size)) {
+    val counts = if (arity.size == 1) s"${arity.start}" else s"${arity.start} to ${arity.last}"
+    fail(s"takes $counts arguments ($signature), got ${args.size}")
+  }
+
+  def fail(message: String): Nothing = WindowParameters.fail(function, message)
+
+  /** The table of a `TABLE(name)` or `TABLE(query)` argument. */
+  def table(i: Int, parameter: String): LogicalPlan = args(i) match {
+    case t: FunctionTableSubqueryArgumentExpression => t.plan
+    case other =>
+      fail(s"`$parameter` must be a table argument such as TABLE(name), got ${other.sql}")
+  }
+
+  /** The argument as given, if given (NULL too). */
+  def raw(i: Int): Option[Expression] = args.lift(i)
+
+  /** The argument, unless it is absent or a NULL constant. */
+  def argument(i: Int): Option[Expression] =
+    raw(i).filterNot(e => e.foldable && e.eval() == null)
+
+  /** A constant string argument, unless absent or NULL. */
+  def text(i: Int, parameter: String): Option[String] =
+    argument(i).map(WindowParameters.text(function, parameter, _))
+
+  /** A constant string argument that must be given. */
+  def required(i: Int, parameter: String): String =
+    text(i, parameter).getOrElse(fail(s"`$parameter` must not be NULL"))
+
+  /** A comma-separated list of names (the `on` keys): none for NULL, absent or ''. */
+  def names(i: Int, parameter: String): Seq[String] =
+    text(i, parameter).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+}
