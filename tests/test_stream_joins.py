@@ -427,5 +427,5 @@ def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_
     with pytest.raises(Exception) as info:
         run_stream(join("forward"), out, checkpoint)
     assert "[EVENTWINDOWS_CHECKPOINT_MISMATCH]" in str(info.value)
-    assert ("asof_join: the checkpoint holds the state of another ASOF join [asof_join backward, "
-            "tolerance none, exact matches allowed, input ") in str(info.value)
+    assert ("asof_join: the checkpoint holds the state of another ASOF join [asof_join backward "
+            "tolerance=none exact=true input=struct<") in str(info.value)

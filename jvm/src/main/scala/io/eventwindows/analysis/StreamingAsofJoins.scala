@@ -36,7 +36,8 @@ object StreamingAsofJoins extends Rule[LogicalPlan] {
         rightTime, j.output) { (input, output) =>
       new StreamingAsofJoinProcessor(StreamingAsofJoinSpec(j.left.output, j.right.output,
         leftTime, rightTime, AsofJoin.rightTieBreak(j.right.output, j.rightKeys, j.rightTime),
-        j.direction, j.tolerance, j.allowExactMatches, input, output))
+        j.direction, j.tolerance, j.allowExactMatches, input, output,
+        StateDefinition.ofAsofJoin(j.direction, j.tolerance, j.allowExactMatches, input)))
     }
   }
 

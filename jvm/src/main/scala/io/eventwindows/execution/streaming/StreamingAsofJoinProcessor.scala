@@ -28,6 +28,8 @@ import org.apache.spark.sql.types.StructType
  * @param allowExactMatches false to leave out right rows at the left row's time
  * @param input             the union's columns: the keys, then [[InputColumns]]
  * @param output            the join's output columns: the left's, then the right's (nullable)
+ * @param definition        what a restart from a checkpoint must find unchanged
+ *                          (`analysis.StateDefinition.ofAsofJoin`), stored with each key's state
  */
 case class StreamingAsofJoinSpec(
     left: Seq[Attribute],
@@ -39,13 +41,8 @@ case class StreamingAsofJoinSpec(
     tolerance: Option[Long],
     allowExactMatches: Boolean,
     input: StructType,
-    output: StructType) {
-
-  /** What a restart from a checkpoint must find unchanged, as stored with each key's state. */
-  def definition: String =
-    s"asof_join $direction, tolerance ${tolerance.getOrElse("none")}, exact matches " +
-      s"${if (allowExactMatches) "allowed" else "not allowed"}, input ${input.catalogString}"
-}
+    output: StructType,
+    definition: String)
 
 /**
  * Gives each left row of a stream the right row of another stream that pandas' `merge_asof`
@@ -74,7 +71,7 @@ case class StreamingAsofJoinSpec(
  * at or before `w` (the backward row of every left row to come) and the backward row of each
  * waiting left row; a timer at each right row's time prunes them. A left row with a NULL key or
  * time is emitted with NULLs at once, a right one is dropped (both match nothing, as in batch).
- * With them, the join's [[StreamingAsofJoinSpec.definition]]: a query restarted from the
+ * With them, the join's definition: a query restarted from the
  * checkpoint of another ASOF join (another direction, say) fails with
  * `EVENTWINDOWS_CHECKPOINT_MISMATCH` where it finds a key's state, rather than give wrong rows.
  */
