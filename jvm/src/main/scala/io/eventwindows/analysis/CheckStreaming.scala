@@ -22,7 +22,7 @@ object CheckStreaming extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
     case a: EventWindowAggregate if a.isStreaming => reject(a)
-    case j: AsofJoin if j.right.isStreaming && !j.left.isStreaming => rejectStreamingRight(j)
+    case j: AsofJoin if j.right.isStreaming && !j.left.isStreaming => rejectStreamingRight()
     case _ =>
   }
 
@@ -30,7 +30,7 @@ object CheckStreaming extends (LogicalPlan => Unit) {
    * The error for an [[AsofJoin]] of a static left side and a streaming right side, saying what
    * runs instead (one of two streams is [[StreamingAsofJoins]]').
    */
-  private def rejectStreamingRight(j: AsofJoin): Nothing =
+  private def rejectStreamingRight(): Nothing =
     throw EventWindowsErrors.unsupported("asof_join", "the right side is a stream and the left " +
       "a static table (as for Spark's left outer join, a static left row's match would change " +
       "as the stream goes on); an ASOF join runs with the stream on the left and a static table " +
