@@ -3,7 +3,8 @@ each micro-batch joined as a batch by the extension's operators, every join type
 checks allow for stream-static joins, in append and update mode, giving the rows of the batch
 join over all input (Spark's own plan of the same SQL, with the RangeJoin rule off), each stream
 row's rows in the micro-batch it arrives in; an ASOF join with a stream on its right side
-rejected by the project's condition naming the join."""
+rejected by the project's condition naming the join. Two streams with watermarks: range, temporal
+and ASOF joins, each emitted row the batch join's over the accepted rows, once."""
 import collections
 import datetime
 import random
@@ -133,15 +134,24 @@ def test_temporal_and_asof_joins_of_a_stream_and_a_static_table(spark, event_str
 
 
 def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream):
+    """A static left side and a streaming right one: rejected, saying what runs. Two streams
+    without a watermark on a time column: the error names the column and what to add."""
     stream, _ = event_stream
-    static_a = spark.table("all_a")
-    for left, right, words in [(static_a, stream(), "the right side is a stream"),
-                               (stream(), stream(), "both sides are streams")]:
+    with pytest.raises(Exception) as info:
+        ew.asof_join(spark.table("all_a"), stream(), "k", "s", "s")
+    assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
+    assert "asof_join: the right side is a stream" in str(info.value)
+    assert "with the stream on the left and a static table" in str(info.value)
+    def timed_stream():
+        return stream().selectExpr("k", "timestamp_seconds(v) AS t")
+    for left, right, side in [(timed_stream(), timed_stream(), "left"),
+                              (timed_stream().withWatermark("t", "1 second"), timed_stream(),
+                               "right")]:
         with pytest.raises(Exception) as info:
-            ew.asof_join(left, right, "k", "s", "s")
-        assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
-        assert "asof_join: " + words in str(info.value)
-        assert "with the stream on the left and a static table on the right" in str(info.value)
+            ew.asof_join(left, right, "k", "t", "t")
+        assert info.value.getCondition() == "EVENTWINDOWS_INVALID_PARAMETER"
+        assert (f"asof_join: both sides are streams: the {side} side's time column t needs an "
+                'event-time watermark (withWatermark("t", delay)') in str(info.value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,3 +334,98 @@ def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
     assert max(entries[n_batches // 4:]) <= 2 * max(entries[:n_batches // 4]), entries
     assert max(entries) < 8 * 4 * 2, entries
     assert len(spark.read.parquet(str(tmp_path / "out")).collect()) > n_batches * 4
+
+
+# ASOF joins of two streams: the same random sides, each side's time its start (`s`, `bs`), its
+# other columns kept (the right's order rows tying on key and time, as in batch).
+
+def asof_is_final(direction, tolerance, allow_exact, t, right_times, watermark):
+    """Whether the stream has emitted the left row at `t` by the final `watermark`, all its key's
+    accepted right times given (the rule of StreamingAsofJoinProcessor, worked out apart from the
+    join's answer, which the batch join gives): backward once the watermark reaches `t`; forward
+    once it reaches the first right time from `t` or `t` + tolerance; nearest once it reaches `t`
+    and the first of those or `t` + the backward row's distance."""
+    tol = float("inf") if tolerance is None else tolerance
+    forward = min((r for r in right_times if r > t or (allow_exact and r == t)),
+                  default=float("inf"))
+    if direction == "backward":
+        return t <= watermark
+    if direction == "forward":
+        return min(forward, t + tol) <= watermark
+    before = max((r for r in right_times if r < t or (allow_exact and r == t)), default=None)
+    distance = float("inf") if before is None or t - before > tol else t - before
+    return max(t, min(forward, t + distance, t + tol)) <= watermark
+
+
+@pytest.mark.parametrize("direction, tolerance, allow_exact", [
+    ("backward", None, True), ("backward", 4, False), ("forward", None, True),
+    ("forward", 4, True), ("nearest", None, False), ("nearest", 4, True)])
+def test_random_streams_restarted_give_the_batch_asof_join_of_the_accepted_rows(
+        spark, tmp_path, direction, tolerance, allow_exact):
+    """Random streams (out of order, late rows on both sides) in two micro-batches, a restart
+    from the checkpoint and two more: the ASOF join's rows in append mode are the batch
+    `asof_join`'s over the accepted rows, for the left rows whose right row the final watermark
+    shows final (asof_is_final), each once; the late rows are counted as dropped."""
+    rng = random.Random(4747)  # the same streams for each direction
+    batches = {side: random_side(rng, side, 4, 12) for side in ("a", "b")}
+    runs = (range(0, 2), range(2, 4))
+    accepted, watermark, late = accepted_and_watermark(batches, runs)
+    seconds = tolerance and datetime.timedelta(seconds=tolerance)
+
+    def join(a, b):
+        return ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
+
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
+    for run in runs:
+        for side in ("a", "b"):
+            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
+                          first_mtime=1_700_000_000 + run.start)
+        a, b = [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(time, f"{DELAYS[side]} seconds")
+                for side, time in (("a", "s"), ("b", "bs"))]
+        query = run_stream(join(a, b), out, checkpoint)
+        assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
+        dropped += sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
+                       for p in query.recentProgress)
+    streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
+
+    batch = join(*[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side])
+                   for side in ("a", "b")]).collect()
+    right_times = collections.defaultdict(list)
+    for _, k, s, _ in accepted["b"]:
+        right_times[k].append(s)
+    start = {i: s for i, _, s, _ in accepted["a"]}
+    final = [r for r in batch
+             if asof_is_final(direction, tolerance, allow_exact, start[r.id], right_times[r.k],
+                              watermark)]
+    assert streamed == collections.Counter(tuple(r) for r in final)
+    assert late >= 2 and dropped == late
+    assert sum(1 for r in final if r.bid is not None) > 5  # matched rows
+    assert len(batch) == len(accepted["a"])
+
+
+def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_path):
+    """A backward ASOF join leaves a left row waiting (at 20 s, the watermark at 8 s); restarted
+    from its checkpoint as a forward join, the query fails with the project's condition where it
+    finds that key's state, rather than emit rows of a mixed join."""
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    write_batches(sources["a"], [[{"k": 1, "s": second(20)}]])
+    write_batches(sources["b"], [[{"k": 1, "bs": second(10)}]])
+
+    def join(direction):
+        a, b = [spark.readStream.schema(f"k int, {time} timestamp").option("maxFilesPerTrigger", 1)
+                .json(str(sources[side])).withWatermark(time, "2 seconds")
+                for side, time in (("a", "s"), ("b", "bs"))]
+        return ew.asof_join(a, b, "k", "s", "bs", direction)
+
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    run_stream(join("backward"), out, checkpoint)
+    assert spark.read.parquet(str(out)).count() == 0  # the row at 20 s waits
+    for side, time in (("a", "s"), ("b", "bs")):
+        write_batches(sources[side], [[{"k": 1, time: second(30)}]], first_mtime=1_700_000_001)
+    with pytest.raises(Exception) as info:
+        run_stream(join("forward"), out, checkpoint)
+    assert "[EVENTWINDOWS_CHECKPOINT_MISMATCH]" in str(info.value)
+    assert ("asof_join: the checkpoint holds the state of another ASOF join [asof_join backward "
+            "tolerance=none exact=true input=struct<") in str(info.value)

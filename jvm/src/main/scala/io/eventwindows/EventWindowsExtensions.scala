@@ -1,6 +1,6 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{AnchorWindowTime, AsofJoinTableFunction, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingRangeJoins, StreamingUpdateMode, StreamingWindows, TemporalJoinTableFunction}
+import io.eventwindows.analysis.{AnchorWindowTime, AsofJoinTableFunction, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingAsofJoins, StreamingRangeJoins, StreamingUpdateMode, StreamingWindows, TemporalJoinTableFunction}
 import io.eventwindows.execution.{AsofJoinStrategy, EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.shims.SparkLine
@@ -36,6 +36,7 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPostHocResolutionRule(_ => StreamingWindows)
     // A range join of two streams with watermarks on their starts: TransformWithState too.
     extensions.injectPostHocResolutionRule(_ => StreamingRangeJoins)
+    extensions.injectPostHocResolutionRule(_ => StreamingAsofJoins)
     // A query in update mode has those windows emit their rows also while open, where they can.
     extensions.injectPostHocResolutionRule(_ => StreamingUpdateMode)
     // Each micro-batch, that node's processor learns the watermark its late rows are dropped by.

@@ -22,19 +22,19 @@ object CheckStreaming extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
     case a: EventWindowAggregate if a.isStreaming => reject(a)
-    case j: AsofJoin if j.right.isStreaming => rejectStreamingRight(j)
+    case j: AsofJoin if j.right.isStreaming && !j.left.isStreaming => rejectStreamingRight()
     case _ =>
   }
 
-  /** The error for an [[AsofJoin]] whose right side is a stream, saying what runs instead. */
-  private def rejectStreamingRight(j: AsofJoin): Nothing = {
-    val sides = if (j.left.isStreaming) "both sides are streams" else "the right side is a " +
-      "stream and the left a static table (as for Spark's left outer join, a static left row's " +
-      "match would change as the stream goes on)"
-    throw EventWindowsErrors.unsupported("asof_join", s"$sides; an ASOF join runs on a stream " +
-      "with the stream on the left and a static table on the right (each left row joined in " +
-      "the micro-batch it arrives in)")
-  }
+  /**
+   * The error for an [[AsofJoin]] of a static left side and a streaming right side, saying what
+   * runs instead (one of two streams is [[StreamingAsofJoins]]').
+   */
+  private def rejectStreamingRight(): Nothing =
+    throw EventWindowsErrors.unsupported("asof_join", "the right side is a stream and the left " +
+      "a static table (as for Spark's left outer join, a static left row's match would change " +
+      "as the stream goes on); an ASOF join runs with the stream on the left and a static table " +
+      "or a stream (each with a watermark on its time column) on the right")
 
   /**
    * The error for a streaming [[EventWindowAggregate]] that does not run on streams: the family

@@ -4,7 +4,7 @@ import scala.util.hashing.MurmurHash3
 
 import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
   SnappedToWindows, StartIsEventTime}
-import io.eventwindows.plans.{FamilyEncoding, WindowFamily}
+import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.StructType
@@ -15,7 +15,8 @@ import org.apache.spark.sql.types.StructType
  * encoding, written field by field here (the families by [[io.eventwindows.plans.FamilyEncoding]])
  * and nowhere else, so that renaming a class or a field changes no checkpoint. Spark's streaming aggregation keeps a fingerprint of
  * [[ofAggregation]] in each window's state ([[fingerprint]]), the `transformWithState` route the
- * text of [[ofReplay]] in each key's progress.
+ * text of [[ofReplay]] in each key's progress, an ASOF join of two streams [[ofAsofJoin]] beside
+ * each key's rows.
  *
  * [[Version]] 1 is the text that every release so far wrote (the case classes' `toString` of
  * release 0.1.0, now spelled out), untagged; for example the streaming aggregation of
@@ -60,6 +61,22 @@ object StateDefinition {
       s"order=${sql(order)} values=${sql(values)} keys=${keys.mkString("[", ", ", "]")} " +
       s"input=${input.catalogString}$aggregates"
   }
+
+  /**
+   * The definition of an ASOF join of two streams, kept with each key's state: the direction,
+   * the tolerance (in the time's ticks), whether exact matches are allowed, and the layout of the
+   * rows (the union of both sides, keys first), for example
+   * {{{
+   *   asof_join backward tolerance=none exact=true input=struct<__eventwindows_key0:int,...>
+   * }}}
+   */
+  def ofAsofJoin(
+      direction: AsofDirection,
+      tolerance: Option[Long],
+      allowExactMatches: Boolean,
+      input: StructType): String =
+    s"asof_join ${direction.name} tolerance=${tolerance.getOrElse("none")} " +
+      s"exact=$allowExactMatches input=${input.catalogString}"
 
   /** What the state of Spark's streaming aggregation keeps of a definition. */
   def fingerprint(definition: String): Long = MurmurHash3.stringHash(definition).toLong

@@ -4,13 +4,14 @@ import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec}
 import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
 
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression, RuntimeReplaceable}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, TransformWithState, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
-import org.apache.spark.sql.types.Metadata
+import org.apache.spark.sql.types.{Metadata, StructType}
 
 /**
  * Runs a range join of two streams (an overlap or a point in an interval,
@@ -54,7 +55,8 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
     case _ => false
   }
 
-  private def watermarked(e: Expression): Boolean = e match {
+  /** Whether `e` is a column with an event-time watermark. */
+  private[analysis] def watermarked(e: Expression): Boolean = e match {
     case a: Attribute => a.metadata.contains(EventTimeWatermark.delayKey)
     case _ => false
   }
@@ -71,12 +73,38 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
   private def rewrite(join: Join, shape: RangeJoinShape): LogicalPlan = {
     StreamingWindows.checkStateStore("stream-stream range join")
     val (left, right) = (join.left, join.right)
+    joinOfStreams(left, right, shape.leftKeys, shape.rightKeys,
+        shape.leftLifetime.lo.asInstanceOf[Attribute], shape.rightLifetime.lo.asInstanceOf[Attribute],
+        join.output) { (input, output) =>
+      new StreamingRangeJoinProcessor(StreamingRangeJoinSpec(join.joinType, left.output,
+        right.output, evaluable(join.condition.get), JoinLifetime(evaluable(shape.leftLifetime.lo),
+          evaluable(shape.leftLifetime.hi)), JoinLifetime(evaluable(shape.rightLifetime.lo),
+          evaluable(shape.rightLifetime.hi)), input, output))
+    }
+  }
+
+  /**
+   * A join of the streams `left` and `right` as Spark's `TransformWithState` in event-time mode
+   * (the plan drawn above), shared by the range joins and [[StreamingAsofJoins]]: the union of
+   * both sides (the keys, the side tag, a struct per side, the side's watermarked `time`),
+   * grouped by the keys (a constant without keys), given to the processor `processorOf` makes of
+   * the union's schema and the output's, whose rows become `output` (the same names and ids).
+   */
+  private[analysis] def joinOfStreams(
+      left: LogicalPlan,
+      right: LogicalPlan,
+      leftKeys: Seq[Expression],
+      rightKeys: Seq[Expression],
+      leftTime: Attribute,
+      rightTime: Attribute,
+      output: Seq[Attribute])(
+      processorOf: (StructType, StructType) => StatefulProcessor[Row, Row, Row]): LogicalPlan = {
     val (leftStruct, rightStruct) = (CreateStruct(left.output), CreateStruct(right.output))
     def side(
         plan: LogicalPlan,
         keys: Seq[Expression],
         tag: Int,
-        lo: Expression): LogicalPlan = {
+        time: Attribute): LogicalPlan = {
       // Only the time carries the watermark: TransformWithState takes one event-time column.
       val keyColumns = if (keys.isEmpty) Seq(Alias(Literal(0), "__eventwindows_key")())
         else keys.zipWithIndex.map { case (k, i) =>
@@ -88,29 +116,23 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
         Alias(Literal(tag), InputColumns.Side)(),
         Alias(structs(0), InputColumns.Left)(),
         Alias(structs(1), InputColumns.Right)(),
-        Alias(lo, InputColumns.Time)(explicitMetadata = Some(lo.asInstanceOf[Attribute].metadata)))
+        Alias(time, InputColumns.Time)(explicitMetadata = Some(time.metadata)))
       Project(columns, plan)
     }
-    val union = Union(Seq(
-      side(left, shape.leftKeys, 0, shape.leftLifetime.lo),
-      side(right, shape.rightKeys, 1, shape.rightLifetime.lo)))
+    val union = Union(Seq(side(left, leftKeys, 0, leftTime), side(right, rightKeys, 1, rightTime)))
     val input = union.output
-    val grouping = input.take(math.max(shape.leftKeys.size, 1))
+    val grouping = input.take(math.max(leftKeys.size, 1))
     val inputSchema = StreamingWindows.schemaOf(input)
     val keyEncoder = ExpressionEncoder(StreamingWindows.schemaOf(grouping))
-    val outputEncoder = ExpressionEncoder(StreamingWindows.schemaOf(join.output))
-    val spec = StreamingRangeJoinSpec(join.joinType, left.output, right.output,
-      evaluable(join.condition.get), JoinLifetime(evaluable(shape.leftLifetime.lo),
-        evaluable(shape.leftLifetime.hi)), JoinLifetime(evaluable(shape.rightLifetime.lo),
-        evaluable(shape.rightLifetime.hi)), inputSchema, outputEncoder.schema)
+    val outputEncoder = ExpressionEncoder(StreamingWindows.schemaOf(output))
     val keyDeserializer = StreamingWindows.resolvedDeserializer(keyEncoder, grouping)
     val node = TransformWithState(
       keyDeserializer = keyDeserializer,
       valueDeserializer = StreamingWindows.resolvedDeserializer(ExpressionEncoder(inputSchema), input),
       groupingAttributes = grouping,
       dataAttributes = input,
-      statefulProcessor =
-        new StreamingRangeJoinProcessor(spec).asInstanceOf[StatefulProcessor[Any, Any, Any]],
+      statefulProcessor = processorOf(inputSchema, outputEncoder.schema)
+        .asInstanceOf[StatefulProcessor[Any, Any, Any]],
       timeMode = TimeMode.EventTime(),
       outputMode = OutputMode.Append(),
       keyEncoder = keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
@@ -123,7 +145,7 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
       initialStateDeserializer = keyDeserializer,
       initialState = LocalRelation(keyEncoder.schema))
     val serialized = CatalystSerde.serialize(node)(outputEncoder)
-    Project(serialized.output.zip(join.output).map { case (column, named) =>
+    Project(serialized.output.zip(output).map { case (column, named) =>
       Alias(column, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
     }, serialized)
   }

@@ -6,7 +6,7 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin}
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSet, Expression, RowOrdering}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
@@ -46,10 +46,7 @@ case class AsofJoinExec(
     else AllTuples :: AllTuples :: Nil
 
   /** The right side's ties on (keys, time) ordered by its other columns, where they have an order. */
-  private def rightTieBreak: Seq[Attribute] = {
-    val placed = AttributeSet(rightKeys ++ rightTime.references)
-    right.output.filter(a => RowOrdering.isOrderable(a.dataType) && !placed.contains(a))
-  }
+  private def rightTieBreak: Seq[Attribute] = AsofJoin.rightTieBreak(right.output, rightKeys, rightTime)
 
   /** Every left row stays where it is, in its key's partition. */
   override def outputPartitioning: Partitioning =

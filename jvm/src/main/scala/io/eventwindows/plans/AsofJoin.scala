@@ -2,7 +2,7 @@ package io.eventwindows.plans
 
 import java.util.Locale
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, RowOrdering}
 import org.apache.spark.sql.catalyst.plans.logical.{BinaryNode, LogicalPlan}
 
 /** Which right row an ASOF join gives a left row, as pandas' `merge_asof` names it. */
@@ -74,4 +74,17 @@ object AsofJoin {
   /** The columns of an ASOF join and of its operator: the left's, then the right's, nullable. */
   def output(left: Seq[Attribute], right: Seq[Attribute]): Seq[Attribute] =
     left ++ right.map(_.withNullability(true))
+
+  /**
+   * The right side's columns that order its rows tying on (keys, time), ascending with NULLs
+   * first: its other orderable columns, in their order. Backward takes the last of such a tie,
+   * forward the first, in batch (`AsofJoinExec`) and on streams alike.
+   */
+  def rightTieBreak(
+      rightOutput: Seq[Attribute],
+      rightKeys: Seq[Attribute],
+      rightTime: Expression): Seq[Attribute] = {
+    val placed = AttributeSet(rightKeys ++ rightTime.references)
+    rightOutput.filter(a => RowOrdering.isOrderable(a.dataType) && !placed.contains(a))
+  }
 }

@@ -178,7 +178,7 @@ object StreamingRangeJoinProcessor {
    * One side of the join: its columns, as rows of their own, and its lifetime's bounds read from
    * them (`None` for NULL).
    */
-  private final class JoinSide(
+  private[streaming] final class JoinSide(
       attributes: Seq[Attribute],
       lifetime: JoinLifetime,
       val keepsUnmatched: Boolean) {
