@@ -16,11 +16,14 @@ def lineSettings(l: SparkLine): Seq[Setting[_]] = Seq(
   scalaVersion := l.scala,
   Compile / unmanagedSourceDirectories := Seq(
     (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "scala",
-    (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / s"spark-${l.line}" / "scala"),
-  Compile / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "resources",
+    (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / s"spark-${l.line}" /
+      "scala"),
+  Compile / resourceDirectory :=
+    (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "resources",
   scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
   // Named by line, without the Scala suffix, for --jars and for the Python package.
-  Compile / packageBin / artifactPath := (LocalRootProject / baseDirectory).value / "target" / l.jar,
+  Compile / packageBin / artifactPath :=
+    (LocalRootProject / baseDirectory).value / "target" / l.jar,
   Compile / unmanagedJars ++= {
     if (!l.fromPyPI) Nil
     else {
@@ -68,9 +71,7 @@ lazy val root = (project in file("."))
       "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
       "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
       "-Djdk.reflect.useDirectMethodHandle=false",
-      "-Dio.netty.tryReflectionSetAccessible=true"
-    )
-  )
+      "-Dio.netty.tryReflectionSetAccessible=true"))
 
 /** The other lines: a jar each, no tests of their own (tests/smoke runs against each, bin/test). */
 def otherLine(l: SparkLine): Project =
@@ -80,7 +81,8 @@ def otherLine(l: SparkLine): Project =
       name := s"eventwindows-spark-${l.line}",
       // bin/lint: root checks the shared sources, each other line its own directory only.
       Compile / scalafmt / unmanagedSources := {
-        val own = (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / s"spark-${l.line}"
+        val own = (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" /
+          s"spark-${l.line}"
         (Compile / unmanagedSources).value.filter(_.toPath.startsWith(own.toPath))
       })
 

@@ -10,11 +10,12 @@ side recomputed its input while the usual way read the cache.
 Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat, best_time)`; alone:
     .venv/bin/python benchmarks/asof.py --quick
 """
+
+from joins import duckdb_time
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from joins import duckdb_time
 
 DAY_US = 86_400_000_000
 KEYS = 100
@@ -27,11 +28,13 @@ def trades_and_quotes(spark: SparkSession, n: int):
         (F.col("id") * 7919 % KEYS).cast("int").alias("k"),
         F.timestamp_micros((F.rand(44) * DAY_US).cast("long")).alias("ts"),
         F.col("id").alias("tid"),
-        (F.col("id") % 1000).cast("int").alias("qty"))
+        (F.col("id") % 1000).cast("int").alias("qty"),
+    )
     quotes = spark.range(n).select(
         (F.col("id") % KEYS).cast("int").alias("k"),
         F.timestamp_micros(F.col("id") * (DAY_US // n)).alias("qts"),
-        (F.col("id") % 997 / 10.0).alias("bid"))
+        (F.col("id") % 997 / 10.0).alias("bid"),
+    )
     return trades.localCheckpoint(), quotes.localCheckpoint()
 
 
@@ -39,22 +42,49 @@ def usual_way(trades: DataFrame, quotes: DataFrame) -> DataFrame:
     """The ASOF join as Spark users write it: both in one table, a quote before a trade at the
     same time, the last quote carried forward over a window by key and time."""
     union = trades.select(
-        "k", F.col("ts").alias("t"), "tid", "qty", F.lit(None).cast("timestamp").alias("qts"),
-        F.lit(None).cast("double").alias("bid"), F.lit(1).alias("side")).unionByName(
-        quotes.select("k", F.col("qts").alias("t"), F.lit(None).cast("long").alias("tid"),
-                      F.lit(None).cast("int").alias("qty"), "qts", "bid", F.lit(0).alias("side")))
-    carried = Window.partitionBy("k").orderBy("t", "side").rowsBetween(
-        Window.unboundedPreceding, Window.currentRow)
-    return union.select(
-        "k", F.col("t").alias("ts"), "tid", "qty",
-        F.last("qts", ignorenulls=True).over(carried).alias("qts"),
-        F.last("bid", ignorenulls=True).over(carried).alias("bid"), "side") \
-        .where("side = 1").drop("side")
+        "k",
+        F.col("ts").alias("t"),
+        "tid",
+        "qty",
+        F.lit(None).cast("timestamp").alias("qts"),
+        F.lit(None).cast("double").alias("bid"),
+        F.lit(1).alias("side"),
+    ).unionByName(
+        quotes.select(
+            "k",
+            F.col("qts").alias("t"),
+            F.lit(None).cast("long").alias("tid"),
+            F.lit(None).cast("int").alias("qty"),
+            "qts",
+            "bid",
+            F.lit(0).alias("side"),
+        )
+    )
+    carried = (
+        Window.partitionBy("k")
+        .orderBy("t", "side")
+        .rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    )
+    return (
+        union.select(
+            "k",
+            F.col("t").alias("ts"),
+            "tid",
+            "qty",
+            F.last("qts", ignorenulls=True).over(carried).alias("qts"),
+            F.last("bid", ignorenulls=True).over(carried).alias("bid"),
+            "side",
+        )
+        .where("side = 1")
+        .drop("side")
+    )
 
 
 #: The same join in DuckDB's own ASOF JOIN (a left join: every trade once).
-DUCKDB_ASOF = ("SELECT t.k, t.ts, t.tid, t.qty, q.qts, q.bid FROM trades t "
-               "ASOF LEFT JOIN quotes q ON t.k = q.k AND t.ts >= q.qts")
+DUCKDB_ASOF = (
+    "SELECT t.k, t.ts, t.tid, t.qty, q.qts, q.bid FROM trades t "
+    "ASOF LEFT JOIN quotes q ON t.k = q.k AND t.ts >= q.qts"
+)
 
 
 def checksum(df: DataFrame) -> tuple:
@@ -66,19 +96,29 @@ def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
     """Case (w): times both plans, checks they give the same rows, prints and returns the ratio."""
     n = 2_000_000 // scale
     trades, quotes = trades_and_quotes(spark, n)
-    ours = ew.asof_join(trades, quotes, "k", "ts", "qts").select("k", "ts", "tid", "qty", "qts", "bid")
+    ours = ew.asof_join(trades, quotes, "k", "ts", "qts").select(
+        "k", "ts", "tid", "qty", "qts", "bid"
+    )
     usual = usual_way(trades, quotes)
     ours_sum, usual_sum = checksum(ours), checksum(usual)
     same = ours_sum == usual_sum
     ours_s, usual_s = best_time(ours, repeat), best_time(usual, repeat)
     # The keys run.py's table reads (builtin_s, ours_rows, ...) besides this case's own.
-    result = {"case": "w", "name": f"ASOF join, {n} trades x {n} quotes, {KEYS} keys",
-              "ours_s": round(ours_s, 2), "usual_s": round(usual_s, 2),
-              "builtin_s": round(usual_s, 2), "ours_rows": ours_sum[0],
-              "builtin_rows": usual_sum[0],
-              "ratio": round(usual_s / ours_s, 1), "same_answer": same}
-    line = (f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a "
-            f"window) {usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}")
+    result = {
+        "case": "w",
+        "name": f"ASOF join, {n} trades x {n} quotes, {KEYS} keys",
+        "ours_s": round(ours_s, 2),
+        "usual_s": round(usual_s, 2),
+        "builtin_s": round(usual_s, 2),
+        "ours_rows": ours_sum[0],
+        "builtin_rows": usual_sum[0],
+        "ratio": round(usual_s / ours_s, 1),
+        "same_answer": same,
+    }
+    line = (
+        f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a "
+        f"window) {usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}"
+    )
     duck = duckdb_time({"trades": trades, "quotes": quotes}, DUCKDB_ASOF, repeat)
     if duck is not None:
         duck_s, duck_rows = duck
@@ -92,8 +132,8 @@ def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
 
 if __name__ == "__main__":
     import argparse
-    import sys
     import pathlib
+    import sys
 
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     import run  # the shared timing (best_time) and session

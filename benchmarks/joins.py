@@ -13,6 +13,7 @@ are materialized once with ``localCheckpoint()``: the queries read them through 
     events, over 1/8 to all of the day): eventwindows' time should grow with the input (and the
     output, which grows as fast), Spark's with the product of the sides per key.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,10 +28,10 @@ MICROS_PER_SECOND = 1_000_000
 ORIGIN = 1_704_067_200 * MICROS_PER_SECOND
 DAY_SECONDS = 86_400
 
-OVERLAP = ("SELECT a.k, a.v AS av, b.v AS bv FROM a JOIN b "
-           "ON a.k = b.k AND a.s < b.e AND b.s < a.e")
-POINT_IN_INTERVAL = ("SELECT a.v AS av, b.v AS bv FROM points a JOIN intervals b "
-                     "ON b.s <= a.ts AND a.ts < b.e")
+OVERLAP = "SELECT a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.k = b.k AND a.s < b.e AND b.s < a.e"
+POINT_IN_INTERVAL = (
+    "SELECT a.v AS av, b.v AS bv FROM points a JOIN intervals b ON b.s <= a.ts AND a.ts < b.e"
+)
 
 
 @contextlib.contextmanager
@@ -43,26 +44,36 @@ def rule(spark: SparkSession, enabled: bool):
         spark.conf.unset(RULE)
 
 
-def events(spark: SparkSession, n: int, keys: int, span_seconds: int, min_seconds: int,
-           max_seconds: int, seed: int) -> DataFrame:
+def events(
+    spark: SparkSession,
+    n: int,
+    keys: int,
+    span_seconds: int,
+    min_seconds: int,
+    max_seconds: int,
+    seed: int,
+) -> DataFrame:
     """n interval events (k, s, e, v): starts uniform over span_seconds, lengths uniform in
     [min_seconds, max_seconds]; keys 0..keys-1 (all 0 for keys=1)."""
     span = span_seconds * MICROS_PER_SECOND
-    length = (F.lit(min_seconds * MICROS_PER_SECOND)
-              + (F.rand(seed + 1) * (max_seconds - min_seconds) * MICROS_PER_SECOND).cast("long"))
+    length = F.lit(min_seconds * MICROS_PER_SECOND) + (
+        F.rand(seed + 1) * (max_seconds - min_seconds) * MICROS_PER_SECOND
+    ).cast("long")
     start = F.lit(ORIGIN) + (F.rand(seed) * span).cast("long")
     return spark.range(n, numPartitions=4).select(
         (F.col("id") % keys).cast("int").alias("k"),
         F.timestamp_micros(start).alias("s"),
         F.timestamp_micros(start + length).alias("e"),
-        (F.rand(seed + 2) * 1000).cast("long").alias("v"))
+        (F.rand(seed + 2) * 1000).cast("long").alias("v"),
+    )
 
 
 def points(spark: SparkSession, n: int, span_seconds: int, seed: int) -> DataFrame:
     span = span_seconds * MICROS_PER_SECOND
     return spark.range(n, numPartitions=4).select(
         F.timestamp_micros(F.lit(ORIGIN) + (F.rand(seed) * span).cast("long")).alias("ts"),
-        (F.rand(seed + 1) * 1000).cast("long").alias("v"))
+        (F.rand(seed + 1) * 1000).cast("long").alias("v"),
+    )
 
 
 def checksum(df: DataFrame) -> tuple:
@@ -93,8 +104,15 @@ def duckdb_time(tables: dict, sql: str, repeat: int):
     return min(times), rows
 
 
-def compare_join(spark: SparkSession, name: str, tables: dict, sql: str, repeat: int,
-                 best_time, with_duckdb: bool = True) -> dict:
+def compare_join(
+    spark: SparkSession,
+    name: str,
+    tables: dict,
+    sql: str,
+    repeat: int,
+    best_time,
+    with_duckdb: bool = True,
+) -> dict:
     """Times `sql` over `tables` (registered as views) with the rule on and off, after checking
     that both plans give the same rows, and in DuckDB; `best_time` is run.py's timer."""
     for view, df in tables.items():
@@ -109,14 +127,22 @@ def compare_join(spark: SparkSession, name: str, tables: dict, sql: str, repeat:
         builtin = spark.sql(sql)
         builtin_sum = checksum(builtin)
         if builtin_sum != ours_sum:
-            raise AssertionError(f"{name}: different answers: ours {ours_sum}, "
-                                 f"Spark's plan {builtin_sum}")
+            raise AssertionError(
+                f"{name}: different answers: ours {ours_sum}, Spark's plan {builtin_sum}"
+            )
         t_builtin = best_time(builtin, repeat)
-    result = {"case": name, "builtin_s": t_builtin, "ours_s": t_ours,
-              "ratio": t_builtin / t_ours, "ours_rows": ours_sum[0],
-              "builtin_rows": builtin_sum[0]}
-    line = (f"{name}: Spark's plan {t_builtin:.2f} s, eventwindows {t_ours:.2f} s, "
-            f"ratio {result['ratio']:.1f}x; same answer: {ours_sum[0]:,} rows")
+    result = {
+        "case": name,
+        "builtin_s": t_builtin,
+        "ours_s": t_ours,
+        "ratio": t_builtin / t_ours,
+        "ours_rows": ours_sum[0],
+        "builtin_rows": builtin_sum[0],
+    }
+    line = (
+        f"{name}: Spark's plan {t_builtin:.2f} s, eventwindows {t_ours:.2f} s, "
+        f"ratio {result['ratio']:.1f}x; same answer: {ours_sum[0]:,} rows"
+    )
     duck = duckdb_time(tables, sql, repeat) if with_duckdb else None
     if duck is not None:
         t_duck, duck_rows = duck
@@ -133,8 +159,14 @@ def overlap_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dic
     n = 500_000 // scale
     a = events(spark, n, 100, DAY_SECONDS, 1, 120, seed=10).localCheckpoint()
     b = events(spark, n, 100, DAY_SECONDS, 1, 120, seed=20).localCheckpoint()
-    return compare_join(spark, f"(u) overlap join, 2 x {n:,} intervals in 100 keys",
-                        {"a": a, "b": b}, OVERLAP, repeat, best_time)
+    return compare_join(
+        spark,
+        f"(u) overlap join, 2 x {n:,} intervals in 100 keys",
+        {"a": a, "b": b},
+        OVERLAP,
+        repeat,
+        best_time,
+    )
 
 
 def point_in_interval(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
@@ -142,8 +174,14 @@ def point_in_interval(spark: SparkSession, scale: int, repeat: int, best_time) -
     n, m = 2_000_000 // scale, 10_000 // scale
     a = points(spark, n, DAY_SECONDS, seed=30).localCheckpoint()
     b = events(spark, m, 1, DAY_SECONDS, 1, 60, seed=40).drop("k").localCheckpoint()
-    return compare_join(spark, f"(v) point in interval, no keys, {n:,} points x {m:,} intervals",
-                        {"points": a, "intervals": b}, POINT_IN_INTERVAL, repeat, best_time)
+    return compare_join(
+        spark,
+        f"(v) point in interval, no keys, {n:,} points x {m:,} intervals",
+        {"points": a, "intervals": b},
+        POINT_IN_INTERVAL,
+        repeat,
+        best_time,
+    )
 
 
 def growth(spark: SparkSession, scale: int, repeat: int, best_time) -> list:
@@ -153,13 +191,23 @@ def growth(spark: SparkSession, scale: int, repeat: int, best_time) -> list:
         n = 500_000 // scale // part
         a = events(spark, n, 100, DAY_SECONDS // part, 1, 120, seed=10).localCheckpoint()
         b = events(spark, n, 100, DAY_SECONDS // part, 1, 120, seed=20).localCheckpoint()
-        results.append(compare_join(
-            spark, f"(x) overlap join growth: 1/{part} of (u), 2 x {n:,} intervals",
-            {"a": a, "b": b}, OVERLAP, repeat, best_time, with_duckdb=False))
+        results.append(
+            compare_join(
+                spark,
+                f"(x) overlap join growth: 1/{part} of (u), 2 x {n:,} intervals",
+                {"a": a, "b": b},
+                OVERLAP,
+                repeat,
+                best_time,
+                with_duckdb=False,
+            )
+        )
     base = results[0]
     for r in results[1:]:
-        growth_note = (f"{r['case']}: x{r['ours_rows'] / base['ours_rows']:.1f} rows out, "
-                       f"eventwindows x{r['ours_s'] / base['ours_s']:.1f} time, "
-                       f"Spark's plan x{r['builtin_s'] / base['builtin_s']:.1f}")
+        growth_note = (
+            f"{r['case']}: x{r['ours_rows'] / base['ours_rows']:.1f} rows out, "
+            f"eventwindows x{r['ours_s'] / base['ours_s']:.1f} time, "
+            f"Spark's plan x{r['builtin_s'] / base['builtin_s']:.1f}"
+        )
         print(growth_note, flush=True)
     return results

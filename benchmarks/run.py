@@ -78,6 +78,7 @@ a time.
     and of (b). Every case over one of the batch inputs also prints its time over that input's
     floor (timed once per input, in the same run), and the table ends with that ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,12 +90,12 @@ import tempfile
 import time
 import uuid
 
+import asof
+import joins
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-import asof
 import eventwindows as ew
-import joins
 
 MICROS_PER_SECOND = 1_000_000
 #: The first instant of the generated data (2024-01-01 00:00:00 UTC), in microseconds.
@@ -136,8 +137,9 @@ def point_events(spark: SparkSession, n: int, keys: int, span_seconds: int) -> D
     )
 
 
-def interval_events(spark: SparkSession, n: int, keys: int, span_seconds: int,
-                    mean_seconds: int) -> DataFrame:
+def interval_events(
+    spark: SparkSession, n: int, keys: int, span_seconds: int, mean_seconds: int
+) -> DataFrame:
     """n interval events (k, s, e, v): random starts over span_seconds, durations uniform in
     [1 s, 2 * mean_seconds - 1 s], so mean_seconds on average."""
     span = span_seconds * MICROS_PER_SECOND
@@ -195,8 +197,9 @@ def checksum(df: DataFrame) -> tuple:
 
 def per_window(df: DataFrame) -> DataFrame:
     """The comparable form of a per-window answer: key, window start and end, count, sum."""
-    return df.select("k", F.col("window.start").alias("ws"), F.col("window.end").alias("we"),
-                     "n", "total")
+    return df.select(
+        "k", F.col("window.start").alias("ws"), F.col("window.end").alias("we"), "n", "total"
+    )
 
 
 def expand_changes(df: DataFrame, size_us: int, hop_us: int) -> DataFrame:
@@ -205,12 +208,23 @@ def expand_changes(df: DataFrame, size_us: int, hop_us: int) -> DataFrame:
     s, e = F.unix_micros("window.start"), F.unix_micros("window.end")
     ends = F.explode(F.sequence(s, e - hop_us, F.lit(hop_us)))
     return df.select("k", ends.alias("we_us"), "n", "total").select(
-        "k", F.timestamp_micros(F.col("we_us") - size_us).alias("ws"),
-        F.timestamp_micros("we_us").alias("we"), "n", "total")
+        "k",
+        F.timestamp_micros(F.col("we_us") - size_us).alias("ws"),
+        F.timestamp_micros("we_us").alias("we"),
+        "n",
+        "total",
+    )
 
 
-def compare(name: str, ours: DataFrame, builtin: DataFrame, ours_check: DataFrame,
-            builtin_check: DataFrame, repeat: int, same_rows=None) -> dict:
+def compare(
+    name: str,
+    ours: DataFrame,
+    builtin: DataFrame,
+    ours_check: DataFrame,
+    builtin_check: DataFrame,
+    repeat: int,
+    same_rows=None,
+) -> dict:
     """Times builtin and ours after checking that ours_check and builtin_check hold the same rows
     (count and hash sum). When the hashes differ, same_rows(), if given, compares the rows one by
     one and says whether the answers are the same after all (printing how they differ)."""
@@ -227,10 +241,12 @@ def compare(name: str, ours: DataFrame, builtin: DataFrame, ours_check: DataFram
         "ours_rows": ours.count(),
         "builtin_rows": builtin_sum[0],
     }
-    print(f"{name}: built-in {t_builtin:.2f} s, eventwindows {t_ours:.2f} s, "
-          f"ratio {result['ratio']:.1f}x; rows: ours {result['ours_rows']:,}, "
-          f"built-in {result['builtin_rows']:,}; same answer: {ours_sum[0]:,} windows",
-          flush=True)
+    print(
+        f"{name}: built-in {t_builtin:.2f} s, eventwindows {t_ours:.2f} s, "
+        f"ratio {result['ratio']:.1f}x; rows: ours {result['ours_rows']:,}, "
+        f"built-in {result['builtin_rows']:,}; same answer: {ours_sum[0]:,} windows",
+        flush=True,
+    )
     return result
 
 
@@ -245,25 +261,42 @@ def index_points(events: DataFrame, repeat: int) -> list:
     results = []
     for lo in (-999, -9):
         ours = events.groupBy("k", F.expr(f"index_window(ts, {lo}, 0)")).agg(
-            F.avg("v").alias("a"), F.max("v").alias("m"))
+            F.avg("v").alias("a"), F.max("v").alias("m")
+        )
         # Our tie rule orders equal times by the aggregated column (v) ascending; rows equal in
         # (ts, v) are interchangeable. Only full windows give a row: the anchor's index is at
         # least -lo, i.e. row_number >= 1 - lo (row_number shares the frame's sort).
         by_time = Window.partitionBy("k").orderBy("ts", "v")
         frame = by_time.rowsBetween(lo, 0)
         builtin = (
-            events.select("k", "ts", F.avg("v").over(frame).alias("a"),
-                          F.max("v").over(frame).alias("m"),
-                          F.row_number().over(by_time).alias("i"))
-            .where(F.col("i") >= 1 - lo).select("k", F.col("ts").alias("t"), "a", "m"))
-        results.append(compare(f"(d) index_window(ts, {lo}, 0), {1 - lo} messages, avg + max",
-                               ours, builtin, per_anchor(ours), builtin, repeat))
+            events.select(
+                "k",
+                "ts",
+                F.avg("v").over(frame).alias("a"),
+                F.max("v").over(frame).alias("m"),
+                F.row_number().over(by_time).alias("i"),
+            )
+            .where(F.col("i") >= 1 - lo)
+            .select("k", F.col("ts").alias("t"), "a", "m")
+        )
+        results.append(
+            compare(
+                f"(d) index_window(ts, {lo}, 0), {1 - lo} messages, avg + max",
+                ours,
+                builtin,
+                per_anchor(ours),
+                builtin,
+                repeat,
+            )
+        )
     long_window, short_window = results
-    note = (f"(d) eventwindows time for 1000 / for 10 messages: "
-            f"{long_window['ours_s'] / short_window['ours_s']:.2f} (target at most 1.3); "
-            f"built-in / eventwindows for 1000: {long_window['ratio']:.1f}x (target at least 5x); "
-            f"built-in time for 1000 / for 10: "
-            f"{long_window['builtin_s'] / short_window['builtin_s']:.1f}")
+    note = (
+        f"(d) eventwindows time for 1000 / for 10 messages: "
+        f"{long_window['ours_s'] / short_window['ours_s']:.2f} (target at most 1.3); "
+        f"built-in / eventwindows for 1000: {long_window['ratio']:.1f}x (target at least 5x); "
+        f"built-in time for 1000 / for 10: "
+        f"{long_window['builtin_s'] / short_window['builtin_s']:.1f}"
+    )
     print(note, flush=True)
     NOTES.append(note)
     return results
@@ -275,14 +308,28 @@ def relative_time_points(events: DataFrame, repeat: int) -> dict:
     PRECEDING AND CURRENT ROW; ordering by the timestamp with the interval was about 15 % slower).
     Both ends are inclusive on both sides, and messages tied with the anchor are in its window on
     both sides (a RANGE frame includes the current row's peers)."""
-    ours = events.groupBy("k", F.expr("time_window(ts, INTERVAL -60 SECONDS, INTERVAL 0 SECONDS)")
-                          ).agg(F.avg("v").alias("a"), F.max("v").alias("m"))
-    frame = (Window.partitionBy("k").orderBy(F.unix_micros("ts"))
-             .rangeBetween(-60 * MICROS_PER_SECOND, 0))
-    builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
-                            F.max("v").over(frame).alias("m"))
-    return compare("(e) time_window(ts, -60 s, 0 s), avg + max", ours, builtin,
-                   per_anchor(ours), builtin, repeat)
+    ours = events.groupBy(
+        "k", F.expr("time_window(ts, INTERVAL -60 SECONDS, INTERVAL 0 SECONDS)")
+    ).agg(F.avg("v").alias("a"), F.max("v").alias("m"))
+    frame = (
+        Window.partitionBy("k")
+        .orderBy(F.unix_micros("ts"))
+        .rangeBetween(-60 * MICROS_PER_SECOND, 0)
+    )
+    builtin = events.select(
+        "k",
+        F.col("ts").alias("t"),
+        F.avg("v").over(frame).alias("a"),
+        F.max("v").over(frame).alias("m"),
+    )
+    return compare(
+        "(e) time_window(ts, -60 s, 0 s), avg + max",
+        ours,
+        builtin,
+        per_anchor(ours),
+        builtin,
+        repeat,
+    )
 
 
 def count_points(events: DataFrame, repeat: int) -> dict:
@@ -301,18 +348,26 @@ def count_points(events: DataFrame, repeat: int) -> dict:
     against 5.2 to 5.8 s here, on 2,000,000 messages).
     """
     ours = events.groupBy("k", F.expr("count_window(ts, 100)")).agg(
-        F.avg("v").alias("a"), F.max("v").alias("m"))
+        F.avg("v").alias("a"), F.max("v").alias("m")
+    )
     by_rank = Window.partitionBy("k").orderBy("r")
     frame = by_rank.rangeBetween(-99, 0)
     builtin = (
         events.withColumn("r", F.dense_rank().over(Window.partitionBy("k").orderBy("ts")))
-        .select("k", "ts", "r", F.avg("v").over(frame).alias("a"),
-                F.max("v").over(frame).alias("m"), F.lead("r").over(by_rank).alias("next_r"))
-        .where((F.col("r") >= 100)
-               & (F.col("next_r").isNull() | (F.col("next_r") != F.col("r"))))
-        .select("k", F.col("ts").alias("t"), "a", "m"))
-    return compare("(f) count_window(ts, 100), avg + max", ours, builtin, per_anchor(ours),
-                   builtin, repeat)
+        .select(
+            "k",
+            "ts",
+            "r",
+            F.avg("v").over(frame).alias("a"),
+            F.max("v").over(frame).alias("m"),
+            F.lead("r").over(by_rank).alias("next_r"),
+        )
+        .where((F.col("r") >= 100) & (F.col("next_r").isNull() | (F.col("next_r") != F.col("r"))))
+        .select("k", F.col("ts").alias("t"), "a", "m")
+    )
+    return compare(
+        "(f) count_window(ts, 100), avg + max", ours, builtin, per_anchor(ours), builtin, repeat
+    )
 
 
 def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) -> dict:
@@ -322,31 +377,46 @@ def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) ->
     # the memory this case is about).
     events = spark.range(n, numPartitions=4).select(
         F.lit(0).alias("k"),
-        F.timestamp_micros(F.lit(ORIGIN) + (F.rand(1) * (n / 5.6 * MICROS_PER_SECOND))
-                           .cast("long")).alias("ts"),
-        (F.rand(2) * 1000).cast("long").alias("v"))
+        F.timestamp_micros(
+            F.lit(ORIGIN) + (F.rand(1) * (n / 5.6 * MICROS_PER_SECOND)).cast("long")
+        ).alias("ts"),
+        (F.rand(2) * 1000).cast("long").alias("v"),
+    )
     ours = events.groupBy("k", F.expr("index_window(ts, -999, 0)")).agg(
-        F.avg("v").alias("a"), F.max("v").alias("m"))
+        F.avg("v").alias("a"), F.max("v").alias("m")
+    )
     collectors = jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
     t_input = best_time(events, repeat)
     gc_before = sum(c.getCollectionTime() for c in collectors)
     runs = timed_runs(ours, repeat)
     t_ours = min(runs)
     gc_ms = (sum(c.getCollectionTime() for c in collectors) - gc_before) / len(runs)
-    result = {"case": f"(g) one key of {n:,} messages, index_window(ts, -999, 0), avg + max, "
-                      f"{spark.conf.get('spark.driver.memory')} driver",
-              "builtin_s": None, "ours_s": t_ours, "ratio": None, "ours_rows": ours.count(),
-              "builtin_rows": None, "input_s": t_input,
-              "max_heap_mib": jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**20,
-              "gc_s": gc_ms / 1000}
+    result = {
+        "case": f"(g) one key of {n:,} messages, index_window(ts, -999, 0), avg + max, "
+        f"{spark.conf.get('spark.driver.memory')} driver",
+        "builtin_s": None,
+        "ours_s": t_ours,
+        "ratio": None,
+        "ours_rows": ours.count(),
+        "builtin_rows": None,
+        "input_s": t_input,
+        "max_heap_mib": jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**20,
+        "gc_s": gc_ms / 1000,
+    }
     if with_builtin:
         by_time = Window.partitionBy("k").orderBy("ts", "v")
         frame = by_time.rowsBetween(-999, 0)
         builtin = (
-            events.select("k", "ts", F.avg("v").over(frame).alias("a"),
-                          F.max("v").over(frame).alias("m"),
-                          F.row_number().over(by_time).alias("i"))
-            .where(F.col("i") >= 1000).select("k", F.col("ts").alias("t"), "a", "m"))
+            events.select(
+                "k",
+                "ts",
+                F.avg("v").over(frame).alias("a"),
+                F.max("v").over(frame).alias("m"),
+                F.row_number().over(by_time).alias("i"),
+            )
+            .where(F.col("i") >= 1000)
+            .select("k", F.col("ts").alias("t"), "a", "m")
+        )
         ours_sum, builtin_sum = checksum(per_anchor(ours)), checksum(builtin)
         if ours_sum != builtin_sum:
             raise AssertionError(f"(g): different answers: ours {ours_sum}, built-in {builtin_sum}")
@@ -358,18 +428,34 @@ def memory_case(spark: SparkSession, n: int, repeat: int, with_builtin: bool) ->
 
 def memory_subprocess(n: int, repeat: int, driver_memory: str, with_builtin: bool) -> dict:
     """(g) in a fresh process: the driver's memory is fixed when its JVM starts."""
-    command = [sys.executable, __file__, "--memory-case", str(n), "--repeat", str(repeat),
-               "--driver-memory", driver_memory, "--warmup", str(WARMUP_SECONDS),
-               "--min-time", str(MIN_TIME_SECONDS)]
+    command = [
+        sys.executable,
+        __file__,
+        "--memory-case",
+        str(n),
+        "--repeat",
+        str(repeat),
+        "--driver-memory",
+        driver_memory,
+        "--warmup",
+        str(WARMUP_SECONDS),
+        "--min-time",
+        str(MIN_TIME_SECONDS),
+    ]
     command += ["--memory-builtin"] if with_builtin else []
     out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
-    builtin = (f"built-in (ROWS frame) {result['builtin_s']:.2f} s, ratio {result['ratio']:.1f}x, "
-               if result["builtin_s"] is not None else "")
-    print(f"{result['case']}: {builtin}eventwindows {result['ours_s']:.2f} s (generating the "
-          f"input alone {result['input_s']:.2f} s, garbage collection {result['gc_s']:.2f} s per "
-          f"run); rows {result['ours_rows']:,}; JVM max heap {result['max_heap_mib']:.0f} MiB",
-          flush=True)
+    builtin = (
+        f"built-in (ROWS frame) {result['builtin_s']:.2f} s, ratio {result['ratio']:.1f}x, "
+        if result["builtin_s"] is not None
+        else ""
+    )
+    print(
+        f"{result['case']}: {builtin}eventwindows {result['ours_s']:.2f} s (generating the "
+        f"input alone {result['input_s']:.2f} s, garbage collection {result['gc_s']:.2f} s per "
+        f"run); rows {result['ours_rows']:,}; JVM max heap {result['max_heap_mib']:.0f} MiB",
+        flush=True,
+    )
     return result
 
 
@@ -380,8 +466,9 @@ def distinct_points(spark: SparkSession, n: int, keys: int, span_seconds: int) -
     step = span_seconds * MICROS_PER_SECOND // n
     return spark.range(n, numPartitions=4).select(
         (F.col("id") % keys).cast("int").alias("k"),
-        F.timestamp_micros(F.lit(ORIGIN) + F.col("id") * step + (F.rand(1) * (step - 1))
-                           .cast("long")).alias("ts"),
+        F.timestamp_micros(
+            F.lit(ORIGIN) + F.col("id") * step + (F.rand(1) * (step - 1)).cast("long")
+        ).alias("ts"),
         (F.rand(2) * 1000).cast("long").alias("v"),
     )
 
@@ -395,27 +482,58 @@ def sliding_points(events: DataFrame, repeat: int) -> list:
     results = []
     for n in (1000, 10):
         ours = events.groupBy("k", ew.sliding_window("ts", ew.spl.count(n))).agg(
-            F.avg("v").alias("a"), F.max("v").alias("m"))
+            F.avg("v").alias("a"), F.max("v").alias("m")
+        )
         frame = by_time.rowsBetween(1 - n, 0)
-        builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
-                                F.max("v").over(frame).alias("m"))
-        results.append(compare(f"(h) sliding_window(ts, count({n})), avg + max", ours, builtin,
-                               per_anchor(ours), builtin, repeat))
+        builtin = events.select(
+            "k",
+            F.col("ts").alias("t"),
+            F.avg("v").over(frame).alias("a"),
+            F.max("v").over(frame).alias("m"),
+        )
+        results.append(
+            compare(
+                f"(h) sliding_window(ts, count({n})), avg + max",
+                ours,
+                builtin,
+                per_anchor(ours),
+                builtin,
+                repeat,
+            )
+        )
     long_window, short_window = results
-    note = (f"(h) eventwindows time for count(1000) / for count(10): "
-            f"{long_window['ours_s'] / short_window['ours_s']:.2f} (target at most 1.3); "
-            f"built-in / eventwindows for count(1000): {long_window['ratio']:.1f}x "
-            f"(target at least 5x)")
+    note = (
+        f"(h) eventwindows time for count(1000) / for count(10): "
+        f"{long_window['ours_s'] / short_window['ours_s']:.2f} (target at most 1.3); "
+        f"built-in / eventwindows for count(1000): {long_window['ratio']:.1f}x "
+        f"(target at least 5x)"
+    )
     print(note, flush=True)
     NOTES.append(note)
     ours = events.groupBy("k", ew.sliding_window("ts", ew.spl.time("60 seconds"))).agg(
-        F.avg("v").alias("a"), F.max("v").alias("m"))
-    frame = (Window.partitionBy("k").orderBy(F.unix_micros("ts"))
-             .rangeBetween(-60 * MICROS_PER_SECOND, 0))
-    builtin = events.select("k", F.col("ts").alias("t"), F.avg("v").over(frame).alias("a"),
-                            F.max("v").over(frame).alias("m"))
-    results.append(compare("(h) sliding_window(ts, time(60 seconds)), avg + max", ours, builtin,
-                           per_anchor(ours), builtin, repeat))
+        F.avg("v").alias("a"), F.max("v").alias("m")
+    )
+    frame = (
+        Window.partitionBy("k")
+        .orderBy(F.unix_micros("ts"))
+        .rangeBetween(-60 * MICROS_PER_SECOND, 0)
+    )
+    builtin = events.select(
+        "k",
+        F.col("ts").alias("t"),
+        F.avg("v").over(frame).alias("a"),
+        F.max("v").over(frame).alias("m"),
+    )
+    results.append(
+        compare(
+            "(h) sliding_window(ts, time(60 seconds)), avg + max",
+            ours,
+            builtin,
+            per_anchor(ours),
+            builtin,
+            repeat,
+        )
+    )
     return results
 
 
@@ -427,48 +545,81 @@ def dynamic_points(spark: SparkSession, events: DataFrame, repeat: int) -> list:
     30 minutes, and with the anchors made from a Python list (which Spark cannot size). Each is
     also set against the aggregate of the messages by key alone (count + avg + max), the least a
     plan that reads every message does."""
+
     def anchors_of(seconds: int) -> DataFrame:
-        return spark.range(10_000, numPartitions=4).select(
-            F.col("id").alias("aid"), (F.col("id") % 100).cast("int").alias("k"),
-            F.timestamp_micros(F.lit(ORIGIN) + (F.rand(7) * 3600 * MICROS_PER_SECOND)
-                               .cast("long")).alias("s")
-        ).withColumn("e", F.col("s") + F.make_dt_interval(secs=F.rand(8) * seconds)).cache()
+        return (
+            spark.range(10_000, numPartitions=4)
+            .select(
+                F.col("id").alias("aid"),
+                (F.col("id") % 100).cast("int").alias("k"),
+                F.timestamp_micros(
+                    F.lit(ORIGIN) + (F.rand(7) * 3600 * MICROS_PER_SECOND).cast("long")
+                ).alias("s"),
+            )
+            .withColumn("e", F.col("s") + F.make_dt_interval(secs=F.rand(8) * seconds))
+            .cache()
+        )
 
     def queries(anchors: DataFrame) -> tuple:
         ours = ew.dynamic_window(anchors, events, "ts", "s", "e", on="k").agg(
-            F.count("v").alias("n"), F.avg("v").alias("a"), F.max("v").alias("m"))
+            F.count("v").alias("n"), F.avg("v").alias("a"), F.max("v").alias("m")
+        )
         m, a = events.alias("m"), anchors.alias("a")
         builtin = (
-            a.join(m, (F.col("a.k") == F.col("m.k")) & (F.col("m.ts") >= F.col("a.s"))
-                   & (F.col("m.ts") <= F.col("a.e")), "left")
+            a.join(
+                m,
+                (F.col("a.k") == F.col("m.k"))
+                & (F.col("m.ts") >= F.col("a.s"))
+                & (F.col("m.ts") <= F.col("a.e")),
+                "left",
+            )
             .groupBy("a.aid", "a.k", "a.s", "a.e")
-            .agg(F.count("m.v").alias("n"), F.avg("m.v").alias("a"), F.max("m.v").alias("m")))
+            .agg(F.count("m.v").alias("n"), F.avg("m.v").alias("a"), F.max("m.v").alias("m"))
+        )
         columns = ["aid", "k", "s", "e", "n", "a", "m"]
         return ours, builtin, ours.select(*columns), builtin.select(*columns)
 
     anchors = anchors_of(600)
-    results = [compare("(i) dynamic_window, 10,000 anchors over the events of (a), count + avg + "
-                       "max", *queries(anchors), repeat)]
+    results = [
+        compare(
+            "(i) dynamic_window, 10,000 anchors over the events of (a), count + avg + max",
+            *queries(anchors),
+            repeat,
+        )
+    ]
     # The sweep over every message, which order-sensitive aggregates (first, collect_list) take.
     spark.conf.set("spark.eventwindows.sliceDynamicWindows", "false")
     try:
-        results.append(compare("(i) the same without slices (the sweep over every message)",
-                               *queries(anchors), repeat))
+        results.append(
+            compare(
+                "(i) the same without slices (the sweep over every message)",
+                *queries(anchors),
+                repeat,
+            )
+        )
     finally:
         spark.conf.unset("spark.eventwindows.sliceDynamicWindows")
     long_anchors = anchors_of(1800)
-    results.append(compare("(i) the same with anchors of up to 30 minutes",
-                           *queries(long_anchors), repeat))
+    results.append(
+        compare("(i) the same with anchors of up to 30 minutes", *queries(long_anchors), repeat)
+    )
     listed = spark.createDataFrame(long_anchors.collect(), long_anchors.schema)
-    results.append(compare("(i) anchors of up to 30 minutes from a Python list (no size known)",
-                           *queries(listed), repeat))
+    results.append(
+        compare(
+            "(i) anchors of up to 30 minutes from a Python list (no size known)",
+            *queries(listed),
+            repeat,
+        )
+    )
     # What any plan must do that reads every message: scan them and fold each into a buffer of
     # its key. The built-in's time over this is the most any such plan could gain on it.
     least = best_time(events.groupBy("k").agg(F.count("v"), F.avg("v"), F.max("v")), repeat)
     for r in results:
-        note = (f"{r['case']}: built-in / aggregate by key {r['builtin_s'] / least:.1f}x (the most "
-                f"a plan reading every message could gain), eventwindows / aggregate by key "
-                f"{r['ours_s'] / least:.2f}x (aggregate by key {least:.2f} s)")
+        note = (
+            f"{r['case']}: built-in / aggregate by key {r['builtin_s'] / least:.1f}x (the most "
+            f"a plan reading every message could gain), eventwindows / aggregate by key "
+            f"{r['ours_s'] / least:.2f}x (aggregate by key {least:.2f} s)"
+        )
         print(note, flush=True)
         NOTES.append(note)
     return results
@@ -476,27 +627,44 @@ def dynamic_points(spark: SparkSession, events: DataFrame, repeat: int) -> list:
 
 def hopping_points(events: DataFrame, repeat: int) -> dict:
     ours = events.groupBy("k", ew.hopping_window("ts", "60 seconds", "1 second")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     builtin = events.groupBy("k", F.window("ts", "60 seconds", "1 second")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
-    return compare("(a) hopping 60 s / 1 s, point events", ours, builtin,
-                   per_window(ours), per_window(builtin), repeat)
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
+    return compare(
+        "(a) hopping 60 s / 1 s, point events",
+        ours,
+        builtin,
+        per_window(ours),
+        per_window(builtin),
+        repeat,
+    )
 
 
 def tumbling_points(events: DataFrame, repeat: int) -> dict:
     ours = events.groupBy("k", ew.tumbling_window("ts", "60 seconds")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     builtin = events.groupBy("k", F.window("ts", "60 seconds")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
-    return compare("(c) tumbling 60 s, point events", ours, builtin,
-                   per_window(ours), per_window(builtin), repeat)
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
+    return compare(
+        "(c) tumbling 60 s, point events",
+        ours,
+        builtin,
+        per_window(ours),
+        per_window(builtin),
+        repeat,
+    )
 
 
 def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: int) -> dict:
     size_us, hop_us = size_minutes * 60 * MICROS_PER_SECOND, 60 * MICROS_PER_SECOND
-    ours = events.groupBy("k", ew.hopping_window(
-        "s", f"{size_minutes} minutes", "1 minute", output="changes", end="e")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+    ours = events.groupBy(
+        "k",
+        ew.hopping_window("s", f"{size_minutes} minutes", "1 minute", output="changes", end="e"),
+    ).agg(F.count("*").alias("n"), F.sum("v").alias("total"))
     # Spark alone: window starts w = n * hop with s - size < w < e, i.e. from the first multiple
     # of hop above s - size to the last multiple of hop below e.
     s, e = F.unix_micros("s"), F.unix_micros("e")
@@ -504,9 +672,16 @@ def hopping_changes(events: DataFrame, label: str, size_minutes: int, repeat: in
     last = (e - 1) - F.pmod(e - 1, F.lit(hop_us))
     builtin = (
         events.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us))).alias("ws_us"))
-        .groupBy("k", "ws_us").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-        .select("k", F.timestamp_micros("ws_us").alias("ws"),
-                F.timestamp_micros(F.col("ws_us") + size_us).alias("we"), "n", "total"))
+        .groupBy("k", "ws_us")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select(
+            "k",
+            F.timestamp_micros("ws_us").alias("ws"),
+            F.timestamp_micros(F.col("ws_us") + size_us).alias("we"),
+            "n",
+            "total",
+        )
+    )
     name = f"({label}) hopping {size_minutes} min / 1 min 'changes', events of 100 hops"
     return compare(name, ours, builtin, expand_changes(ours, size_us, hop_us), builtin, repeat)
 
@@ -517,26 +692,46 @@ def cumulate_points(events: DataFrame, repeat: int) -> dict:
     its hour that end after it (sequence + explode), grouped by key and window."""
     step_us, size_us = 60 * MICROS_PER_SECOND, 3600 * MICROS_PER_SECOND
     ours = events.groupBy("k", ew.cumulate_window("ts", "1 minute", "1 hour")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     t = F.unix_micros("ts")
     bucket = t - F.pmod(t, F.lit(size_us))
     first_end = t - F.pmod(t, F.lit(step_us)) + step_us
     builtin = (
-        events.select("k", "v", bucket.alias("bucket_us"),
-                      F.explode(F.sequence(first_end, bucket + size_us, F.lit(step_us)))
-                      .alias("we_us"))
-        .groupBy("k", "bucket_us", "we_us").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-        .select("k", F.timestamp_micros("bucket_us").alias("ws"),
-                F.timestamp_micros("we_us").alias("we"), "n", "total"))
-    result = compare("(t) cumulate 1 min / 1 hour, point events", ours, builtin,
-                     per_window(ours), builtin, repeat)
+        events.select(
+            "k",
+            "v",
+            bucket.alias("bucket_us"),
+            F.explode(F.sequence(first_end, bucket + size_us, F.lit(step_us))).alias("we_us"),
+        )
+        .groupBy("k", "bucket_us", "we_us")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select(
+            "k",
+            F.timestamp_micros("bucket_us").alias("ws"),
+            F.timestamp_micros("we_us").alias("we"),
+            "n",
+            "total",
+        )
+    )
+    result = compare(
+        "(t) cumulate 1 min / 1 hour, point events",
+        ours,
+        builtin,
+        per_window(ours),
+        builtin,
+        repeat,
+    )
     # Hopping windows with as many windows per event (30): what cumulating windows should cost.
     hopping = events.groupBy("k", ew.hopping_window("ts", "1 hour", "2 minutes")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     t_hopping = best_time(hopping, repeat)
-    NOTES.append(f"(t) cumulate 1 min / 1 hour {result['ours_s']:.2f} s against hopping 1 hour / "
-                 f"2 min (30 windows per event too) {t_hopping:.2f} s: "
-                 f"{result['ours_s'] / t_hopping:.2f}x")
+    NOTES.append(
+        f"(t) cumulate 1 min / 1 hour {result['ours_s']:.2f} s against hopping 1 hour / "
+        f"2 min (30 windows per event too) {t_hopping:.2f} s: "
+        f"{result['ours_s'] / t_hopping:.2f}x"
+    )
     return result
 
 
@@ -567,7 +762,8 @@ def time_weighted(events: DataFrame, repeat: int) -> dict:
     time_weighted_avg gives) and count(*)."""
     size_us, hop_us = 5 * MICROS_PER_SECOND, MICROS_PER_SECOND
     ours = events.groupBy("k", ew.hopping_window("s", "5 seconds", "1 second", end="e")).agg(
-        F.count("*").alias("n"), ew.time_weighted_avg("v").alias("a"))
+        F.count("*").alias("n"), ew.time_weighted_avg("v").alias("a")
+    )
     # Window starts w = n * hop with s - size < w < e (the windows [w, w + size) the event's
     # lifetime [s, e) intersects), as in (b).
     s, e = F.unix_micros("s"), F.unix_micros("e")
@@ -576,16 +772,25 @@ def time_weighted(events: DataFrame, repeat: int) -> dict:
     w = F.col("w")
     length = (F.least(e, w + size_us) - F.greatest(s, w)) / MICROS_PER_SECOND
     builtin = (
-        events.select("k", "s", "e", "v",
-                      F.explode(F.sequence(first, last, F.lit(hop_us))).alias("w"))
+        events.select(
+            "k", "s", "e", "v", F.explode(F.sequence(first, last, F.lit(hop_us))).alias("w")
+        )
         .groupBy("k", "w")
-        .agg(F.count("*").alias("n"),
-             (F.sum(F.col("v") * length)
-              / F.sum(F.when(F.col("v").isNotNull(), length))).alias("a"))
-        .select("k", F.timestamp_micros("w").alias("ws"),
-                F.timestamp_micros(w + size_us).alias("we"), "n", "a"))
-    ours_rows = ours.select("k", F.col("window.start").alias("ws"),
-                            F.col("window.end").alias("we"), "n", "a")
+        .agg(
+            F.count("*").alias("n"),
+            (F.sum(F.col("v") * length) / F.sum(F.when(F.col("v").isNotNull(), length))).alias("a"),
+        )
+        .select(
+            "k",
+            F.timestamp_micros("w").alias("ws"),
+            F.timestamp_micros(w + size_us).alias("we"),
+            "n",
+            "a",
+        )
+    )
+    ours_rows = ours.select(
+        "k", F.col("window.start").alias("ws"), F.col("window.end").alias("we"), "n", "a"
+    )
 
     # The two sides add v * length in different orders (ours through a running integral), so
     # their doubles differ in the last bits: both reductions hash the average rounded to
@@ -595,14 +800,22 @@ def time_weighted(events: DataFrame, repeat: int) -> dict:
     # them only if every window is on both sides with the same count and averages within
     # 10^-AVERAGE_DIGITS of each other (relative), printing a few rows of any other difference.
     def rounded(df: DataFrame) -> DataFrame:
-        return df.select("k", "ws", "we", "n",
-                         F.format_string(f"%.{AVERAGE_DIGITS - 1}e", "a").alias("a"))
+        return df.select(
+            "k", "ws", "we", "n", F.format_string(f"%.{AVERAGE_DIGITS - 1}e", "a").alias("a")
+        )
 
     def same_rows() -> bool:
         return same_averages("(l)", ours_rows, builtin)
 
-    result = compare("(l) hopping 5 s / 1 s, time_weighted_avg + count, events of 100 hops",
-                     ours, builtin, rounded(ours_rows), rounded(builtin), repeat, same_rows)
+    result = compare(
+        "(l) hopping 5 s / 1 s, time_weighted_avg + count, events of 100 hops",
+        ours,
+        builtin,
+        rounded(ours_rows),
+        rounded(builtin),
+        repeat,
+        same_rows,
+    )
     note = f"(l) built-in / eventwindows: {result['ratio']:.1f}x (target at least 10x)"
     print(note, flush=True)
     NOTES.append(note)
@@ -616,21 +829,28 @@ def same_averages(name: str, ours: DataFrame, builtin: DataFrame) -> bool:
     differ, with a few rows of each kind, and returns False."""
     o, b = ours.alias("o"), builtin.alias("b")
     joined = o.join(b, ["k", "ws", "we"], "full_outer").select(
-        "k", "ws", "we", F.col("o.n").alias("ours_n"), F.col("b.n").alias("builtin_n"),
-        F.col("o.a").alias("ours_a"), F.col("b.a").alias("builtin_a"))
+        "k",
+        "ws",
+        "we",
+        F.col("o.n").alias("ours_n"),
+        F.col("b.n").alias("builtin_n"),
+        F.col("o.a").alias("ours_a"),
+        F.col("b.a").alias("builtin_a"),
+    )
     relative = F.when(F.col("ours_a") == F.col("builtin_a"), F.lit(0.0)).otherwise(
         F.abs(F.col("ours_a") - F.col("builtin_a"))
-        / F.greatest(F.abs("ours_a"), F.abs("builtin_a")))
+        / F.greatest(F.abs("ours_a"), F.abs("builtin_a"))
+    )
     joined = joined.withColumn("relative", relative).cache()
     kinds = {
         "only in ours": F.col("builtin_n").isNull(),
         "only in built-in": F.col("ours_n").isNull(),
         "different counts": F.col("ours_n") != F.col("builtin_n"),
         "NULL average on one side only": F.col("ours_n").isNotNull()
-            & F.col("builtin_n").isNotNull()
-            & (F.col("ours_a").isNull() != F.col("builtin_a").isNull()),
-        f"averages different in {AVERAGE_DIGITS} significant digits":
-            F.col("relative") > 10.0 ** -AVERAGE_DIGITS,
+        & F.col("builtin_n").isNotNull()
+        & (F.col("ours_a").isNull() != F.col("builtin_a").isNull()),
+        f"averages different in {AVERAGE_DIGITS} significant digits": F.col("relative")
+        > 10.0**-AVERAGE_DIGITS,
     }
     same = True
     for kind, condition in kinds.items():
@@ -642,10 +862,12 @@ def same_averages(name: str, ours: DataFrame, builtin: DataFrame) -> bool:
             rows.orderBy("k", "ws").show(5, truncate=False)
     if same:
         worst = joined.agg(F.max("relative"), F.count(F.when(F.col("relative") > 0, 1))).first()
-        print(f"{name}: the hashes of the rounded averages differ, but every window agrees in "
-              f"count and in the average to {AVERAGE_DIGITS} significant digits ({worst[1]:,} "
-              f"averages differ in their last bits, at most {worst[0]:.1e} relative)",
-              flush=True)
+        print(
+            f"{name}: the hashes of the rounded averages differ, but every window agrees in "
+            f"count and in the average to {AVERAGE_DIGITS} significant digits ({worst[1]:,} "
+            f"averages differ in their last bits, at most {worst[0]:.1e} relative)",
+            flush=True,
+        )
     joined.unpersist()
     return same
 
@@ -655,12 +877,21 @@ def session_points(events: DataFrame, repeat: int) -> dict:
     own session windows, groupBy(k, session_window(ts, '30 seconds')): for point events both are
     the same sessions [first t, last t + gap)."""
     ours = events.groupBy("k", ew.event_session_window("ts", "30 seconds")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
-    builtin = (events.groupBy("k", F.session_window("ts", "30 seconds"))
-               .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-               .withColumnRenamed("session_window", "window"))
-    return compare("(m) event_session_window(ts, 30 s), point events, count + sum", ours,
-                   builtin, per_window(ours), per_window(builtin), repeat)
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
+    builtin = (
+        events.groupBy("k", F.session_window("ts", "30 seconds"))
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .withColumnRenamed("session_window", "window")
+    )
+    return compare(
+        "(m) event_session_window(ts, 30 s), point events, count + sum",
+        ours,
+        builtin,
+        per_window(ours),
+        per_window(builtin),
+        repeat,
+    )
 
 
 def session_intervals(events: DataFrame, repeat: int) -> dict:
@@ -674,23 +905,46 @@ def session_intervals(events: DataFrame, repeat: int) -> dict:
     open past its own start), so the ROWS frame's order among them does not matter."""
     gap_us = 30 * MICROS_PER_SECOND
     ours = events.groupBy("k", ew.event_session_window("s", "30 seconds", end="e")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     by_start = Window.partitionBy("k").orderBy("s_us")
     reach = F.max("reach").over(by_start.rowsBetween(Window.unboundedPreceding, -1))
     starts = F.when(reach.isNull() | (F.col("s_us") > reach), 1).otherwise(0)
     builtin = (
-        events.select("k", "v", F.unix_micros("s").alias("s_us"),
-                      (F.unix_micros("e") - 1 + gap_us).alias("reach"))
+        events.select(
+            "k",
+            "v",
+            F.unix_micros("s").alias("s_us"),
+            (F.unix_micros("e") - 1 + gap_us).alias("reach"),
+        )
         .withColumn("new", starts)
-        .withColumn("session", F.sum("new").over(
-            by_start.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
+        .withColumn(
+            "session",
+            F.sum("new").over(by_start.rowsBetween(Window.unboundedPreceding, Window.currentRow)),
+        )
         .groupBy("k", "session")
-        .agg(F.min("s_us").alias("ws_us"), F.max("reach").alias("we_us"),
-             F.count("*").alias("n"), F.sum("v").alias("total"))
-        .select("k", F.timestamp_micros("ws_us").alias("ws"),
-                F.timestamp_micros("we_us").alias("we"), "n", "total"))
-    return compare("(n) event_session_window(s, e, 30 s), interval events, count + sum", ours,
-                   builtin, per_window(ours), builtin, repeat)
+        .agg(
+            F.min("s_us").alias("ws_us"),
+            F.max("reach").alias("we_us"),
+            F.count("*").alias("n"),
+            F.sum("v").alias("total"),
+        )
+        .select(
+            "k",
+            F.timestamp_micros("ws_us").alias("ws"),
+            F.timestamp_micros("we_us").alias("we"),
+            "n",
+            "total",
+        )
+    )
+    return compare(
+        "(n) event_session_window(s, e, 30 s), interval events, count + sum",
+        ours,
+        builtin,
+        per_window(ours),
+        builtin,
+        repeat,
+    )
 
 
 def spl_tumbling_points(events: DataFrame, repeat: int) -> dict:
@@ -700,17 +954,30 @@ def spl_tumbling_points(events: DataFrame, repeat: int) -> dict:
     once it holds 1000; the rest stays open), the flush time being the batch's last (max) ts."""
     n = 1000
     ours = events.groupBy("k", ew.spl_tumbling_window("ts", ew.spl.count(n))).agg(
-        F.avg("v").alias("a"), F.max("v").alias("m"))
+        F.avg("v").alias("a"), F.max("v").alias("m")
+    )
     builtin = (
-        events.withColumn("batch", F.floor((F.row_number().over(
-            Window.partitionBy("k").orderBy("ts")) - 1) / n))
+        events.withColumn(
+            "batch", F.floor((F.row_number().over(Window.partitionBy("k").orderBy("ts")) - 1) / n)
+        )
         .groupBy("k", "batch")
-        .agg(F.count("*").alias("c"), F.max("ts").alias("t"), F.avg("v").alias("a"),
-             F.max("v").alias("m"))
+        .agg(
+            F.count("*").alias("c"),
+            F.max("ts").alias("t"),
+            F.avg("v").alias("a"),
+            F.max("v").alias("m"),
+        )
         .where(F.col("c") == n)
-        .select("k", "t", "a", "m"))
-    return compare(f"(o) spl_tumbling_window(ts, count({n})), avg + max", ours, builtin,
-                   per_anchor(ours), builtin, repeat)
+        .select("k", "t", "a", "m")
+    )
+    return compare(
+        f"(o) spl_tumbling_window(ts, count({n})), avg + max",
+        ours,
+        builtin,
+        per_anchor(ours),
+        builtin,
+        repeat,
+    )
 
 
 def calendar_points(events: DataFrame, repeat: int) -> list:
@@ -719,62 +986,105 @@ def calendar_points(events: DataFrame, repeat: int) -> list:
     results = []
     for unit, size in [("day", "1 day"), ("month", "1 month")]:
         ours = events.groupBy("k", ew.tumbling_window("ts", size, time_zone=zone)).agg(
-            F.count("*").alias("n"), F.sum("v").alias("total"))
+            F.count("*").alias("n"), F.sum("v").alias("total")
+        )
         local = F.date_trunc(unit, F.from_utc_timestamp("ts", zone))
-        builtin = (events.groupBy("k", local.alias("local")).agg(
-            F.count("*").alias("n"), F.sum("v").alias("total"))
-            .select("k", F.struct(F.to_utc_timestamp("local", zone).alias("start"),
-                                  F.to_utc_timestamp(
-                                      F.col("local") + F.expr(f"INTERVAL 1 {unit.upper()}"),
-                                      zone).alias("end")).alias("window"), "n", "total"))
-        results.append(compare(f"(s) calendar {unit}s in {zone}, point events", ours, builtin,
-                               per_window(ours), per_window(builtin), repeat))
+        builtin = (
+            events.groupBy("k", local.alias("local"))
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+            .select(
+                "k",
+                F.struct(
+                    F.to_utc_timestamp("local", zone).alias("start"),
+                    F.to_utc_timestamp(
+                        F.col("local") + F.expr(f"INTERVAL 1 {unit.upper()}"), zone
+                    ).alias("end"),
+                ).alias("window"),
+                "n",
+                "total",
+            )
+        )
+        results.append(
+            compare(
+                f"(s) calendar {unit}s in {zone}, point events",
+                ours,
+                builtin,
+                per_window(ours),
+                per_window(builtin),
+                repeat,
+            )
+        )
     return results
 
 
 def streaming_hopping(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
     """(j) hopping 60 s / 1 s over a stream of files, ours against Spark's streaming window()."""
+
     def query(window):
-        return lambda stream: (stream.withWatermark("ts", "10 seconds").groupBy("k", window)
-                               .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+        return lambda stream: (
+            stream.withWatermark("ts", "10 seconds")
+            .groupBy("k", window)
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        )
 
     return compare_streams(
-        "(j) streaming hopping 60 s / 1 s, 20 micro-batches", spark, events,
+        "(j) streaming hopping 60 s / 1 s, 20 micro-batches",
+        spark,
+        events,
         write_stream_files(events, "ts", 3600),
         builtin=query(F.window("ts", "60 seconds", "1 second")),
         ours=query(ew.hopping_window("ts", "60 seconds", "1 second")),
-        comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
+        comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)),
+        repeat=repeat,
+    )
 
 
 def streaming_two_stages(spark: SparkSession, events: DataFrame, repeat: int) -> dict:
     """(r) windows over windows on a stream: hopping 60 s / 10 s, then hopping 5 min / 1 min
     over the first stage's window_time, ours at both stages against Spark's window() at both;
     the closed windows of the second stage compared."""
+
     def query(first, second):
         def build(stream):
-            windows = (stream.withWatermark("ts", "10 seconds").groupBy("k", first)
-                       .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+            windows = (
+                stream.withWatermark("ts", "10 seconds")
+                .groupBy("k", first)
+                .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+            )
             return windows.groupBy("k", second(F.window_time("window"))).agg(
-                F.sum("n").alias("n"), F.sum("total").alias("total"))
+                F.sum("n").alias("n"), F.sum("total").alias("total")
+            )
+
         return build
 
     return compare_streams(
         "(r) streaming hopping 5 min / 1 min over hopping 60 s / 10 s (window_time), 20 "
-        "micro-batches", spark, events, write_stream_files(events, "ts", 3600),
-        builtin=query(F.window("ts", "60 seconds", "10 seconds"),
-                      lambda t: F.window(t, "5 minutes", "1 minute")),
-        ours=query(ew.hopping_window("ts", "60 seconds", "10 seconds"),
-                   lambda t: ew.hopping_window(t, "5 minutes", "1 minute")),
-        comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)), repeat=repeat)
+        "micro-batches",
+        spark,
+        events,
+        write_stream_files(events, "ts", 3600),
+        builtin=query(
+            F.window("ts", "60 seconds", "10 seconds"),
+            lambda t: F.window(t, "5 minutes", "1 minute"),
+        ),
+        ours=query(
+            ew.hopping_window("ts", "60 seconds", "10 seconds"),
+            lambda t: ew.hopping_window(t, "5 minutes", "1 minute"),
+        ),
+        comparable=lambda builtin, ours: (per_window(builtin), per_window(ours)),
+        repeat=repeat,
+    )
 
 
-def write_stream_files(events: DataFrame, time_column: str, span_seconds: int,
-                       slices: int = 20) -> str:
+def write_stream_files(
+    events: DataFrame, time_column: str, span_seconds: int, slices: int = 20
+) -> str:
     """events as `slices` Parquet files in time order (one per micro-batch when read with
     maxFilesPerTrigger 1); returns their folder."""
     source = tempfile.mkdtemp(prefix="eventwindows-stream-")
-    slice_of = F.floor((F.unix_micros(time_column) - ORIGIN) * slices
-                       / (span_seconds * MICROS_PER_SECOND))
+    slice_of = F.floor(
+        (F.unix_micros(time_column) - ORIGIN) * slices / (span_seconds * MICROS_PER_SECOND)
+    )
     for i in range(slices):
         events.filter(slice_of == i).coalesce(1).write.mode("append").parquet(source)
     return source
@@ -784,16 +1094,30 @@ def run_stream(spark: SparkSession, source: str, schema, build) -> tuple:
     """(seconds, result table) of build(stream) run to the end of source in append mode."""
     name = f"eventwindows_bench_{uuid.uuid4().hex}"
     stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(source)
-    query = (build(stream).writeStream.format("memory").queryName(name).outputMode("append")
-             .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
-             .trigger(availableNow=True).start())
+    query = (
+        build(stream)
+        .writeStream.format("memory")
+        .queryName(name)
+        .outputMode("append")
+        .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
+        .trigger(availableNow=True)
+        .start()
+    )
     t0 = time.perf_counter()
     query.awaitTermination()
     return time.perf_counter() - t0, spark.table(name)
 
 
-def compare_streams(name: str, spark: SparkSession, events: DataFrame, source: str, builtin,
-                    ours, comparable, repeat: int) -> dict:
+def compare_streams(
+    name: str,
+    spark: SparkSession,
+    events: DataFrame,
+    source: str,
+    builtin,
+    ours,
+    comparable,
+    repeat: int,
+) -> dict:
     """Times the streaming queries builtin(stream) and ours(stream) over the files of `events`
     in `source` (best of `repeat` runs, alternated so that neither side alone pays for the
     warm-up), checks that comparable(builtin rows, ours rows) gives the same rows, and prints
@@ -807,16 +1131,26 @@ def compare_streams(name: str, spark: SparkSession, events: DataFrame, source: s
     builtin_check, ours_check = comparable(builtin_rows, ours_rows)
     ours_sum, builtin_sum = checksum(ours_check), checksum(builtin_check)
     if ours_sum != builtin_sum:
-        raise AssertionError(f"{name}: different answers: ours {ours_sum}, "
-                             f"built-in {builtin_sum}")
+        raise AssertionError(f"{name}: different answers: ours {ours_sum}, built-in {builtin_sum}")
     n = events.count()
-    print(f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
-          f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
-          f"answer on {ours_sum[0]:,} closed windows", flush=True)
-    NOTES.append(f"{name.split()[0]} events per second: built-in {n / t_builtin:,.0f}, "
-                 f"eventwindows {n / t_ours:,.0f}")
-    return {"case": name, "builtin_s": t_builtin, "ours_s": t_ours, "ratio": t_builtin / t_ours,
-            "ours_rows": ours_rows.count(), "builtin_rows": builtin_rows.count()}
+    print(
+        f"{name}: built-in {t_builtin:.2f} s ({n / t_builtin:,.0f} events/s), eventwindows "
+        f"{t_ours:.2f} s ({n / t_ours:,.0f} events/s), ratio {t_builtin / t_ours:.2f}x; same "
+        f"answer on {ours_sum[0]:,} closed windows",
+        flush=True,
+    )
+    NOTES.append(
+        f"{name.split()[0]} events per second: built-in {n / t_builtin:,.0f}, "
+        f"eventwindows {n / t_ours:,.0f}"
+    )
+    return {
+        "case": name,
+        "builtin_s": t_builtin,
+        "ours_s": t_ours,
+        "ratio": t_builtin / t_ours,
+        "ours_rows": ours_rows.count(),
+        "builtin_rows": builtin_rows.count(),
+    }
 
 
 def streaming_changes(spark: SparkSession, repeat: int) -> dict:
@@ -826,32 +1160,46 @@ def streaming_changes(spark: SparkSession, repeat: int) -> dict:
     size_us, hop_us = 5 * 60 * MICROS_PER_SECOND, 60 * MICROS_PER_SECOND
 
     def ours(stream: DataFrame) -> DataFrame:
-        return (stream.withWatermark("s", "10 seconds")
-                .groupBy("k", ew.hopping_window("s", "5 minutes", "1 minute",
-                                                output="changes", end="e"))
-                .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+        return (
+            stream.withWatermark("s", "10 seconds")
+            .groupBy(
+                "k", ew.hopping_window("s", "5 minutes", "1 minute", output="changes", end="e")
+            )
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        )
 
     def builtin(stream: DataFrame) -> DataFrame:
         s, e = F.unix_micros("s"), F.unix_micros("e")
         first = (s - size_us) - F.pmod(s - size_us, F.lit(hop_us)) + hop_us
         last = (e - 1) - F.pmod(e - 1, F.lit(hop_us))
-        return (stream.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us)))
-                              .alias("ws_us"))
-                .withColumn("ws", F.timestamp_micros("ws_us"))
-                .withWatermark("ws", "30 minutes")  # > 20 min events + 5 min windows + 10 s
-                .groupBy("k", "ws").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-                .select("k", "ws", (F.col("ws") + F.expr("INTERVAL 5 MINUTES")).alias("we"),
-                        "n", "total"))
+        return (
+            stream.select(
+                "k", "v", F.explode(F.sequence(first, last, F.lit(hop_us))).alias("ws_us")
+            )
+            .withColumn("ws", F.timestamp_micros("ws_us"))
+            .withWatermark("ws", "30 minutes")  # > 20 min events + 5 min windows + 10 s
+            .groupBy("k", "ws")
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+            .select(
+                "k", "ws", (F.col("ws") + F.expr("INTERVAL 5 MINUTES")).alias("we"), "n", "total"
+            )
+        )
 
     # Both have closed the windows ending a day before the last event.
     cutoff = F.timestamp_micros(F.lit(ORIGIN + (week - 86400) * MICROS_PER_SECOND))
     return compare_streams(
         "(k) streaming hopping 5 min / 1 min 'changes', interval events, 20 micro-batches",
-        spark, events, write_stream_files(events, "s", week), builtin=builtin, ours=ours,
+        spark,
+        events,
+        write_stream_files(events, "s", week),
+        builtin=builtin,
+        ours=ours,
         comparable=lambda builtin_rows, ours_rows: (
             builtin_rows.filter(F.col("we") <= cutoff),
-            expand_changes(ours_rows, size_us, hop_us).filter(F.col("we") <= cutoff)),
-        repeat=repeat)
+            expand_changes(ours_rows, size_us, hop_us).filter(F.col("we") <= cutoff),
+        ),
+        repeat=repeat,
+    )
 
 
 def pandas_median():
@@ -874,18 +1222,30 @@ def pandas_hopping(events: DataFrame, repeat: int) -> dict:
     `groupBy(k, window start)` and the same UDF. Both hand the UDF the same values per window."""
     median = pandas_median()
     size_us, hop_us = 3600 * MICROS_PER_SECOND, 1800 * MICROS_PER_SECOND
-    ours = events.groupBy("k", ew.hopping_window("s", "60 minutes", "30 minutes", end="e")).agg(
-        median("v").alias("median")).select("k", F.col("window.start").alias("ws"), "median")
+    ours = (
+        events.groupBy("k", ew.hopping_window("s", "60 minutes", "30 minutes", end="e"))
+        .agg(median("v").alias("median"))
+        .select("k", F.col("window.start").alias("ws"), "median")
+    )
     s, e = F.unix_micros("s"), F.unix_micros("e")
     # The windows [ws, ws + size) the event [s, e) intersects, ws a multiple of the hop.
     first = (F.floor((s - size_us) / hop_us) + 1) * hop_us
     last = F.floor((e - 1) / hop_us) * hop_us
-    builtin = (events.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us))).alias("w"))
-               .groupBy("k", "w").agg(median("v").alias("median"))
-               .select("k", F.timestamp_micros("w").alias("ws"), "median"))
-    return compare("(p) pandas UDF (median) over hopping 60 min / 30 min, interval events: vs "
-                   "explode of window starts + groupBy + the same UDF", ours, builtin, ours,
-                   builtin, repeat)
+    builtin = (
+        events.select("k", "v", F.explode(F.sequence(first, last, F.lit(hop_us))).alias("w"))
+        .groupBy("k", "w")
+        .agg(median("v").alias("median"))
+        .select("k", F.timestamp_micros("w").alias("ws"), "median")
+    )
+    return compare(
+        "(p) pandas UDF (median) over hopping 60 min / 30 min, interval events: vs "
+        "explode of window starts + groupBy + the same UDF",
+        ours,
+        builtin,
+        ours,
+        builtin,
+        repeat,
+    )
 
 
 def pandas_index(events: DataFrame, repeat: int) -> dict:
@@ -893,51 +1253,83 @@ def pandas_index(events: DataFrame, repeat: int) -> dict:
     message with its 9 predecessors (numbered by row_number in our tie order: time, then the
     value), `groupBy(k, anchor)` and the same UDF; full windows only, as index_window gives."""
     median = pandas_median()
-    ours = events.groupBy("k", ew.index_window("ts", -9, 0)).agg(median("v").alias("median")) \
+    ours = (
+        events.groupBy("k", ew.index_window("ts", -9, 0))
+        .agg(median("v").alias("median"))
         .select("k", F.col("window.start").alias("t"), "median")
-    numbered = events.select("k", "ts", "v", F.row_number().over(
-        Window.partitionBy("k").orderBy("ts", "v")).alias("i"))
+    )
+    numbered = events.select(
+        "k", "ts", "v", F.row_number().over(Window.partitionBy("k").orderBy("ts", "v")).alias("i")
+    )
     anchors = numbered.where(F.col("i") >= 10).select(
-        "k", F.col("ts").alias("t"), F.col("i").alias("anchor"))
+        "k", F.col("ts").alias("t"), F.col("i").alias("anchor")
+    )
     members = numbered.select(F.col("k").alias("mk"), F.col("i").alias("mi"), "v")
-    builtin = (anchors.join(members, (F.col("k") == F.col("mk"))
-                            & F.col("mi").between(F.col("anchor") - 9, F.col("anchor")))
-               .groupBy("k", "anchor", "t").agg(median("v").alias("median"))
-               .select("k", "t", "median"))
-    return compare("(q) pandas UDF (median) over index_window(ts, -9, 0): vs a self-join of the "
-                   "last 10 messages + groupBy + the same UDF", ours, builtin, ours, builtin,
-                   repeat)
+    builtin = (
+        anchors.join(
+            members,
+            (F.col("k") == F.col("mk")) & F.col("mi").between(F.col("anchor") - 9, F.col("anchor")),
+        )
+        .groupBy("k", "anchor", "t")
+        .agg(median("v").alias("median"))
+        .select("k", "t", "median")
+    )
+    return compare(
+        "(q) pandas UDF (median) over index_window(ts, -9, 0): vs a self-join of the "
+        "last 10 messages + groupBy + the same UDF",
+        ours,
+        builtin,
+        ours,
+        builtin,
+        repeat,
+    )
 
 
 def main() -> None:
     global WARMUP_SECONDS, MIN_TIME_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
-    parser.add_argument("--cases", default="zabBcdefghijklmnopqrstuvwx",
-                        help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
-                             "d (index), e (relative time), f (count), g (memory, own process), "
-                             "h (SPL sliding), i (dynamic), j (streaming hopping), "
-                             "k (streaming 'changes'), l (time-weighted average), "
-                             "m (sessions over points), n (sessions over intervals), "
-                             "o (SPL tumbling), p (a pandas UDF over hopping windows), "
-                             "q (a pandas UDF over index windows), "
-                             "r (streaming windows over windows), s (calendar days, months), "
-                             "t (cumulating windows over points), "
-                             "u (overlap join), v (point-in-interval join without keys), "
-                             "w (ASOF join), "
-                             "x (the overlap join's growth), "
-                             "z (the floor: shuffle + sort of the inputs of a and b)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="timed runs per query at least (best kept)")
-    parser.add_argument("--min-time", type=float, default=MIN_TIME_SECONDS,
-                        help="seconds the timed runs of a query last at least together")
-    parser.add_argument("--warmup", type=float, default=WARMUP_SECONDS,
-                        help="seconds of untimed runs before each query is timed")
+    parser.add_argument(
+        "--cases",
+        default="zabBcdefghijklmnopqrstuvwx",
+        help="which cases to run: a, b (60 min windows), B (5 min windows), c, "
+        "d (index), e (relative time), f (count), g (memory, own process), "
+        "h (SPL sliding), i (dynamic), j (streaming hopping), "
+        "k (streaming 'changes'), l (time-weighted average), "
+        "m (sessions over points), n (sessions over intervals), "
+        "o (SPL tumbling), p (a pandas UDF over hopping windows), "
+        "q (a pandas UDF over index windows), "
+        "r (streaming windows over windows), s (calendar days, months), "
+        "t (cumulating windows over points), "
+        "u (overlap join), v (point-in-interval join without keys), "
+        "w (ASOF join), "
+        "x (the overlap join's growth), "
+        "z (the floor: shuffle + sort of the inputs of a and b)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed runs per query at least (best kept)"
+    )
+    parser.add_argument(
+        "--min-time",
+        type=float,
+        default=MIN_TIME_SECONDS,
+        help="seconds the timed runs of a query last at least together",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=WARMUP_SECONDS,
+        help="seconds of untimed runs before each query is timed",
+    )
     parser.add_argument("--driver-memory", default="6g")
-    parser.add_argument("--memory-driver-memory", default="512m",
-                        help="the driver memory of case g's process")
-    parser.add_argument("--memory-builtin", action="store_true",
-                        help="case g also times Spark's ROWS frame (slow: minutes)")
+    parser.add_argument(
+        "--memory-driver-memory", default="512m", help="the driver memory of case g's process"
+    )
+    parser.add_argument(
+        "--memory-builtin",
+        action="store_true",
+        help="case g also times Spark's ROWS frame (slow: minutes)",
+    )
     parser.add_argument("--memory-case", type=int, metavar="N", help=argparse.SUPPRESS)
     args = parser.parse_args()
     scale = 10 if args.quick else 1
@@ -969,53 +1361,79 @@ def main() -> None:
     # 1,000,000 interval events in 100 keys over 1,200,000 s, lasting 1 s to 119 s (60 s on
     # average): starts 120 s apart on average in a key, so sessions of a few events.
     session_intervals_events = interval_events(
-        spark, 1_000_000 // scale, 100, 1_200_000 // scale, 60).cache()
+        spark, 1_000_000 // scale, 100, 1_200_000 // scale, 60
+    ).cache()
     # 100,000 interval events in 20 keys over two days, lasting 1 s to 39 min (20 min on
     # average): about 60 values per hopping window of (p). 50,000 point events of (q) in 100 keys.
     pandas_intervals = interval_events(spark, 100_000 // scale, 20, 2 * 86400, 20 * 60).cache()
     pandas_points = point_events(spark, 50_000 // scale, 100, 3600).cache()
     # 2,000,000 point events in 100 keys over 400 days, for the calendar windows of (s).
     calendar_events = point_events(spark, 2_000_000 // scale, 100, 400 * 86400).cache()
-    cases = {"a": lambda: hopping_points(points, args.repeat),
-             "b": lambda: hopping_changes(intervals, "b", 60, args.repeat),
-             "B": lambda: hopping_changes(intervals, "B", 5, args.repeat),
-             "c": lambda: tumbling_points(points, args.repeat),
-             "d": lambda: index_points(points, args.repeat),
-             "e": lambda: relative_time_points(points, args.repeat),
-             "f": lambda: count_points(points, args.repeat),
-             "g": lambda: memory_subprocess(5_000_000 // scale, args.repeat,
-                                            args.memory_driver_memory, args.memory_builtin),
-             "h": lambda: sliding_points(distinct, args.repeat),
-             "i": lambda: dynamic_points(spark, points, args.repeat),
-             "j": lambda: streaming_hopping(spark, points, min(args.repeat, 2)),
-             "k": lambda: streaming_changes(spark, min(args.repeat, 2)),
-             "l": lambda: time_weighted(weighted, args.repeat),
-             "m": lambda: session_points(session_events, args.repeat),
-             "n": lambda: session_intervals(session_intervals_events, args.repeat),
-             "o": lambda: spl_tumbling_points(distinct, args.repeat),
-             "p": lambda: pandas_hopping(pandas_intervals, args.repeat),
-             "q": lambda: pandas_index(pandas_points, args.repeat),
-             "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2)),
-             "s": lambda: calendar_points(calendar_events, args.repeat),
-             "t": lambda: cumulate_points(points, args.repeat),
-             "u": lambda: joins.overlap_join(spark, scale, args.repeat, best_time),
-             "v": lambda: joins.point_in_interval(spark, scale, args.repeat, best_time),
-             "w": lambda: asof.asof_join(spark, scale, args.repeat, best_time),
-             "x": lambda: joins.growth(spark, scale, args.repeat, best_time)}
+    cases = {
+        "a": lambda: hopping_points(points, args.repeat),
+        "b": lambda: hopping_changes(intervals, "b", 60, args.repeat),
+        "B": lambda: hopping_changes(intervals, "B", 5, args.repeat),
+        "c": lambda: tumbling_points(points, args.repeat),
+        "d": lambda: index_points(points, args.repeat),
+        "e": lambda: relative_time_points(points, args.repeat),
+        "f": lambda: count_points(points, args.repeat),
+        "g": lambda: memory_subprocess(
+            5_000_000 // scale, args.repeat, args.memory_driver_memory, args.memory_builtin
+        ),
+        "h": lambda: sliding_points(distinct, args.repeat),
+        "i": lambda: dynamic_points(spark, points, args.repeat),
+        "j": lambda: streaming_hopping(spark, points, min(args.repeat, 2)),
+        "k": lambda: streaming_changes(spark, min(args.repeat, 2)),
+        "l": lambda: time_weighted(weighted, args.repeat),
+        "m": lambda: session_points(session_events, args.repeat),
+        "n": lambda: session_intervals(session_intervals_events, args.repeat),
+        "o": lambda: spl_tumbling_points(distinct, args.repeat),
+        "p": lambda: pandas_hopping(pandas_intervals, args.repeat),
+        "q": lambda: pandas_index(pandas_points, args.repeat),
+        "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2)),
+        "s": lambda: calendar_points(calendar_events, args.repeat),
+        "t": lambda: cumulate_points(points, args.repeat),
+        "u": lambda: joins.overlap_join(spark, scale, args.repeat, best_time),
+        "v": lambda: joins.point_in_interval(spark, scale, args.repeat, best_time),
+        "w": lambda: asof.asof_join(spark, scale, args.repeat, best_time),
+        "x": lambda: joins.growth(spark, scale, args.repeat, best_time),
+    }
     # The input of each batch case whose floor it is measured against: name, events, time.
-    inputs = {"points": (points, "ts"), "intervals": (intervals, "s"),
-              "distinct": (distinct, "ts"), "weighted": (weighted, "s"),
-              "session points": (session_events, "ts"),
-              "session intervals": (session_intervals_events, "s"),
-              "calendar points": (calendar_events, "ts")}
-    input_of = {"a": "points", "b": "intervals", "B": "intervals", "c": "points", "d": "points",
-                "e": "points", "f": "points", "h": "distinct", "i": "points", "l": "weighted",
-                "m": "session points", "n": "session intervals", "o": "distinct",
-                "s": "calendar points", "t": "points"}
+    inputs = {
+        "points": (points, "ts"),
+        "intervals": (intervals, "s"),
+        "distinct": (distinct, "ts"),
+        "weighted": (weighted, "s"),
+        "session points": (session_events, "ts"),
+        "session intervals": (session_intervals_events, "s"),
+        "calendar points": (calendar_events, "ts"),
+    }
+    input_of = {
+        "a": "points",
+        "b": "intervals",
+        "B": "intervals",
+        "c": "points",
+        "d": "points",
+        "e": "points",
+        "f": "points",
+        "h": "distinct",
+        "i": "points",
+        "l": "weighted",
+        "m": "session points",
+        "n": "session intervals",
+        "o": "distinct",
+        "s": "calendar points",
+        "t": "points",
+    }
     cases["z"] = lambda: [
-        {"case": f"(z) floor: shuffle + sort of the {name} of ({case})", "builtin_s": None,
-         "ours_s": floor_time(name, *inputs[name], args.repeat), "ours_rows": None}
-        for name, case in (("points", "a"), ("intervals", "b"))]
+        {
+            "case": f"(z) floor: shuffle + sort of the {name} of ({case})",
+            "builtin_s": None,
+            "ours_s": floor_time(name, *inputs[name], args.repeat),
+            "ours_rows": None,
+        }
+        for name, case in (("points", "a"), ("intervals", "b"))
+    ]
     results = []
     for c in args.cases:
         result = cases[c]()
@@ -1024,12 +1442,17 @@ def main() -> None:
             floor = floor_time(input_of[c], *inputs[input_of[c]], args.repeat)
             for r in result:
                 r["floor_s"] = floor
-                print(f"{r['case']}: {r['ours_s'] / floor:.2f}x the floor of its input "
-                      f"({floor:.2f} s)", flush=True)
+                print(
+                    f"{r['case']}: {r['ours_s'] / floor:.2f}x the floor of its input "
+                    f"({floor:.2f} s)",
+                    flush=True,
+                )
         results.extend(result)
     print()
-    print("| case | Spark built-in | eventwindows | speed-up | eventwindows / floor "
-          "| rows: ours / built-in |")
+    print(
+        "| case | Spark built-in | eventwindows | speed-up | eventwindows / floor "
+        "| rows: ours / built-in |"
+    )
     print("|---|---|---|---|---|---|")
     for r in results:
         to_floor = f"{r['ours_s'] / r['floor_s']:.2f}x" if "floor_s" in r else "-"
@@ -1037,8 +1460,10 @@ def main() -> None:
         if r["builtin_s"] is None:
             print(f"| {r['case']} | - | {r['ours_s']:.2f} s | - | {to_floor} | {ours_rows} / - |")
             continue
-        print(f"| {r['case']} | {r['builtin_s']:.2f} s | {r['ours_s']:.2f} s | "
-              f"{r['ratio']:.1f}x | {to_floor} | {ours_rows} / {r['builtin_rows']:,} |")
+        print(
+            f"| {r['case']} | {r['builtin_s']:.2f} s | {r['ours_s']:.2f} s | "
+            f"{r['ratio']:.1f}x | {to_floor} | {ours_rows} / {r['builtin_rows']:,} |"
+        )
     for note in NOTES:
         print(note)
     spark.stop()

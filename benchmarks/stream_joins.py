@@ -17,6 +17,7 @@ of each query (start to end, one run each: a stream is not repeated), the events
     .venv/bin/python benchmarks/stream_joins.py            # 20,000 events a side, 10 files
     .venv/bin/python benchmarks/stream_joins.py --events 200000 --files 20
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,10 @@ import shutil
 import tempfile
 import time
 
-import eventwindows as ew
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+
+import eventwindows as ew
 
 RULE = "spark.eventwindows.rangeJoin.enabled"
 MAX_SECONDS = 60
@@ -42,14 +44,24 @@ def write_side(spark: SparkSession, path: str, n: int, files: int, seed: int) ->
     def draw(salt: int, below: int):
         return F.pmod(F.xxhash64(F.col("id"), F.lit(seed), F.lit(salt)), F.lit(below))
 
-    events = (spark.range(n).select(
-        draw(0, KEYS).cast("int").alias("k"), F.col("id").alias("v"),
-        draw(1, span * 1_000_000).alias("us"),
-        (1 + draw(2, MAX_SECONDS * 1_000_000 - 1)).alias("len"))
-        .select("k", "v", F.timestamp_micros(F.lit(1_704_067_200_000_000) + F.col("us")).alias("s"),
-                F.timestamp_micros(F.lit(1_704_067_200_000_000) + F.col("us") + F.col("len"))
-                .alias("e"),
-                (F.col("us") * files / (span * 1_000_000)).cast("int").alias("file")))
+    events = (
+        spark.range(n)
+        .select(
+            draw(0, KEYS).cast("int").alias("k"),
+            F.col("id").alias("v"),
+            draw(1, span * 1_000_000).alias("us"),
+            (1 + draw(2, MAX_SECONDS * 1_000_000 - 1)).alias("len"),
+        )
+        .select(
+            "k",
+            "v",
+            F.timestamp_micros(F.lit(1_704_067_200_000_000) + F.col("us")).alias("s"),
+            F.timestamp_micros(F.lit(1_704_067_200_000_000) + F.col("us") + F.col("len")).alias(
+                "e"
+            ),
+            (F.col("us") * files / (span * 1_000_000)).cast("int").alias("file"),
+        )
+    )
     for i in range(files):
         events.where(F.col("file") == i).drop("file").write.mode("append").parquet(path)
         # One file per slice, in order of writing: the file source reads by modification time.
@@ -58,8 +70,9 @@ def write_side(spark: SparkSession, path: str, n: int, files: int, seed: int) ->
 
 def stream(spark: SparkSession, path: str, prefix: str) -> DataFrame:
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(path)
-    return (df.select(*[F.col(c).alias(prefix + c) for c in df.columns])
-            .withWatermark(prefix + "s", "10 seconds"))
+    return df.select(*[F.col(c).alias(prefix + c) for c in df.columns]).withWatermark(
+        prefix + "s", "10 seconds"
+    )
 
 
 def run(name: str, df: DataFrame, checkpoint: str, rule: bool) -> tuple:
@@ -69,14 +82,21 @@ def run(name: str, df: DataFrame, checkpoint: str, rule: bool) -> tuple:
     spark.conf.set(RULE, str(rule).lower())
     try:
         begin = time.perf_counter()
-        query = (df.writeStream.format("memory").queryName(name).outputMode("append")
-                 .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+        query = (
+            df.writeStream.format("memory")
+            .queryName(name)
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination()
         seconds = time.perf_counter() - begin
     finally:
         spark.conf.unset(RULE)
-    count, total = spark.table(name).select(
-        F.count("*"), F.sum(F.hash("av", "bv").cast("long"))).first()
+    count, total = (
+        spark.table(name).select(F.count("*"), F.sum(F.hash("av", "bv").cast("long"))).first()
+    )
     return seconds, count, total
 
 
@@ -85,41 +105,64 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=20_000, help="events per side")
     parser.add_argument("--files", type=int, default=10, help="files (micro-batches) per side")
     args = parser.parse_args()
-    spark = (ew.builder().master("local[2]").config("spark.driver.memory", "4g")
-             .config("spark.sql.shuffle.partitions", "4")
-             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark = (
+        ew.builder()
+        .master("local[2]")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     root = tempfile.mkdtemp(prefix="stream_joins_")
     try:
         write_side(spark, f"{root}/a", args.events, args.files, 1)
         write_side(spark, f"{root}/b", args.events, args.files, 2)
         a, b = stream(spark, f"{root}/a", "l_"), stream(spark, f"{root}/b", "r_")
-        ours = (ew.temporal_join(a.withColumnRenamed("l_k", "k"), b.withColumnRenamed("r_k", "k"),
-                                 "k", left_lifetime=("l_s", "l_e"), right_lifetime=("r_s", "r_e"))
-                .select(F.col("l_v").alias("av"), F.col("r_v").alias("bv")))
+        ours = ew.temporal_join(
+            a.withColumnRenamed("l_k", "k"),
+            b.withColumnRenamed("r_k", "k"),
+            "k",
+            left_lifetime=("l_s", "l_e"),
+            right_lifetime=("r_s", "r_e"),
+        ).select(F.col("l_v").alias("av"), F.col("r_v").alias("bv"))
         bound = f"INTERVAL {MAX_SECONDS} SECONDS"
         spark.conf.set(RULE, "false")
         try:
-            sparks = a.join(b, F.expr(
-                f"l_k = r_k AND l_s < r_e AND r_s < l_e AND l_s > r_s - {bound} "
-                f"AND r_s > l_s - {bound}")).select(F.col("l_v").alias("av"), F.col("r_v").alias("bv"))
+            sparks = a.join(
+                b,
+                F.expr(
+                    f"l_k = r_k AND l_s < r_e AND r_s < l_e AND l_s > r_s - {bound} "
+                    f"AND r_s > l_s - {bound}"
+                ),
+            ).select(F.col("l_v").alias("av"), F.col("r_v").alias("bv"))
         finally:
             spark.conf.unset(RULE)
         results = {}
         for name, df, rule in (("eventwindows", ours, True), ("spark", sparks, False)):
             results[name] = run(f"stream_join_{name}", df, f"{root}/checkpoint_{name}", rule)
-        (t_ours, n_ours, h_ours), (t_spark, n_spark, h_spark) = \
-            results["eventwindows"], results["spark"]
+        (t_ours, n_ours, h_ours), (t_spark, n_spark, h_spark) = (
+            results["eventwindows"],
+            results["spark"],
+        )
         if (n_ours, h_ours) != (n_spark, h_spark):
-            raise SystemExit(f"different rows: eventwindows {n_ours} rows (hash {h_ours}), "
-                             f"Spark {n_spark} rows (hash {h_spark})")
+            raise SystemExit(
+                f"different rows: eventwindows {n_ours} rows (hash {h_ours}), "
+                f"Spark {n_spark} rows (hash {h_spark})"
+            )
         events = 2 * args.events
-        print(f"stream-stream temporal join, {args.events:,} events a side in {args.files} "
-              f"micro-batches, {n_ours:,} rows (same rows, hash {h_ours})")
-        print(f"  eventwindows (transformWithState): {t_ours:7.1f} s  {events / t_ours:10,.0f} "
-              "events/s")
-        print(f"  Spark stream-stream join (bounded): {t_spark:7.1f} s  "
-              f"{events / t_spark:10,.0f} events/s")
+        print(
+            f"stream-stream temporal join, {args.events:,} events a side in {args.files} "
+            f"micro-batches, {n_ours:,} rows (same rows, hash {h_ours})"
+        )
+        print(
+            f"  eventwindows (transformWithState): {t_ours:7.1f} s  {events / t_ours:10,.0f} "
+            "events/s"
+        )
+        print(
+            f"  Spark stream-stream join (bounded): {t_spark:7.1f} s  "
+            f"{events / t_spark:10,.0f} events/s"
+        )
         print(f"  ratio (Spark / eventwindows): {t_spark / t_ours:.2f}")
     finally:
         shutil.rmtree(root, ignore_errors=True)

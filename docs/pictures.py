@@ -14,6 +14,7 @@ windows' real results): run ``.venv/bin/python docs/pictures.py`` from the repos
   over out-of-order temperatures (IBM Streams SPL's example): the tuple at 16.0 leaves before
   older ones.
 """
+
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -41,15 +42,26 @@ def hopping_changes(spark):
     )
 
     def hopping(output):
-        return events.groupBy(ew.hopping_window(
-            "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-            output=output, end="e")).agg(F.count("*").alias("count"))
+        return events.groupBy(
+            ew.hopping_window(
+                "s",
+                "5 seconds",
+                "2 seconds",
+                alignment="2012-03-15 12:00:00",
+                output=output,
+                end="e",
+            )
+        ).agg(F.count("*").alias("count"))
 
     return ew.plot(
-        events, "s", "e", value="payload",
+        events,
+        "s",
+        "e",
+        value="payload",
         windows={"'window'": hopping("window"), "'changes'": hopping("changes")},
         labels=["count"],
-        title="Hopping windows of 5 s every 2 s: one row per window, or one per change")
+        title="Hopping windows of 5 s every 2 s: one row per window, or one per change",
+    )
 
 
 def count_window_ties(spark):
@@ -59,25 +71,43 @@ def count_window_ties(spark):
         "ts timestamp, v bigint",
     )
     windows = readings.groupBy(ew.count_window("ts", 2)).agg(
-        F.count("*").alias("count"), F.sum("v").alias("sum"))
-    return ew.plot(readings, "ts", value="v", windows=windows, labels=["count", "sum"],
-                   title="count_window(ts, 2): two distinct start times each; the two events "
-                         "at 3 s count as one")
+        F.count("*").alias("count"), F.sum("v").alias("sum")
+    )
+    return ew.plot(
+        readings,
+        "ts",
+        value="v",
+        windows=windows,
+        labels=["count", "sum"],
+        title="count_window(ts, 2): two distinct start times each; the two events "
+        "at 3 s count as one",
+    )
 
 
 def calendar_days(spark):
     readings = spark.createDataFrame(
-        [(datetime(2024, 3, 30, 12), 1.0), (datetime(2024, 3, 30, 22, 30), 2.0),
-         (datetime(2024, 3, 31, 12), 4.0), (datetime(2024, 3, 31, 21, 30), 8.0),
-         (datetime(2024, 3, 31, 22, 30), 16.0), (datetime(2024, 4, 1, 8), 32.0)],
+        [
+            (datetime(2024, 3, 30, 12), 1.0),
+            (datetime(2024, 3, 30, 22, 30), 2.0),
+            (datetime(2024, 3, 31, 12), 4.0),
+            (datetime(2024, 3, 31, 21, 30), 8.0),
+            (datetime(2024, 3, 31, 22, 30), 16.0),
+            (datetime(2024, 4, 1, 8), 32.0),
+        ],
         "ts timestamp, kwh double",
     )
-    windows = readings.groupBy(
-        ew.tumbling_window("ts", "1 day", time_zone="Europe/Berlin")).agg(
-        F.count("*").alias("n"), F.sum("kwh").alias("kwh"))
-    return ew.plot(readings, "ts", value="kwh", windows=windows, labels=["n", "kwh"],
-                   title="tumbling_window(ts, '1 day', time_zone => 'Europe/Berlin'), in UTC: "
-                         "31 March lasts 23 hours")
+    windows = readings.groupBy(ew.tumbling_window("ts", "1 day", time_zone="Europe/Berlin")).agg(
+        F.count("*").alias("n"), F.sum("kwh").alias("kwh")
+    )
+    return ew.plot(
+        readings,
+        "ts",
+        value="kwh",
+        windows=windows,
+        labels=["n", "kwh"],
+        title="tumbling_window(ts, '1 day', time_zone => 'Europe/Berlin'), in UTC: "
+        "31 March lasts 23 hours",
+    )
 
 
 def sliding_delta_eviction(spark):
@@ -88,30 +118,45 @@ def sliding_delta_eviction(spark):
         "ts timestamp, temperature double",
     )
     windows = readings.groupBy(ew.sliding_window("ts", ew.spl.delta("temperature", 1.5))).agg(
-        F.collect_list("temperature").alias("tuples"))
-    return ew.plot(readings, "ts", value="temperature", windows=windows, labels=["tuples"],
-                   title="sliding_window(ts, 'delta(temperature, 1.5)'): 17.6 evicts 16.0 only, "
-                         "14.0 evicts nothing")
+        F.collect_list("temperature").alias("tuples")
+    )
+    return ew.plot(
+        readings,
+        "ts",
+        value="temperature",
+        windows=windows,
+        labels=["tuples"],
+        title="sliding_window(ts, 'delta(temperature, 1.5)'): 17.6 evicts 16.0 only, "
+        "14.0 evicts nothing",
+    )
 
 
 def cumulate_month_daily(spark):
     sales = spark.createDataFrame(
-        [(datetime(2024, 2, 3, 10), 5), (datetime(2024, 2, 10, 9), 7),
-         (datetime(2024, 2, 10, 16), 1), (datetime(2024, 2, 25, 12), 3)],
+        [
+            (datetime(2024, 2, 3, 10), 5),
+            (datetime(2024, 2, 10, 9), 7),
+            (datetime(2024, 2, 10, 16), 1),
+            (datetime(2024, 2, 25, 12), 3),
+        ],
         "ts timestamp, amount bigint",
     )
 
     def cumulate(output):
-        return sales.groupBy(ew.cumulate_window(
-            "ts", "1 day", "1 month", output=output, time_zone="Europe/Berlin")).agg(
-            F.sum("amount").alias("sum"))
+        return sales.groupBy(
+            ew.cumulate_window("ts", "1 day", "1 month", output=output, time_zone="Europe/Berlin")
+        ).agg(F.sum("amount").alias("sum"))
 
     return ew.plot(
-        sales, "ts", value="amount",
+        sales,
+        "ts",
+        value="amount",
         windows={"'window'": cumulate("window"), "'changes'": cumulate("changes")},
-        labels=["sum"], figsize=(11, 9),
+        labels=["sum"],
+        figsize=(11, 9),
         title="cumulate_window(ts, '1 day', '1 month', time_zone => 'Europe/Berlin'): "
-              "February so far, every day, or one row per change")
+        "February so far, every day, or one row per change",
+    )
 
 
 PICTURES = {

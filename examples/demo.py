@@ -11,6 +11,7 @@
 Run it with ``bin/demo`` (which sets up first), or ``.venv/bin/python examples/demo.py`` once set
 up.
 """
+
 import textwrap
 from datetime import datetime, timedelta
 
@@ -71,8 +72,10 @@ events = spark.createDataFrame(
 )
 events.createOrReplaceTempView("events")
 
-heading('The events of "Taming Hopping Windows" (the StreamInsight team\'s blog post), as the view '
-        '`events`: lifetimes [s, e); e0 has no end (open-ended: it lasts to the end of time)')
+heading(
+    'The events of "Taming Hopping Windows" (the StreamInsight team\'s blog post), as the view '
+    "`events`: lifetimes [s, e); e0 has no end (open-ended: it lasts to the end of time)"
+)
 events.show(truncate=False)
 
 changes = sql(
@@ -88,8 +91,10 @@ changes = sql(
     ORDER BY window.start
     """,
 )
-print("Its plan: the lifetimes snapped to the windows' intervals (adjust_start_time, "
-      "adjust_end_time), feeding a snapshot window:")
+print(
+    "Its plan: the lifetimes snapped to the windows' intervals (adjust_start_time, "
+    "adjust_end_time), feeding a snapshot window:"
+)
 changes.explain()
 
 python(
@@ -111,8 +116,10 @@ python(
 )
 
 readings = spark.createDataFrame(
-    [(day + timedelta(seconds=t), temp) for t, temp in
-     [(0, 17.1), (1, 16.4), (2, 16.0), (4, 17.6), (5, 14.0), (5, 14.5), (9, 15.0)]],
+    [
+        (day + timedelta(seconds=t), temp)
+        for t, temp in [(0, 17.1), (1, 16.4), (2, 16.0), (4, 17.6), (5, 14.0), (5, 14.5), (9, 15.0)]
+    ],
     "ts timestamp, temperature double",
 )
 heading("Temperature readings, point events (two at 00:00:05), as the DataFrame `readings`")
@@ -156,7 +163,8 @@ python(
 
 alerts = spark.createDataFrame(
     [("a1", day + timedelta(seconds=1)), ("a2", day + timedelta(seconds=7))],
-    "alert string, t timestamp")
+    "alert string, t timestamp",
+)
 heading("Alerts, as the DataFrame `alerts`")
 alerts.show(truncate=False)
 python(

@@ -10,6 +10,7 @@
  *                 (bin/pyspark-jars extracts them to target/pyspark-jars/<release>)
  */
 case class SparkLine(line: String, spark: String, scala: String, fromPyPI: Boolean = false) {
+
   /** The sbt project of the line: `spark40` for 4.0. */
   def project: String = "spark" + line.replace(".", "")
 

@@ -20,7 +20,8 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 @pytest.fixture(scope="session")
 def spark():
     session = configured(
-        eventwindows.builder().master("local[2]").appName("eventwindows-tests")).getOrCreate()
+        eventwindows.builder().master("local[2]").appName("eventwindows-tests")
+    ).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -35,13 +36,16 @@ SMOKE_PYSPARK = os.environ.get("EVENTWINDOWS_SMOKE_PYSPARK")
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)")
+        "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)"
+    )
     config.addinivalue_line(
-        "markers", "slow: left out of the quick tier (bin/test --quick, `pytest -m 'not slow'`)")
+        "markers", "slow: left out of the quick tier (bin/test --quick, `pytest -m 'not slow'`)"
+    )
     # The tests and the docs' examples write the current call forms: a deprecated one is an error
     # (test_signatures checks the old forms with pytest.warns).
     config.addinivalue_line(
-        "filterwarnings", "error:.*is deprecated. pass the end as a keyword:FutureWarning")
+        "filterwarnings", "error:.*is deprecated. pass the end as a keyword:FutureWarning"
+    )
 
 
 # ----------------------------------------------------------------------------------------------

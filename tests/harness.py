@@ -4,6 +4,7 @@ queries that run many window calls over one input at once.
 
 The reference implementations themselves are in the ``reference`` package beside this module.
 """
+
 import calendar
 import contextlib
 import datetime
@@ -80,16 +81,22 @@ def child_result(script, what, env=None):
     fails later does: a broken jar or package must not pass as a skip. (A Spark line that lacks a
     feature skips its tests at collection, naming the feature: ``pytest.mark.skipif``.)"""
     env = dict(os.environ if env is None else env, PYTHONUNBUFFERED="1")
-    proc = subprocess.run([sys.executable, os.path.abspath(script)], env=env,
-                          capture_output=True, text=True, timeout=CHILD_TIMEOUT_SECONDS)
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT_SECONDS,
+    )
     lines = proc.stdout.splitlines()
     if proc.returncode == CANNOT_START:
         reason = next((line for line in lines if line.startswith("CANNOT_START")), "")
         pytest.fail(f"cannot start {what}: {reason}\n{proc.stderr[-6000:]}", pytrace=False)
-    results = [line[len("RESULT "):] for line in lines if line.startswith("RESULT ")]
+    results = [line[len("RESULT ") :] for line in lines if line.startswith("RESULT ")]
     assert proc.returncode == 0 and results, (
         f"{what} child failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
-        f"{proc.stderr[-6000:]}")
+        f"{proc.stderr[-6000:]}"
+    )
     return json.loads(results[-1])
 
 
@@ -167,10 +174,12 @@ def plain(row, sequence=tuple):
 
 def sort_key(row):
     """Sorts rows that may hold ``None`` (keys, aggregates), tuples and lists of such."""
+
     def part(x):
         if isinstance(x, (tuple, list)):
             return (1, tuple(part(y) for y in x))
         return (0, 0) if x is None else (1, x)
+
     return tuple(part(x) for x in row)
 
 
@@ -242,8 +251,14 @@ def run_stream(frame, out, checkpoint):
     """Runs the streaming `frame` in append mode into Parquet files under `out` over every file
     its source has (a file sink resumes from its checkpoint; a memory sink in append mode does
     not); returns the query."""
-    query = (frame.writeStream.format("parquet").option("path", str(out)).outputMode("append")
-             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query = (
+        frame.writeStream.format("parquet")
+        .option("path", str(out))
+        .outputMode("append")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
     return query
 
@@ -256,9 +271,19 @@ ONE_TICK, EMPTY, OPEN = "one tick", "empty", "open-ended"
 an empty lifetime (end = start: in no window) and an open-ended one (a NULL end)."""
 
 
-def random_interval_rows(rng, n_cases, lifetimes, times=((-30, 30),), values=((-20, 20),),
-                         scale=1, jitter=(), max_events=25, small_cases=0.6, null_values=0.1,
-                         null_starts=0.05):
+def random_interval_rows(
+    rng,
+    n_cases,
+    lifetimes,
+    times=((-30, 30),),
+    values=((-20, 20),),
+    scale=1,
+    jitter=(),
+    max_events=25,
+    small_cases=0.6,
+    null_values=0.1,
+    null_starts=0.05,
+):
     """Rows (c, k, s, e, v) of n_cases random cases of interval events.
 
     Each case has 1-3 keys (NULL among them), a range of times and a range of values, drawn from
@@ -325,8 +350,11 @@ def one_big_key_rows(rng, span, open_ended, one_tick, max_length, n=400):
     for _ in range(n):
         s = rng.randint(-span, span)
         r = rng.random()
-        e = None if r < open_ended else s + (1 if r < open_ended + one_tick
-                                             else rng.randint(1, max_length))
+        e = (
+            None
+            if r < open_ended
+            else s + (1 if r < open_ended + one_tick else rng.randint(1, max_length))
+        )
         rows.append((0, 1, s, e, rng.randint(-1000, 1000)))
     return rows
 
@@ -345,8 +373,17 @@ def next_attribute(rng, x, style):
     return rng.randint(-4, 4)
 
 
-def spl_random_rows(rng, n_cases, max_len=12, gaps=None, base=0, scale=1, jitter=(),
-                    attribute=lambda x: x, punctuation=False):
+def spl_random_rows(
+    rng,
+    n_cases,
+    max_len=12,
+    gaps=None,
+    base=0,
+    scale=1,
+    jitter=(),
+    attribute=lambda x: x,
+    punctuation=False,
+):
     """Rows (c, k, o, v, a, b), and with `punctuation` (c, k, o, v, a, b, p), of n_cases random
     cases: per case 1-3 keys (NULL among them), per key up to max_len tuples at strictly
     increasing orders base + gaps (times scale, plus one of jitter now and then), or in some cases
@@ -368,8 +405,9 @@ def spl_random_rows(rng, n_cases, max_len=12, gaps=None, base=0, scale=1, jitter
             tied_values = set()
             for i in range(rng.randint(1, max_len)):
                 if i and ties and rng.random() < 0.3:
-                    v = rng.choice([x for x in [None] + list(range(-9, 10))
-                                    if x not in tied_values])
+                    v = rng.choice(
+                        [x for x in [None] + list(range(-9, 10)) if x not in tied_values]
+                    )
                 else:
                     if i:
                         o += rng.choice(case_gaps) * scale
@@ -418,8 +456,10 @@ def source_of(time, values="v"):
     if time == "bigint":
         return "{view}"
     cast = "TIMESTAMP" if time == "timestamp" else "TIMESTAMP_NTZ"
-    return (f"(SELECT c, k, CAST(timestamp_micros(s) AS {cast}) AS s, "
-            f"CAST(timestamp_micros(e) AS {cast}) AS e, {values} FROM {{view}})")
+    return (
+        f"(SELECT c, k, CAST(timestamp_micros(s) AS {cast}) AS s, "
+        f"CAST(timestamp_micros(e) AS {cast}) AS e, {values} FROM {{view}})"
+    )
 
 
 def grouped_calls(spark, rows, schema, calls, select, source="{view}", sequence=tuple):
@@ -435,7 +475,8 @@ def grouped_calls(spark, rows, schema, calls, select, source="{view}", sequence=
         frm = source.format(view=view)
         query = "\nUNION ALL ".join(
             f"SELECT {i} AS q, c, k, {select} FROM {frm} GROUP BY c, k, {call}"
-            for i, call in enumerate(calls))
+            for i, call in enumerate(calls)
+        )
         result = spark.sql(query).collect()
     out = [[] for _ in calls]
     for r in result:

@@ -3,8 +3,8 @@ against pandas' `merge_asof` on random inputs with ties, every direction, with a
 tolerance, exact matches and keys; against a brute-force reference (checked against pandas
 here too) for NULLs and times at both ends of the BIGINT line; the plan (one merge, no window
 function); bad arguments; and `ew.to_signal` on a hand-worked case."""
+
 import datetime
-import itertools
 import random
 
 import pandas as pd
@@ -12,7 +12,7 @@ import pytest
 
 import eventwindows as ew
 
-BIGINT_MIN, BIGINT_MAX = -(2 ** 63), 2 ** 63 - 1
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 DIRECTIONS = ["backward", "forward", "nearest"]
 
 
@@ -22,10 +22,18 @@ def brute_force(left, right, keyed, direction, tolerance, exact):
     backward at equal distance). Python ints: no overflow at the ends of the line."""
     out = []
     for k, t, x in left:
+
         def candidates(accept):
-            return [(rt, -1 if rk is None else rk, y) for rk, rt, y in right
-                    if t is not None and rt is not None and (not keyed or (k is not None and rk == k))
-                    and accept(rt) and (tolerance is None or abs(rt - t) <= tolerance)]
+            return [
+                (rt, -1 if rk is None else rk, y)
+                for rk, rt, y in right
+                if t is not None
+                and rt is not None
+                and (not keyed or (k is not None and rk == k))
+                and accept(rt)
+                and (tolerance is None or abs(rt - t) <= tolerance)
+            ]
+
         back = candidates(lambda rt: rt < t or (exact and rt == t))
         fwd = candidates(lambda rt: rt > t or (exact and rt == t))
         b = max(back) if back else None  # the greatest time, then the greatest y
@@ -45,8 +53,16 @@ def with_pandas(left, right, keyed, direction, tolerance, exact):
     and last among ties are ours (Spark orders ties by the right side's other columns)."""
     lf = pd.DataFrame(left, columns=["k", "t", "x"]).sort_values("t", kind="mergesort")
     rf = pd.DataFrame(right, columns=["k", "t", "y"]).sort_values(["t", "k", "y"], kind="mergesort")
-    merged = pd.merge_asof(lf, rf, on="t", by="k" if keyed else None, direction=direction,
-                           tolerance=tolerance, allow_exact_matches=exact, suffixes=("", "_r"))
+    merged = pd.merge_asof(
+        lf,
+        rf,
+        on="t",
+        by="k" if keyed else None,
+        direction=direction,
+        tolerance=tolerance,
+        allow_exact_matches=exact,
+        suffixes=("", "_r"),
+    )
     rows = []
     for r in merged.itertuples(index=False):
         y = None if pd.isna(r.y) else int(r.y)
@@ -57,8 +73,16 @@ def with_pandas(left, right, keyed, direction, tolerance, exact):
 def run(spark, left, right, keyed, direction, tolerance, exact):
     lt = spark.createDataFrame(left, "k int, t bigint, x int")
     rt = spark.createDataFrame(right, "k int, t bigint, y int")
-    joined = ew.asof_join(lt, rt, "k" if keyed else None, "t", "t", direction=direction,
-                          tolerance=tolerance, allow_exact_matches=exact)
+    joined = ew.asof_join(
+        lt,
+        rt,
+        "k" if keyed else None,
+        "t",
+        "t",
+        direction=direction,
+        tolerance=tolerance,
+        allow_exact_matches=exact,
+    )
     if not keyed:
         joined = joined.drop("k_r") if "k_r" in joined.columns else joined
     rows = joined.collect()
@@ -87,75 +111,142 @@ def test_random_against_pandas(spark):
     rng = random.Random(44)
     left = random_rows(rng, 60, lambda r: r.randrange(40))
     right = random_rows(rng, 50, lambda r: r.randrange(40))
-    cases = [(True, d, tol, exact) for d in DIRECTIONS for tol in (None, 2) for exact in (True, False)]
-    cases += [(False, d, tol, exact) for d, tol, exact in
-              [("backward", None, True), ("forward", 3, False), ("nearest", None, False),
-               ("nearest", 1, True)]]
+    cases = [
+        (True, d, tol, exact) for d in DIRECTIONS for tol in (None, 2) for exact in (True, False)
+    ]
+    cases += [
+        (False, d, tol, exact)
+        for d, tol, exact in [
+            ("backward", None, True),
+            ("forward", 3, False),
+            ("nearest", None, False),
+            ("nearest", 1, True),
+        ]
+    ]
     for keyed, direction, tolerance, exact in cases:
         expected = with_pandas(left, right, keyed, direction, tolerance, exact)
         assert brute_force(left, right, keyed, direction, tolerance, exact) == expected
-        assert run(spark, left, right, keyed, direction, tolerance, exact) == expected, \
-            (keyed, direction, tolerance, exact)
+        assert run(spark, left, right, keyed, direction, tolerance, exact) == expected, (
+            keyed,
+            direction,
+            tolerance,
+            exact,
+        )
 
 
 def test_nulls_and_both_ends_of_the_line(spark):
     """Times near both ends of BIGINT (distances beyond BIGINT), NULL keys and times on both
     sides: NULLs match nothing, a left row with one is kept with NULLs."""
     rng = random.Random(7)
-    ends = lambda r: r.choice([BIGINT_MIN + r.randrange(6), BIGINT_MAX - r.randrange(6), r.randrange(-3, 3)])
+    ends = lambda r: r.choice(
+        [BIGINT_MIN + r.randrange(6), BIGINT_MAX - r.randrange(6), r.randrange(-3, 3)]
+    )
     left = random_rows(rng, 50, ends, nulls=True)
     right = random_rows(rng, 40, ends, nulls=True)
     for keyed, direction, tolerance, exact in [
-            (True, "backward", None, True), (True, "forward", None, False),
-            (True, "nearest", None, True), (False, "nearest", BIGINT_MAX, False),
-            (True, "backward", 3, True)]:
-        assert run(spark, left, right, keyed, direction, tolerance, exact) == \
-            brute_force(left, right, keyed, direction, tolerance, exact), (keyed, direction)
+        (True, "backward", None, True),
+        (True, "forward", None, False),
+        (True, "nearest", None, True),
+        (False, "nearest", BIGINT_MAX, False),
+        (True, "backward", 3, True),
+    ]:
+        assert run(spark, left, right, keyed, direction, tolerance, exact) == brute_force(
+            left, right, keyed, direction, tolerance, exact
+        ), (keyed, direction)
 
 
 def test_sql_timestamps_and_the_plan(spark):
     """The SQL form over timestamps with an interval tolerance; the plan is one AsofJoin over
     two sorts, no window function and no other join."""
-    trades = spark.createDataFrame([
-        ("a", datetime.datetime(2024, 1, 1, 9, 0, 2), 1),
-        ("a", datetime.datetime(2024, 1, 1, 9, 0, 9), 2),
-        ("b", datetime.datetime(2024, 1, 1, 9, 0, 3), 3)], "sym string, ts timestamp, qty int")
-    quotes = spark.createDataFrame([
-        ("a", datetime.datetime(2024, 1, 1, 9, 0, 1), 10.0),
-        ("a", datetime.datetime(2024, 1, 1, 9, 0, 5), 11.0),
-        ("b", datetime.datetime(2024, 1, 1, 9, 0, 4), 20.0)], "sym string, qt timestamp, bid double")
+    trades = spark.createDataFrame(
+        [
+            ("a", datetime.datetime(2024, 1, 1, 9, 0, 2), 1),
+            ("a", datetime.datetime(2024, 1, 1, 9, 0, 9), 2),
+            ("b", datetime.datetime(2024, 1, 1, 9, 0, 3), 3),
+        ],
+        "sym string, ts timestamp, qty int",
+    )
+    quotes = spark.createDataFrame(
+        [
+            ("a", datetime.datetime(2024, 1, 1, 9, 0, 1), 10.0),
+            ("a", datetime.datetime(2024, 1, 1, 9, 0, 5), 11.0),
+            ("b", datetime.datetime(2024, 1, 1, 9, 0, 4), 20.0),
+        ],
+        "sym string, qt timestamp, bid double",
+    )
     trades.createOrReplaceTempView("asof_trades")
     quotes.createOrReplaceTempView("asof_quotes")
-    query = ("SELECT sym, qty, bid, qt FROM asof_join(TABLE(asof_trades), TABLE(asof_quotes), "
-             "'ts', 'qt', 'sym', 'backward', '3 seconds') ORDER BY qty")
+    query = (
+        "SELECT sym, qty, bid, qt FROM asof_join(TABLE(asof_trades), TABLE(asof_quotes), "
+        "'ts', 'qt', 'sym', 'backward', '3 seconds') ORDER BY qty"
+    )
     rows = [tuple(r) for r in spark.sql(query).collect()]
-    assert rows == [("a", 1, 10.0, datetime.datetime(2024, 1, 1, 9, 0, 1)),
-                    ("a", 2, None, None),  # 9:00:05 is 4 seconds back
-                    ("b", 3, None, None)]
+    assert rows == [
+        ("a", 1, 10.0, datetime.datetime(2024, 1, 1, 9, 0, 1)),
+        ("a", 2, None, None),  # 9:00:05 is 4 seconds back
+        ("b", 3, None, None),
+    ]
     plan = spark.sql(query)._jdf.queryExecution().executedPlan().toString()
     assert "AsofJoin backward, keys (sym) = (sym), times ts and qt, tolerance 3000000" in plan
     assert "Window" not in plan and "SortMergeJoin" not in plan and "BroadcastHashJoin" not in plan
-    nearest = ew.asof_join(trades, quotes, "sym", "ts", "qt", direction="nearest",
-                           tolerance=datetime.timedelta(seconds=1))
+    nearest = ew.asof_join(
+        trades,
+        quotes,
+        "sym",
+        "ts",
+        "qt",
+        direction="nearest",
+        tolerance=datetime.timedelta(seconds=1),
+    )
     assert sorted((r.qty, r.bid) for r in nearest.collect()) == [(1, 10.0), (2, None), (3, 20.0)]
 
 
-@pytest.mark.parametrize("call, error, words", [
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "t", direction="closest"), ValueError, "`direction`"),
-    (lambda l, r: ew.asof_join(l, r, "nope", "t", "t"), ValueError, "`on` names no column of the left"),
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "y"), ValueError, "`right_time` names no column"),
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "t", tolerance=-1), ValueError, "`tolerance`"),
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "t", tolerance=1.5), TypeError, "`tolerance`"),
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "t", allow_exact_matches=1), TypeError, "`allow_exact_matches`"),
-    (lambda l, r: ew.asof_join(l, r, 3, "t", "t"), TypeError, "`on`"),
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "t", tolerance="2 seconds").collect(), Exception,
-     "asof_join: `tolerance` must be an integer number of ticks for BIGINT time"),
-    (lambda l, r: ew.asof_join(l, r, "k", "t", "x").collect(), Exception,
-     "asof_join: `right_time` must be TIMESTAMP, TIMESTAMP_NTZ or an integral type, got STRING"),
-    (lambda l, r: ew.asof_join(l, r.withColumn("k", r.k.cast("string")), "k", "t", "t").collect(),
-     Exception, "asof_join: `on` key 'k' is INT in the left table and STRING in the right"),
-    (lambda l, r: ew.to_signal(l, "t", tolerance="1 second"), TypeError, "`tolerance`"),
-])
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (
+            lambda l, r: ew.asof_join(l, r, "k", "t", "t", direction="closest"),
+            ValueError,
+            "`direction`",
+        ),
+        (
+            lambda l, r: ew.asof_join(l, r, "nope", "t", "t"),
+            ValueError,
+            "`on` names no column of the left",
+        ),
+        (
+            lambda l, r: ew.asof_join(l, r, "k", "t", "y"),
+            ValueError,
+            "`right_time` names no column",
+        ),
+        (lambda l, r: ew.asof_join(l, r, "k", "t", "t", tolerance=-1), ValueError, "`tolerance`"),
+        (lambda l, r: ew.asof_join(l, r, "k", "t", "t", tolerance=1.5), TypeError, "`tolerance`"),
+        (
+            lambda l, r: ew.asof_join(l, r, "k", "t", "t", allow_exact_matches=1),
+            TypeError,
+            "`allow_exact_matches`",
+        ),
+        (lambda l, r: ew.asof_join(l, r, 3, "t", "t"), TypeError, "`on`"),
+        (
+            lambda l, r: ew.asof_join(l, r, "k", "t", "t", tolerance="2 seconds").collect(),
+            Exception,
+            "asof_join: `tolerance` must be an integer number of ticks for BIGINT time",
+        ),
+        (
+            lambda l, r: ew.asof_join(l, r, "k", "t", "x").collect(),
+            Exception,
+            "asof_join: `right_time` must be TIMESTAMP, TIMESTAMP_NTZ or an integral type, got STRING",
+        ),
+        (
+            lambda l, r: ew.asof_join(
+                l, r.withColumn("k", r.k.cast("string")), "k", "t", "t"
+            ).collect(),
+            Exception,
+            "asof_join: `on` key 'k' is INT in the left table and STRING in the right",
+        ),
+        (lambda l, r: ew.to_signal(l, "t", tolerance="1 second"), TypeError, "`tolerance`"),
+    ],
+)
 def test_bad_arguments(spark, call, error, words):
     left = spark.createDataFrame([(1, 1, "a")], "k int, t bigint, x string")
     right = spark.createDataFrame([(1, 1, "b")], "k int, t bigint, x string")
@@ -167,12 +258,25 @@ def test_bad_arguments(spark, call, error, words):
 def test_to_signal(spark):
     """Each point event lasts until the next one of its key, at most the tolerance; the last
     one of a key until the tolerance, or open-ended."""
-    points = spark.createDataFrame([("a", 1, 10), ("a", 4, 11), ("a", 20, 12), ("b", 2, 20)],
-                                   "k string, t bigint, v int")
+    points = spark.createDataFrame(
+        [("a", 1, 10), ("a", 4, 11), ("a", 20, 12), ("b", 2, 20)], "k string, t bigint, v int"
+    )
     rows = lambda df: sorted((r.k, r.start, r.end) for r in df.collect())
-    assert rows(ew.to_signal(points, "t", on="k")) == \
-        [("a", 1, 4), ("a", 4, 20), ("a", 20, None), ("b", 2, None)]
-    assert rows(ew.to_signal(points, "t", on="k", tolerance=5)) == \
-        [("a", 1, 4), ("a", 4, 9), ("a", 20, 25), ("b", 2, 7)]
-    assert rows(ew.to_signal(points, "t")) == \
-        [("a", 1, 2), ("a", 4, 20), ("a", 20, None), ("b", 2, 4)]
+    assert rows(ew.to_signal(points, "t", on="k")) == [
+        ("a", 1, 4),
+        ("a", 4, 20),
+        ("a", 20, None),
+        ("b", 2, None),
+    ]
+    assert rows(ew.to_signal(points, "t", on="k", tolerance=5)) == [
+        ("a", 1, 4),
+        ("a", 4, 9),
+        ("a", 20, 25),
+        ("b", 2, 7),
+    ]
+    assert rows(ew.to_signal(points, "t")) == [
+        ("a", 1, 2),
+        ("a", 4, 20),
+        ("a", 20, None),
+        ("b", 2, 4),
+    ]

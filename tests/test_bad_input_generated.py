@@ -9,6 +9,7 @@ The calls of one function and one time type run in one query when they analyze: 
 the calls' counts, watched by a timer that cancels Spark's jobs if they do not end in time (a
 hang fails the test instead of the run).
 """
+
 import json
 import re
 import threading
@@ -22,12 +23,12 @@ from eventwindows.functions._documentation import SQL_FUNCTIONS
 
 EVENTS = {
     "bigint": "SELECT * FROM VALUES (1, 1L, 3L, 10L, 'a', true), (1, 2L, 2L, 20L, 'b', false), "
-              "(2, 5L, 9L, 30L, 'c', true), (2, 6L, NULL, NULL, NULL, NULL) "
-              "AS ev(k, s, e, v, str, flag)",
+    "(2, 5L, 9L, 30L, 'c', true), (2, 6L, NULL, NULL, NULL, NULL) "
+    "AS ev(k, s, e, v, str, flag)",
     "timestamp": "SELECT k, timestamp_micros(s) AS s, timestamp_micros(e) AS e, v, str, flag "
-                 "FROM VALUES (1, 1L, 3L, 10L, 'a', true), (1, 2L, 2L, 20L, 'b', false), "
-                 "(2, 5L, 9L, 30L, 'c', true), (2, 6L, NULL, NULL, NULL, NULL) "
-                 "AS ev(k, s, e, v, str, flag)",
+    "FROM VALUES (1, 1L, 3L, 10L, 'a', true), (1, 2L, 2L, 20L, 'b', false), "
+    "(2, 5L, 9L, 30L, 'c', true), (2, 6L, NULL, NULL, NULL, NULL) "
+    "AS ev(k, s, e, v, str, flag)",
 }
 
 #: A valid call of every window function, per time type; its arguments are replaced in turn.
@@ -48,10 +49,21 @@ WINDOWS = {
     ],
     "timestamp": [
         ("hopping_window", ["s", "e", "'4 seconds'", "'2 seconds'", "'1 second'", "'changes'"]),
-        ("tumbling_window", ["s", "e", "INTERVAL 4 SECONDS", "'2024-01-01 00:00:00'", "'window'",
-                             "TIMESTAMP '1970-01-01 00:00:10'"]),
-        ("cumulate_window", ["s", "e", "'1 day'", "'1 month'", "NULL", "'changes'", "NULL",
-                             "'Europe/Berlin'"]),
+        (
+            "tumbling_window",
+            [
+                "s",
+                "e",
+                "INTERVAL 4 SECONDS",
+                "'2024-01-01 00:00:00'",
+                "'window'",
+                "TIMESTAMP '1970-01-01 00:00:10'",
+            ],
+        ),
+        (
+            "cumulate_window",
+            ["s", "e", "'1 day'", "'1 month'", "NULL", "'changes'", "NULL", "'Europe/Berlin'"],
+        ),
         ("snapshot_window", ["s", "e"]),
         ("count_window", ["s", "e", "2"]),
         ("index_window", ["s", "NULL", "1"]),
@@ -82,10 +94,24 @@ CLIPPED = [
 
 #: What replaces an argument: wrong types, NULL, columns, extremes, malformed text.
 VARIANTS = [
-    "NULL", "v", "str", "'x'", "1.5D", "true", "0L", "-1L", "9223372036854775807L",
-    "-9223372036854775807L - 1L", "TIMESTAMP '0001-01-01 00:00:00'", "INTERVAL 1 MONTH",
-    "'200000000 days'", "array(1L)", "'count(0)'", "'delta(, 1)'",
-    "'count(9223372036854775808)'", "'[['",
+    "NULL",
+    "v",
+    "str",
+    "'x'",
+    "1.5D",
+    "true",
+    "0L",
+    "-1L",
+    "9223372036854775807L",
+    "-9223372036854775807L - 1L",
+    "TIMESTAMP '0001-01-01 00:00:00'",
+    "INTERVAL 1 MONTH",
+    "'200000000 days'",
+    "array(1L)",
+    "'count(0)'",
+    "'delta(, 1)'",
+    "'count(9223372036854775808)'",
+    "'[['",
 ]
 
 TIMEOUT_SECONDS = 120
@@ -94,12 +120,14 @@ TIMEOUT_SECONDS = 120
 def calls(function, arguments):
     """Every call of `function` with one argument replaced by a variant, and with one argument
     fewer and one more than the valid call."""
-    out = [f"{function}({', '.join(arguments)})",
-           f"{function}({', '.join(arguments[:1])})",
-           f"{function}({', '.join(arguments + ['1L'])})"]
+    out = [
+        f"{function}({', '.join(arguments)})",
+        f"{function}({', '.join(arguments[:1])})",
+        f"{function}({', '.join(arguments + ['1L'])})",
+    ]
     for i in range(len(arguments)):
         for variant in VARIANTS:
-            out.append(f"{function}({', '.join(arguments[:i] + [variant] + arguments[i + 1:])})")
+            out.append(f"{function}({', '.join(arguments[:i] + [variant] + arguments[i + 1 :])})")
     return out
 
 
@@ -118,14 +146,20 @@ def outcome(spark, query):
         assert e.getCondition() is not None, (query, str(e)[:2000])
         return "run time: " + str(e)
     except Py4JJavaError as e:
-        pytest.fail(f"a bare JVM error (or a hang, cancelled after {TIMEOUT_SECONDS} s) for\n"
-                    f"{query}\n{str(e)[:2000]}")
+        pytest.fail(
+            f"a bare JVM error (or a hang, cancelled after {TIMEOUT_SECONDS} s) for\n"
+            f"{query}\n{str(e)[:2000]}"
+        )
     finally:
         timer.cancel()
 
 
-CONDITIONS = json.loads((Path(__file__).resolve().parent.parent / "jvm/src/main/resources/error/"
-                         "eventwindows-error-conditions.json").read_text())
+CONDITIONS = json.loads(
+    (
+        Path(__file__).resolve().parent.parent / "jvm/src/main/resources/error/"
+        "eventwindows-error-conditions.json"
+    ).read_text()
+)
 """The error conditions of eventwindows, with their SQLSTATEs."""
 
 
@@ -159,8 +193,10 @@ def check_all(spark, function, queries):
         except Py4JJavaError as e:
             pytest.fail(f"a bare JVM error at analysis for\n{query}\n{str(e)[:2000]}")
     assert analyzed, "the valid call must analyze"
-    union = " UNION ALL ".join(f"SELECT {i} AS q, CAST(r AS STRING) AS r FROM ({q}) AS t(r)"
-                               for i, q in enumerate(analyzed))
+    union = " UNION ALL ".join(
+        f"SELECT {i} AS q, CAST(r AS STRING) AS r FROM ({q}) AS t(r)"
+        for i, q in enumerate(analyzed)
+    )
     if outcome(spark, union) != "ok":
         for query in analyzed:
             check(function, query, outcome(spark, query))
@@ -169,10 +205,14 @@ def check_all(spark, function, queries):
 def test_every_sql_function_has_a_generated_call():
     """The calls above cover every SQL function the extension registers but its table functions
     (TABLE arguments: test_bad_input): a new function fails here until it has its valid call."""
-    listed = ({f for calls in WINDOWS.values() for f, _ in calls}
-              | {f for f, _ in SCALARS} | {f for f, _ in CLIPPED})
-    assert listed == {name for name, texts in SQL_FUNCTIONS.items()
-                      if texts["group"] != "table_funcs"}
+    listed = (
+        {f for calls in WINDOWS.values() for f, _ in calls}
+        | {f for f, _ in SCALARS}
+        | {f for f, _ in CLIPPED}
+    )
+    assert listed == {
+        name for name, texts in SQL_FUNCTIONS.items() if texts["group"] != "table_funcs"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -188,20 +228,36 @@ def views(spark):
     spark.conf.set("spark.sql.shuffle.partitions", partitions)
 
 
-@pytest.mark.parametrize("time, function, arguments",
-                         [(t, f, a) for t, windows in WINDOWS.items() for f, a in windows],
-                         ids=lambda x: x if isinstance(x, str) else None)
+@pytest.mark.parametrize(
+    "time, function, arguments",
+    [(t, f, a) for t, windows in WINDOWS.items() for f, a in windows],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
 def test_every_bad_window_call_is_clear(spark, views, time, function, arguments):
-    check_all(spark, function, [f"SELECT count(*) FROM generated_{time} GROUP BY k, {call}"
-                                for call in calls(function, arguments)])
+    check_all(
+        spark,
+        function,
+        [
+            f"SELECT count(*) FROM generated_{time} GROUP BY k, {call}"
+            for call in calls(function, arguments)
+        ],
+    )
 
 
-@pytest.mark.parametrize("function, arguments", SCALARS,
-                         ids=lambda x: x if isinstance(x, str) else None)
+@pytest.mark.parametrize(
+    "function, arguments", SCALARS, ids=lambda x: x if isinstance(x, str) else None
+)
 def test_every_bad_scalar_call_is_clear(spark, views, function, arguments):
     # As strings: times before the year 1 have no Python datetime.
-    check_all(spark, function, [f"SELECT max(CAST({call} AS STRING)) FROM generated_{time}"
-                                for time in EVENTS for call in calls(function, arguments)])
+    check_all(
+        spark,
+        function,
+        [
+            f"SELECT max(CAST({call} AS STRING)) FROM generated_{time}"
+            for time in EVENTS
+            for call in calls(function, arguments)
+        ],
+    )
 
 
 @pytest.mark.parametrize("time", list(WINDOWS))
@@ -212,10 +268,14 @@ def test_every_bad_clipped_call_is_clear(spark, views, time):
     for function, arguments in CLIPPED:
         valid = f"{function}({', '.join(arguments)})"
         wrapped = (lambda c: c) if arguments else (lambda c: f"max({c})")
-        queries += [f"SELECT {wrapped(call)} FROM generated_{time} GROUP BY k, {windows[0]}"
-                    for call in dict.fromkeys(calls(function, arguments))]
-        queries += [f"SELECT {wrapped(valid)} FROM generated_{time} GROUP BY k, {window}"
-                    for window in windows[1:]]
+        queries += [
+            f"SELECT {wrapped(call)} FROM generated_{time} GROUP BY k, {windows[0]}"
+            for call in dict.fromkeys(calls(function, arguments))
+        ]
+        queries += [
+            f"SELECT {wrapped(valid)} FROM generated_{time} GROUP BY k, {window}"
+            for window in windows[1:]
+        ]
     check_all(spark, tuple(function for function, _ in CLIPPED), queries)
 
 
@@ -237,13 +297,27 @@ def test_every_pandas_udf_call_is_clear(spark, views, time):
 
     spark.udf.register("generated_mean", generated_mean)
     spark.udf.register("generated_plus_one", generated_plus_one)
-    selects = ["generated_mean(v)", "generated_mean(v), count(*), max(str)",
-               "generated_mean(CAST(clipped_end() AS BIGINT))"]
-    bad = ["generated_plus_one(v)", "generated_mean(window.start)",
-           "generated_mean(v) FILTER (WHERE flag)", "max(generated_mean(v))",
-           "generated_mean(v), collect_list(map(k, v))", "generated_mean(generated_plus_one(v))"]
+    selects = [
+        "generated_mean(v)",
+        "generated_mean(v), count(*), max(str)",
+        "generated_mean(CAST(clipped_end() AS BIGINT))",
+    ]
+    bad = [
+        "generated_plus_one(v)",
+        "generated_mean(window.start)",
+        "generated_mean(v) FILTER (WHERE flag)",
+        "max(generated_mean(v))",
+        "generated_mean(v), collect_list(map(k, v))",
+        "generated_mean(generated_plus_one(v))",
+    ]
     for i, (function, arguments) in enumerate(WINDOWS[time]):
         window = f"{function}({', '.join(arguments)})"
         # A run-time error (a NULL delta attribute, say) names the window function.
-        check_all(spark, function, [f"SELECT {select} FROM generated_{time} GROUP BY k, {window}"
-                                    for select in selects + (bad if i == 0 else [])])
+        check_all(
+            spark,
+            function,
+            [
+                f"SELECT {select} FROM generated_{time} GROUP BY k, {window}"
+                for select in selects + (bad if i == 0 else [])
+            ],
+        )

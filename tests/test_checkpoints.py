@@ -2,14 +2,15 @@
 ``checkpoints/cases.py``) is the checkpoint of a streaming query after its first micro-batches;
 this build continues it over the rest, and the rows of both runs are those of one uninterrupted
 run, each a row of the batch query."""
+
 import json
 import os
 import shutil
 
 import pyspark
 import pytest
-
 from checkpoints import cases
+
 from harness import plain
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkpoints")
@@ -28,11 +29,16 @@ def _version(text):
 def test_a_checkpoint_of_the_previous_release_restarts_and_continues(spark, tmp_path, case):
     release = _release(case)
     if _version(pyspark.__version__) < _version(release["pyspark"]):
-        pytest.skip(f"the fixture's checkpoint was written by Spark {release['pyspark']}, which "
-                    f"Spark {pyspark.__version__} cannot be expected to read")
+        pytest.skip(
+            f"the fixture's checkpoint was written by Spark {release['pyspark']}, which "
+            f"Spark {pyspark.__version__} cannot be expected to read"
+        )
     # The earlier release's checkpoint after the first part; this build runs the second part.
-    shutil.copytree(os.path.join(FIXTURES, case), tmp_path / "checkpoint",
-                    ignore=shutil.ignore_patterns("release.json"))
+    shutil.copytree(
+        os.path.join(FIXTURES, case),
+        tmp_path / "checkpoint",
+        ignore=shutil.ignore_patterns("release.json"),
+    )
     cases.relocate(tmp_path / "checkpoint", cases.FOLDER, str(tmp_path))
     cases.write_part(tmp_path / "restored", 2)
     restored = cases.run(spark, case, tmp_path / "restored", tmp_path / "checkpoint")

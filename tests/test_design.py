@@ -1,6 +1,7 @@
 """docs/DESIGN.md stays a design read in minutes, and true as the code changes: at most 20 KB, and
 every class, member and file it names in backticks exists in the tree (Spark's own names are
 written without backticks). Its map of packages is checked by test_layout."""
+
 import os
 import re
 from pathlib import Path
@@ -56,7 +57,8 @@ def missing_names(text, declared, paths, scala_text):
         if CLASS_LIKE.fullmatch(name):
             owner, *members = name.split(".")
             if owner not in declared or any(
-                    not re.search(rf"\b{re.escape(m)}\b", declared[owner]) for m in members):
+                not re.search(rf"\b{re.escape(m)}\b", declared[owner]) for m in members
+            ):
                 missing.append(name)
         elif MEMBER_LIKE.fullmatch(name):
             if not re.search(rf"\b{name}\b", scala_text):
@@ -76,22 +78,33 @@ def test_design_is_at_most_20_kb():
     size = len(DESIGN.read_bytes())
     assert size <= MAX_BYTES, (
         f"docs/DESIGN.md has {size} bytes, more than {MAX_BYTES}: put what belongs to one class "
-        "into its Scaladoc and what belongs to users into their page of docs/")
+        "into its Scaladoc and what belongs to users into their page of docs/"
+    )
 
 
 def test_every_name_in_design_exists():
     sources = scala_sources()
-    missing = missing_names(DESIGN.read_text(), declarations(sources), tree_paths(),
-                            "\n".join(sources.values()))
+    missing = missing_names(
+        DESIGN.read_text(), declarations(sources), tree_paths(), "\n".join(sources.values())
+    )
     assert not missing, "docs/DESIGN.md names what the tree lacks: " + ", ".join(missing)
 
 
 def test_the_name_check_sees_a_missing_name():
     declared = {"WindowFamily": "trait WindowFamily { def onStreams = 1 }"}
-    paths = {"jvm/src/main/scala/io/eventwindows/plans/WindowFamily.scala", "tests/test_docs.py",
-             "jvm/src/main/spark-4.2/scala"}
-    text = ("`WindowFamily.onStreams` `WindowFamily.offStreams` `NoSuchFamily` `onStreams` "
-            "`plans/WindowFamily.scala` `plans/NoSuch.scala` `jvm/src/main/spark-<line>/scala` "
-            "`test_docs` `test_nothing` `'changes'` `window.start` `*Exec`")
+    paths = {
+        "jvm/src/main/scala/io/eventwindows/plans/WindowFamily.scala",
+        "tests/test_docs.py",
+        "jvm/src/main/spark-4.2/scala",
+    }
+    text = (
+        "`WindowFamily.onStreams` `WindowFamily.offStreams` `NoSuchFamily` `onStreams` "
+        "`plans/WindowFamily.scala` `plans/NoSuch.scala` `jvm/src/main/spark-<line>/scala` "
+        "`test_docs` `test_nothing` `'changes'` `window.start` `*Exec`"
+    )
     assert missing_names(text, declared, paths, declared["WindowFamily"]) == [
-        "NoSuchFamily", "WindowFamily.offStreams", "plans/NoSuch.scala", "test_nothing"]
+        "NoSuchFamily",
+        "WindowFamily.offStreams",
+        "plans/NoSuch.scala",
+        "test_nothing",
+    ]

@@ -13,6 +13,7 @@ A ```text block right after such a block (nothing but blank lines between) is th
 test compares them: exactly when the example orders its rows (ORDER BY, orderBy), else as the same
 lines in any order. A doc that drifts from the code fails here. ```bash blocks are commands, not
 run here (test_spark_submit runs the README's spark-submit command)."""
+
 import ast
 import contextlib
 import io
@@ -32,7 +33,8 @@ from eventwindows.functions._documentation import SQL_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md"] + sorted(
-    p for p in (ROOT / "docs").glob("*.md") if p.name != "DESIGN.md")
+    p for p in (ROOT / "docs").glob("*.md") if p.name != "DESIGN.md"
+)
 
 RUN = {"sql", "python", "python program"}
 LANGUAGES = RUN | {"text", "bash"}
@@ -64,9 +66,10 @@ def blocks(page):
     for match in FENCE.finditer(text):
         language = match.group(1).strip()
         line = text.count("\n", 0, match.start()) + 1
-        if language == "text" and found and not text[end:match.start()].strip():
-            assert found[-1].language in RUN and found[-1].output is None, \
+        if language == "text" and found and not text[end : match.start()].strip():
+            assert found[-1].language in RUN and found[-1].output is None, (
                 f"{page.name}:{line}: a text block after {found[-1]}"
+            )
             found[-1].output = match.group(2)
         else:
             found.append(Block(page, line, language, match.group(2)))
@@ -106,9 +109,14 @@ def run_python(scope, block):
 def run_program(block, tmp_path):
     program = tmp_path / "example.py"
     program.write_text(block.code)
-    result = subprocess.run([sys.executable, str(program)], cwd=tmp_path, capture_output=True,
-                            text=True, env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(program)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+        timeout=300,
+    )
     assert result.returncode == 0, f"{block}\n{result.stderr[-3000:]}"
     return result.stdout
 
@@ -177,9 +185,15 @@ def test_relative_links_lead_to_files_and_headings():
                 assert anchor in {slug(h) for h in headings}, f"{page.name}: no heading #{anchor}"
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(page, marks=[pytest.mark.smoke] if page.name in SMOKE else [])
-    for page in PAGES if any(b.language in RUN for b in blocks(page))], ids=page_id)
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(page, marks=[pytest.mark.smoke] if page.name in SMOKE else [])
+        for page in PAGES
+        if any(b.language in RUN for b in blocks(page))
+    ],
+    ids=page_id,
+)
 def test_the_examples_of_the_page_run_as_written(spark, page, tmp_path):
     examples = [b for b in blocks(page) if b.language in RUN]
     views = {t.name for t in spark.catalog.listTables() if t.isTemporary}

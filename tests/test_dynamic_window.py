@@ -10,6 +10,7 @@ comments of that file are known to be right before its ``.out`` is generated).
 Random cases run batched: each case has its own id ``c``, used as an ``on`` key next to the case's
 key ``k`` (which may be NULL), so one query per parametrization covers many cases.
 """
+
 import functools
 import itertools
 import os
@@ -26,14 +27,29 @@ from reference import dynamic as refd
 
 MESSAGES = "c INT, k INT, t BIGINT, v BIGINT"
 ANCHORS = "c INT, k INT, id INT, s BIGINT, e BIGINT"
-GOLDEN = os.path.join(os.path.dirname(__file__), os.pardir, "jvm", "src", "test", "resources",
-                      "sql-tests", "inputs", "anchor_window.sql")
+GOLDEN = os.path.join(
+    os.path.dirname(__file__),
+    os.pardir,
+    "jvm",
+    "src",
+    "test",
+    "resources",
+    "sql-tests",
+    "inputs",
+    "anchor_window.sql",
+)
 
 
 def aggregates():
     """The aggregates the reference computes, in its order."""
-    return [F.count("*").alias("n"), F.count("v").alias("nv"), F.sum("v").alias("total"),
-            F.min("v").alias("lo"), F.max("v").alias("hi"), F.collect_list("v").alias("vs")]
+    return [
+        F.count("*").alias("n"),
+        F.count("v").alias("nv"),
+        F.sum("v").alias("total"),
+        F.min("v").alias("lo"),
+        F.max("v").alias("hi"),
+        F.collect_list("v").alias("vs"),
+    ]
 
 
 AGGREGATE_NAMES = ["n", "nv", "total", "lo", "hi", "vs"]
@@ -83,35 +99,54 @@ def test_psi_clock_example(spark):
          1.3 -> 16   2.0 -> 32   2.05 -> 64   2.7 -> 128   NULL -> 512 (skipped)
     """
     base = micros(BASE)
-    offsets = [(-0.7, 256), (0.1, 1), (0.4, 2), (0.5, 4), (1.2, 8), (1.3, 16), (2.0, 32),
-               (2.05, 64), (2.7, 128)]
+    offsets = [
+        (-0.7, 256),
+        (0.1, 1),
+        (0.4, 2),
+        (0.5, 4),
+        (1.2, 8),
+        (1.3, 16),
+        (2.0, 32),
+        (2.05, 64),
+        (2.7, 128),
+    ]
     rows = [(base + round(o * 1_000_000), v) for o, v in offsets] + [(None, 512)]
     messages = spark.createDataFrame(rows, "us BIGINT, v BIGINT").select(
-        F.timestamp_micros("us").alias("time"), "v")
+        F.timestamp_micros("us").alias("time"), "v"
+    )
     clock = spark.range(8).select(
         F.col("id").alias("tick"),
-        F.timestamp_micros(F.lit(base) + F.col("id") * 500_000).alias("t"))
-    result = (dynamic_window(clock, messages, "time",
-                             start="t - INTERVAL '0.5' SECOND",
-                             end=F.col("t") + F.expr("INTERVAL 500 MILLISECONDS"))
-              .agg(F.count("*").alias("n"), F.sum("v").alias("total"),
-                   F.collect_list("v").alias("vs")))
+        F.timestamp_micros(F.lit(base) + F.col("id") * 500_000).alias("t"),
+    )
+    result = dynamic_window(
+        clock,
+        messages,
+        "time",
+        start="t - INTERVAL '0.5' SECOND",
+        end=F.col("t") + F.expr("INTERVAL 500 MILLISECONDS"),
+    ).agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.collect_list("v").alias("vs"))
     assert result.columns == ["tick", "t", "window", "n", "total", "vs"]
-    got = sorted(plain(r, list) for r in result.select(
-        "tick",
-        ((F.unix_micros("t") - base) / 1e6).alias("t"),
-        ((F.unix_micros("window.start") - base) / 1e6).alias("start"),
-        ((F.unix_micros("window.end") - base) / 1e6).alias("end"),
-        "n", "total", "vs").collect())
+    got = sorted(
+        plain(r, list)
+        for r in result.select(
+            "tick",
+            ((F.unix_micros("t") - base) / 1e6).alias("t"),
+            ((F.unix_micros("window.start") - base) / 1e6).alias("start"),
+            ((F.unix_micros("window.end") - base) / 1e6).alias("end"),
+            "n",
+            "total",
+            "vs",
+        ).collect()
+    )
     assert got == [
         (0, 0.0, -0.5, 0.5, 3, 7, [1, 2, 4]),
         (1, 0.5, 0.0, 1.0, 3, 7, [1, 2, 4]),
-        (2, 1.0, 0.5, 1.5, 3, 28, [4, 8, 16]),         # 0.5 is on both ends of windows
+        (2, 1.0, 0.5, 1.5, 3, 28, [4, 8, 16]),  # 0.5 is on both ends of windows
         (3, 1.5, 1.0, 2.0, 3, 56, [8, 16, 32]),
         (4, 2.0, 1.5, 2.5, 2, 96, [32, 64]),
         (5, 2.5, 2.0, 3.0, 3, 224, [32, 64, 128]),
         (6, 3.0, 2.5, 3.5, 1, 128, [128]),
-        (7, 3.5, 3.0, 4.0, 0, None, []),               # after the data: a row all the same
+        (7, 3.5, 3.0, 4.0, 0, None, []),  # after the data: a row all the same
     ]
 
 
@@ -122,14 +157,20 @@ BOUNDS_MESSAGES = [(0, 1), (2, 2), (3, 4), (5, 8), (9, 16)]
 BOUNDS_ANCHORS = [("a", 2, 5), ("b", 5, 5), ("c", 4, 4), ("d", 0, 9)]
 # id -> (count, sum, collect_list)
 BOUNDS_EXPECTED = {
-    "[]": {"a": (3, 14, [2, 4, 8]), "b": (1, 8, [8]), "c": (0, None, []),
-           "d": (5, 31, [1, 2, 4, 8, 16])},
-    "[)": {"a": (2, 6, [2, 4]), "b": (0, None, []), "c": (0, None, []),
-           "d": (4, 15, [1, 2, 4, 8])},
-    "(]": {"a": (2, 12, [4, 8]), "b": (0, None, []), "c": (0, None, []),
-           "d": (4, 30, [2, 4, 8, 16])},
-    "()": {"a": (1, 4, [4]), "b": (0, None, []), "c": (0, None, []),
-           "d": (3, 14, [2, 4, 8])},
+    "[]": {
+        "a": (3, 14, [2, 4, 8]),
+        "b": (1, 8, [8]),
+        "c": (0, None, []),
+        "d": (5, 31, [1, 2, 4, 8, 16]),
+    },
+    "[)": {"a": (2, 6, [2, 4]), "b": (0, None, []), "c": (0, None, []), "d": (4, 15, [1, 2, 4, 8])},
+    "(]": {
+        "a": (2, 12, [4, 8]),
+        "b": (0, None, []),
+        "c": (0, None, []),
+        "d": (4, 30, [2, 4, 8, 16]),
+    },
+    "()": {"a": (1, 4, [4]), "b": (0, None, []), "c": (0, None, []), "d": (3, 14, [2, 4, 8])},
 }
 
 
@@ -139,18 +180,26 @@ def test_bounds_by_hand(spark):
     anchors = spark.createDataFrame(BOUNDS_ANCHORS, "id STRING, s BIGINT, e BIGINT")
     results = []
     for bounds in refd.BOUNDS:
-        window = (dynamic_window(anchors, messages, "ts", "s", "e") if bounds == "[]" else
-                  dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds))
-        results.append(window.agg(
-            F.count("*").alias("n"), F.sum("v").alias("total"), F.collect_list("v").alias("vs"))
-            .select(F.lit(bounds).alias("b"), "id", "n", "total", "vs"))
+        window = (
+            dynamic_window(anchors, messages, "ts", "s", "e")
+            if bounds == "[]"
+            else dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
+        )
+        results.append(
+            window.agg(
+                F.count("*").alias("n"), F.sum("v").alias("total"), F.collect_list("v").alias("vs")
+            ).select(F.lit(bounds).alias("b"), "id", "n", "total", "vs")
+        )
     got = {b: {} for b in refd.BOUNDS}
     for r in functools.reduce(lambda x, y: x.unionByName(y), results).collect():
         got[r[0]][r[1]] = (r[2], r[3], list(r[4]))
     assert got == BOUNDS_EXPECTED
     for bounds in refd.BOUNDS:
-        expected = refd.dynamic_window([(None, s, e, (i,)) for i, s, e in BOUNDS_ANCHORS],
-                                       [(None, t, v) for t, v in BOUNDS_MESSAGES], bounds)
+        expected = refd.dynamic_window(
+            [(None, s, e, (i,)) for i, s, e in BOUNDS_ANCHORS],
+            [(None, t, v) for t, v in BOUNDS_MESSAGES],
+            bounds,
+        )
         assert {r[0]: (r[3], r[5], r[8]) for r in expected} == BOUNDS_EXPECTED[bounds]
 
 
@@ -211,8 +260,11 @@ def random_cases(rng, n_cases, t_lo=0, t_hi=25, scale=1, extremes=True):
                 s, e = rng.choice(intervals)
             elif r < 0.68 and intervals:
                 s0, e0 = rng.choice(intervals)
-                s, e = (e0, e0 + rng.randint(0, 8) * scale) if rng.random() < 0.5 else (
-                    s0 - rng.randint(0, 8) * scale, s0)
+                s, e = (
+                    (e0, e0 + rng.randint(0, 8) * scale)
+                    if rng.random() < 0.5
+                    else (s0 - rng.randint(0, 8) * scale, s0)
+                )
             elif r < 0.78:
                 s = e = point()
             elif r < 0.86:
@@ -222,8 +274,9 @@ def random_cases(rng, n_cases, t_lo=0, t_hi=25, scale=1, extremes=True):
                 s = (t_hi + rng.randint(1, 10)) * scale
                 e = s + rng.randint(0, 10) * scale
             elif extremes:
-                s, e = rng.choice([(BIGINT_MIN, BIGINT_MAX), (BIGINT_MIN, point()),
-                                   (point(), BIGINT_MAX)])
+                s, e = rng.choice(
+                    [(BIGINT_MIN, BIGINT_MAX), (BIGINT_MIN, point()), (point(), BIGINT_MAX)]
+                )
             else:
                 s = point()
                 e = s + scale
@@ -236,16 +289,28 @@ def random_cases(rng, n_cases, t_lo=0, t_hi=25, scale=1, extremes=True):
 
 
 def reference_of(messages, anchors, bounds, on=True):
-    """The reference's rows: (c, k, id, s, e, window start, window end, n, nv, total, lo, hi, vs).
-    """
+    """The reference's rows: (c, k, id, s, e, window start, window end, n, nv, total, lo, hi, vs)."""
+
     def key(c, k):
         return (c, k) if on else ()
-    return refd.dynamic_window([(key(c, k), s, e, (c, k, i, s, e)) for c, k, i, s, e in anchors],
-                               [(key(c, k), t, v) for c, k, t, v in messages], bounds)
+
+    return refd.dynamic_window(
+        [(key(c, k), s, e, (c, k, i, s, e)) for c, k, i, s, e in anchors],
+        [(key(c, k), t, v) for c, k, t, v in messages],
+        bounds,
+    )
 
 
-def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
-               names=AGGREGATE_NAMES, anchors_as="list"):
+def run_random(
+    spark,
+    messages,
+    anchors,
+    bounds,
+    time="bigint",
+    on=("c", "k"),
+    names=AGGREGATE_NAMES,
+    anchors_as="list",
+):
     """dynamic_window over the random rows, with the aggregates of `names` (a prefix of
     AGGREGATE_NAMES); rows shaped as reference_of's (without the aggregates left out), times in
     ticks. The anchors are, by `anchors_as`: "list", a Python list (Spark cannot size it);
@@ -254,29 +319,42 @@ def run_random(spark, messages, anchors, bounds, time="bigint", on=("c", "k"),
     m = spark.createDataFrame(messages, MESSAGES)
     a = spark.createDataFrame(anchors, ANCHORS)
     if time == "bigint":
+
         def ticks(col):
             return F.col(col)
     else:
+
         def to_time(col):
             ts = F.timestamp_micros(col)
             return (ts if time == "timestamp" else ts.cast("timestamp_ntz")).alias(col)
+
         m = m.select("c", "k", to_time("t"), "v")
         a = a.select("c", "k", "id", to_time("s"), to_time("e"))
 
         def ticks(col):
             return F.unix_micros(F.col(col).cast("timestamp"))
+
     if anchors_as == "cached":
         a = a.cache()
         a.count()
-    result = dynamic_window(a, m, "t", "s", "e", on=list(on) if on else None,
-                            bounds=bounds).agg(*aggregates()[:len(names)])
+    result = dynamic_window(a, m, "t", "s", "e", on=list(on) if on else None, bounds=bounds).agg(
+        *aggregates()[: len(names)]
+    )
     assert result.columns == ["c", "k", "id", "s", "e", "window", *names]
     threshold = "spark.sql.autoBroadcastJoinThreshold"
     if anchors_as == "unbroadcast":
         spark.conf.set(threshold, "-1")
     try:
-        rows = result.select("c", "k", "id", ticks("s"), ticks("e"), ticks("window.start"),
-                             ticks("window.end"), *names).collect()
+        rows = result.select(
+            "c",
+            "k",
+            "id",
+            ticks("s"),
+            ticks("e"),
+            ticks("window.start"),
+            ticks("window.end"),
+            *names,
+        ).collect()
     finally:
         if anchors_as == "unbroadcast":
             spark.conf.unset(threshold)
@@ -295,8 +373,10 @@ def assert_same(actual, expected, messages, anchors):
     for r in expected:
         by_id.setdefault(r[2], [None, None])[1] = r
     bad_cases = {r[0] for r in actual + expected if by_id[r[2]][0] != by_id[r[2]][1]}
-    sizes = {c: sum(1 for m in messages if m[0] == c) + sum(1 for a in anchors if a[0] == c)
-             for c in bad_cases}
+    sizes = {
+        c: sum(1 for m in messages if m[0] == c) + sum(1 for a in anchors if a[0] == c)
+        for c in bad_cases
+    }
     c = min(bad_cases, key=lambda x: (sizes[x], x)) if bad_cases else None
     lines = [
         f"{len(actual)} rows, reference {len(expected)}; cases differing: {sorted(bad_cases)}; "
@@ -321,8 +401,9 @@ def coverage(expected):
     assert any(r[7] > r[8] for r in expected), "no window holding a NULL value"
 
 
-@pytest.mark.parametrize("bounds", [pytest.param(refd.BOUNDS[0], marks=pytest.mark.smoke),
-                                    *refd.BOUNDS[1:]])
+@pytest.mark.parametrize(
+    "bounds", [pytest.param(refd.BOUNDS[0], marks=pytest.mark.smoke), *refd.BOUNDS[1:]]
+)
 def test_random_bigint(spark, bounds):
     rng = random.Random(f"dynamic-bigint-{bounds}")
     messages, anchors = random_cases(rng, 24)
@@ -332,8 +413,9 @@ def test_random_bigint(spark, bounds):
     assert_same(actual, expected, messages, anchors)
 
 
-@pytest.mark.parametrize("time, bounds", [("timestamp", "[]"), ("timestamp", "(]"),
-                                          ("timestamp_ntz", "[)")])
+@pytest.mark.parametrize(
+    "time, bounds", [("timestamp", "[]"), ("timestamp", "(]"), ("timestamp_ntz", "[)")]
+)
 def test_random_timestamp(spark, time, bounds):
     """TIMESTAMP (and TIMESTAMP_NTZ) time: whole seconds around 1969-12-31 23:59:50 (negative
     microseconds too), so ends land on message times."""
@@ -349,8 +431,11 @@ def test_random_timestamp(spark, time, bounds):
 
 
 @pytest.mark.parametrize("bounds", refd.BOUNDS)
-@pytest.mark.parametrize("anchors_as", ["cached", "list", "unbroadcast"],
-                         ids=["broadcast-slices", "measured", "time-slices"])
+@pytest.mark.parametrize(
+    "anchors_as",
+    ["cached", "list", "unbroadcast"],
+    ids=["broadcast-slices", "measured", "time-slices"],
+)
 def test_random_sliced(spark, bounds, anchors_as):
     """Order-insensitive aggregates (no collect_list) fold the messages into slices before the
     shuffle: between the anchors' interval ends when the anchors are small enough to broadcast
@@ -376,8 +461,10 @@ def test_random_at_the_ends_of_the_line(spark, bounds, side):
     messages, anchors = random_cases(rng, 16, extremes=False)
 
     def moved(t):
-        return min(max(t + (BIGINT_MIN + 10 if side == "start" else BIGINT_MAX - 20), BIGINT_MIN),
-                   BIGINT_MAX)
+        return min(
+            max(t + (BIGINT_MIN + 10 if side == "start" else BIGINT_MAX - 20), BIGINT_MIN),
+            BIGINT_MAX,
+        )
 
     messages = [(c, k, None if t is None else moved(t), v) for c, k, t, v in messages]
     anchors = [(c, k, i, moved(s), moved(e)) for c, k, i, s, e in anchors]
@@ -398,10 +485,17 @@ def test_random_without_on_keys(spark, sliced):
     messages, anchors = random_cases(rng, 4)
     expected = reference_of(messages, anchors, "[]", on=False)
     names = AGGREGATE_NAMES[:-1] if sliced else AGGREGATE_NAMES
-    expected = refd.sort_rows(r[:len(r) - len(AGGREGATE_NAMES) + len(names)] for r in expected)
+    expected = refd.sort_rows(r[: len(r) - len(AGGREGATE_NAMES) + len(names)] for r in expected)
     coverage(expected)
-    actual = run_random(spark, messages, anchors, "[]", on=None, names=names,
-                        anchors_as="cached" if sliced else "list")
+    actual = run_random(
+        spark,
+        messages,
+        anchors,
+        "[]",
+        on=None,
+        names=names,
+        anchors_as="cached" if sliced else "list",
+    )
     assert_same(actual, expected, messages, anchors)
 
 
@@ -412,51 +506,88 @@ def test_random_without_on_keys(spark, sliced):
 def test_identical_anchor_rows_each_get_a_row(spark):
     """One row per anchor *row*: equal anchors (same columns, same interval) are not merged."""
     messages = spark.createDataFrame([(1, 1), (2, 2)], "ts BIGINT, v BIGINT")
-    anchors = spark.createDataFrame([("x", 0, 2), ("x", 0, 2), ("x", 0, 2), ("y", 5, 6)],
-                                    "id STRING, s BIGINT, e BIGINT")
-    got = sorted(plain(r, list) for r in dynamic_window(anchors, messages, "ts", "s", "e")
-                 .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-                 .select("id", "n", "total").collect())
+    anchors = spark.createDataFrame(
+        [("x", 0, 2), ("x", 0, 2), ("x", 0, 2), ("y", 5, 6)], "id STRING, s BIGINT, e BIGINT"
+    )
+    got = sorted(
+        plain(r, list)
+        for r in dynamic_window(anchors, messages, "ts", "s", "e")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select("id", "n", "total")
+        .collect()
+    )
     assert got == [("x", 2, 3), ("x", 2, 3), ("x", 2, 3), ("y", 0, None)]
 
 
 def test_near_extreme_bigint_times(spark):
     """Messages and interval ends next to the ends of BIGINT time (the ends themselves: below),
     the four bounds in one job."""
-    message_rows = [(BIGINT_MIN, 1), (BIGINT_MIN + 1, 2), (0, 4), (BIGINT_MAX - 2, 8),
-                    (BIGINT_MAX - 1, 16)]
-    anchor_rows = [(1, BIGINT_MIN, BIGINT_MAX), (2, BIGINT_MIN, BIGINT_MIN + 1),
-                   (3, BIGINT_MAX - 2, BIGINT_MAX), (4, BIGINT_MIN, 0), (5, 0, BIGINT_MAX),
-                   (6, BIGINT_MAX - 1, BIGINT_MAX - 1), (7, BIGINT_MIN + 1, BIGINT_MIN + 1),
-                   (8, BIGINT_MAX - 2, BIGINT_MAX - 1), (9, BIGINT_MAX - 1, BIGINT_MAX),
-                   (10, BIGINT_MIN, BIGINT_MIN)]  # with '[)': see below
+    message_rows = [
+        (BIGINT_MIN, 1),
+        (BIGINT_MIN + 1, 2),
+        (0, 4),
+        (BIGINT_MAX - 2, 8),
+        (BIGINT_MAX - 1, 16),
+    ]
+    anchor_rows = [
+        (1, BIGINT_MIN, BIGINT_MAX),
+        (2, BIGINT_MIN, BIGINT_MIN + 1),
+        (3, BIGINT_MAX - 2, BIGINT_MAX),
+        (4, BIGINT_MIN, 0),
+        (5, 0, BIGINT_MAX),
+        (6, BIGINT_MAX - 1, BIGINT_MAX - 1),
+        (7, BIGINT_MIN + 1, BIGINT_MIN + 1),
+        (8, BIGINT_MAX - 2, BIGINT_MAX - 1),
+        (9, BIGINT_MAX - 1, BIGINT_MAX),
+        (10, BIGINT_MIN, BIGINT_MIN),
+    ]  # with '[)': see below
     messages = spark.createDataFrame(message_rows, "ts BIGINT, v BIGINT")
     results, expected = [], []
     for bounds in refd.BOUNDS:
         rows = [a for a in anchor_rows if bounds != "[)" or a[0] != 10]
         anchors = spark.createDataFrame(rows, "id INT, s BIGINT, e BIGINT")
-        results.append(dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
-                       .agg(*aggregates())
-                       .select(F.lit(bounds).alias("b"), "id", "s", "e", "window.start",
-                               "window.end", *AGGREGATE_NAMES))
-        expected += [(bounds,) + r for r in refd.dynamic_window(
-            [(None, s, e, (i, s, e)) for i, s, e in rows],
-            [(None, t, v) for t, v in message_rows], bounds)]
-    got = refd.sort_rows(plain(r, list) for r in
-                         functools.reduce(lambda x, y: x.unionByName(y), results).collect())
+        results.append(
+            dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
+            .agg(*aggregates())
+            .select(
+                F.lit(bounds).alias("b"),
+                "id",
+                "s",
+                "e",
+                "window.start",
+                "window.end",
+                *AGGREGATE_NAMES,
+            )
+        )
+        expected += [
+            (bounds,) + r
+            for r in refd.dynamic_window(
+                [(None, s, e, (i, s, e)) for i, s, e in rows],
+                [(None, t, v) for t, v in message_rows],
+                bounds,
+            )
+        ]
+    got = refd.sort_rows(
+        plain(r, list) for r in functools.reduce(lambda x, y: x.unionByName(y), results).collect()
+    )
     expected = refd.sort_rows(expected)
     assert got == expected, "\n".join(
         ["bounds, id, s, e, start, end, n, nv, sum, min, max, list: actual, then expected"]
-        + [f"{a}\n{b}\n" for a, b in itertools.zip_longest(got, expected)])
+        + [f"{a}\n{b}\n" for a, b in itertools.zip_longest(got, expected)]
+    )
 
 
 def one_anchor(spark, message_rows, s, e, bounds="[]"):
     """(count(*), sum(v)) of every output row of one anchor [s, e] over (ts, v) messages."""
     messages = spark.createDataFrame(message_rows, "ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([("x", s, e)], "id STRING, s BIGINT, e BIGINT")
-    return [plain(r, list) for r in dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
-            .agg(F.count("*").alias("n"), F.sum("v").alias("total")).select("n", "total")
-            .collect()]
+    return [
+        plain(r, list)
+        for r in dynamic_window(anchors, messages, "ts", "s", "e", bounds=bounds)
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select("n", "total")
+        .collect()
+    ]
 
 
 def test_message_at_bigint_max(spark):
@@ -477,12 +608,18 @@ FIRST_MICRO, LAST_MICRO = micros("0001-01-01 00:00:00"), micros("9999-12-31 23:5
 def timestamp_rows(spark, message_rows, anchor_rows):
     """(id, count(*), sum(v)) of TIMESTAMP anchors (id, s, e) over messages (t, v), in micros."""
     messages = spark.createDataFrame(message_rows, "us BIGINT, v BIGINT").select(
-        F.timestamp_micros("us").alias("ts"), "v")
+        F.timestamp_micros("us").alias("ts"), "v"
+    )
     anchors = spark.createDataFrame(anchor_rows, "id INT, s BIGINT, e BIGINT").select(
-        "id", F.timestamp_micros("s").alias("s"), F.timestamp_micros("e").alias("e"))
-    return sorted(plain(r, list) for r in dynamic_window(anchors, messages, "ts", "s", "e")
-                  .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-                  .select("id", "n", "total").collect())
+        "id", F.timestamp_micros("s").alias("s"), F.timestamp_micros("e").alias("e")
+    )
+    return sorted(
+        plain(r, list)
+        for r in dynamic_window(anchors, messages, "ts", "s", "e")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select("id", "n", "total")
+        .collect()
+    )
 
 
 def test_timestamp_near_the_ends_of_the_line(spark):
@@ -492,7 +629,11 @@ def test_timestamp_near_the_ends_of_the_line(spark):
     message_rows = [(first, 1), (first + 1, 2), (last - 1, 4), (last, 8)]
     anchor_rows = [(1, first, last), (2, last, last), (3, first, first), (4, last - 1, last)]
     assert timestamp_rows(spark, message_rows, anchor_rows) == [
-        (1, 4, 15), (2, 1, 8), (3, 1, 1), (4, 2, 12)]
+        (1, 4, 15),
+        (2, 1, 8),
+        (3, 1, 1),
+        (4, 2, 12),
+    ]
 
 
 def test_timestamp_at_the_last_microsecond(spark):
@@ -506,37 +647,48 @@ def test_empty_anchors_or_messages(spark):
     anchors = spark.createDataFrame([("x", 0, 2)], "id STRING, s BIGINT, e BIGINT")
     none_m = messages.limit(0)
     none_a = anchors.limit(0)
-    assert dynamic_window(none_a, messages, "ts", "s", "e").agg(
-        F.count("*").alias("n")).collect() == []
-    got = [plain(r, list) for r in dynamic_window(anchors, none_m, "ts", "s", "e").agg(
-        F.count("*").alias("n"), F.collect_list("v").alias("vs")).select("id", "n", "vs")
-        .collect()]
+    assert (
+        dynamic_window(none_a, messages, "ts", "s", "e").agg(F.count("*").alias("n")).collect()
+        == []
+    )
+    got = [
+        plain(r, list)
+        for r in dynamic_window(anchors, none_m, "ts", "s", "e")
+        .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs"))
+        .select("id", "n", "vs")
+        .collect()
+    ]
     assert got == [("x", 0, [])]
 
 
 def test_filtered_and_other_aggregates(spark):
     """Aggregates other than the plain ones: FILTER, avg, collect_set."""
-    messages = spark.createDataFrame([(1, 1), (2, 1), (3, 2), (4, None), (5, 3), (9, 7)],
-                                     "ts BIGINT, v BIGINT")
-    anchors = spark.createDataFrame([("x", 1, 5), ("y", 6, 8), ("z", 3, 9)],
-                                    "id STRING, s BIGINT, e BIGINT")
+    messages = spark.createDataFrame(
+        [(1, 1), (2, 1), (3, 2), (4, None), (5, 3), (9, 7)], "ts BIGINT, v BIGINT"
+    )
+    anchors = spark.createDataFrame(
+        [("x", 1, 5), ("y", 6, 8), ("z", 3, 9)], "id STRING, s BIGINT, e BIGINT"
+    )
     result = dynamic_window(anchors, messages, "ts", "s", "e").agg(
-        F.expr("count(*) FILTER (WHERE v > 1)").alias("big"), F.avg("v").alias("mean"),
-        F.sort_array(F.collect_set("v")).alias("set"))
+        F.expr("count(*) FILTER (WHERE v > 1)").alias("big"),
+        F.avg("v").alias("mean"),
+        F.sort_array(F.collect_set("v")).alias("set"),
+    )
     got = sorted(plain(r, list) for r in result.select("id", "big", "mean", "set").collect())
-    assert got == [("x", 2, 7 / 4, [1, 2, 3]),
-                   ("y", 0, None, []),
-                   ("z", 3, 4.0, [2, 3, 7])]
+    assert got == [("x", 2, 7 / 4, [1, 2, 3]), ("y", 0, None, []), ("z", 3, 4.0, [2, 3, 7])]
 
 
 def test_distinct_aggregates_work_or_are_refused_clearly(spark):
-    messages = spark.createDataFrame([(1, 1), (2, 1), (3, 2), (4, None), (5, 3), (9, 7)],
-                                     "ts BIGINT, v BIGINT")
-    anchors = spark.createDataFrame([("x", 1, 5), ("y", 6, 8), ("z", 3, 9)],
-                                    "id STRING, s BIGINT, e BIGINT")
+    messages = spark.createDataFrame(
+        [(1, 1), (2, 1), (3, 2), (4, None), (5, 3), (9, 7)], "ts BIGINT, v BIGINT"
+    )
+    anchors = spark.createDataFrame(
+        [("x", 1, 5), ("y", 6, 8), ("z", 3, 9)], "id STRING, s BIGINT, e BIGINT"
+    )
     try:
         result = dynamic_window(anchors, messages, "ts", "s", "e").agg(
-            F.count_distinct("v").alias("dv"))
+            F.count_distinct("v").alias("dv")
+        )
     except AnalysisException as e:
         assert "DISTINCT" in str(e) and "count(DISTINCT v)" in str(e)
         return
@@ -548,10 +700,12 @@ def test_anchor_column_names_needing_quotes(spark):
     messages = spark.createDataFrame([(1, 1), (2, 2)], "ts BIGINT, v BIGINT")
     anchors = spark.createDataFrame([("x", 0, 1)], "`a.b` STRING, `my start` BIGINT, e BIGINT")
     result = dynamic_window(anchors, messages, "ts", "`my start`", "e").agg(
-        F.sum("v").alias("total"))
+        F.sum("v").alias("total")
+    )
     assert result.columns == ["a.b", "my start", "e", "window", "total"]
     assert [plain(r, list) for r in result.select("`a.b`", "`my start`", "total").collect()] == [
-        ("x", 0, 1)]
+        ("x", 0, 1)
+    ]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -563,8 +717,11 @@ STARTS_AND_ENDS = [
     ("column-string", lambda: (F.col("t") - 5, "t + 5"), lambda t, w: (t - 5, t + 5)),
     ("string-columns", lambda: ("t - w", F.col("t") + F.col("w")), lambda t, w: (t - w, t + w)),
     ("degenerate", lambda: ("t", F.col("t")), lambda t, w: (t, t)),
-    ("functions", lambda: (F.least("t", F.lit(7)), "greatest(t, 7L)"),
-     lambda t, w: (min(t, 7), max(t, 7))),
+    (
+        "functions",
+        lambda: (F.least("t", F.lit(7)), "greatest(t, 7L)"),
+        lambda t, w: (min(t, 7), max(t, 7)),
+    ),
 ]
 
 
@@ -580,13 +737,29 @@ def test_start_and_end_expressions(spark):
     for name, start_end, _ in STARTS_AND_ENDS:
         start, end = start_end()
         result = dynamic_window(anchors, messages, "t", start, end).agg(
-            F.count("*").alias("n"), F.sum("v").alias("total"), F.sum("w").alias("mw"),
-            F.collect_list("v").alias("vs"))
+            F.count("*").alias("n"),
+            F.sum("v").alias("total"),
+            F.sum("w").alias("mw"),
+            F.collect_list("v").alias("vs"),
+        )
         assert result.columns == ["id", "t", "w", "window", "n", "total", "mw", "vs"]
-        results.append(result.select(F.lit(name).alias("form"), "id", "t", "w", "window.start",
-                                     "window.end", "n", "total", "mw", "vs"))
-    got = sorted(plain(r, list) for r in
-                 functools.reduce(lambda x, y: x.unionByName(y), results).collect())
+        results.append(
+            result.select(
+                F.lit(name).alias("form"),
+                "id",
+                "t",
+                "w",
+                "window.start",
+                "window.end",
+                "n",
+                "total",
+                "mw",
+                "vs",
+            )
+        )
+    got = sorted(
+        plain(r, list) for r in functools.reduce(lambda x, y: x.unionByName(y), results).collect()
+    )
 
     def sums(members):
         n, _, total, _, _, vs = refd.aggregate([(t, v) for t, v, _ in members])
@@ -609,10 +782,12 @@ FORBIDDEN_IN_PLAN = ("Join", "CartesianProduct", "BroadcastNestedLoop")
 
 
 def test_plan_is_a_sweep_without_join(spark, capsys):
-    messages = spark.createDataFrame([(1, 1, 1), (1, 2, 2), (2, 5, 4)],
-                                     "k INT, ts BIGINT, v BIGINT")
-    anchors = spark.createDataFrame([(1, "x", 0, 2), (2, "y", 3, 5)],
-                                    "k INT, id STRING, s BIGINT, e BIGINT")
+    messages = spark.createDataFrame(
+        [(1, 1, 1), (1, 2, 2), (2, 5, 4)], "k INT, ts BIGINT, v BIGINT"
+    )
+    anchors = spark.createDataFrame(
+        [(1, "x", 0, 2), (2, "y", 3, 5)], "k INT, id STRING, s BIGINT, e BIGINT"
+    )
     result = dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(F.sum("v").alias("sv"))
     capsys.readouterr()
     result.explain(mode="extended")
@@ -665,8 +840,12 @@ def test_plan_of_slices(spark):
     cached.count()
     try:
         broadcast = plan(cached, F.sum("v").alias("sv"))
-        for word in ("AnchorWindowResults anchor_window", "AnchorSliceAggregate",
-                     "BroadcastExchange", "HashAggregate(keys=[anchor"):
+        for word in (
+            "AnchorWindowResults anchor_window",
+            "AnchorSliceAggregate",
+            "BroadcastExchange",
+            "HashAggregate(keys=[anchor",
+        ):
             assert word in broadcast, broadcast
         assert "partial_sum" not in broadcast and "EventWindowAggregate" not in broadcast, broadcast
         assert "REPARTITION" not in broadcast, broadcast
@@ -689,26 +868,51 @@ def test_local_cluster_candidate_query(spark):
     anchors of all 10 keys (3 partitions) with overlapping and nested intervals
     [t - aid % 50, t + 20 * (aid % 7)), one of them empty: the query proposed for that file."""
     keys, n_rows = 10, 2000
-    df = spark.range(n_rows).select(
-        (F.col("id") % keys).alias("k"),
-        (F.col("id") * 7919 % 5000).alias("s"),
-        (F.col("id") * 7919 % 5000 + 1 + F.col("id") % 97).alias("e"),
-        F.col("id").alias("v"),
-    ).repartition(7)
-    anchors = spark.range(300).select(
-        (F.col("id") % keys).alias("k"), F.col("id").alias("aid"),
-        (F.col("id") * 4099 % 5000).alias("t")).repartition(3)
-    result = dynamic_window(anchors, df.select("k", "s", "v"), "s",
-                            "t - aid % 50", "t + 20 * (aid % 7)", on="k", bounds="[)").agg(
-        F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v"),
-        F.collect_list("v").alias("vs"))
-    got = sorted(list(r) for r in result.select(
-        "k", F.col("window.start"), F.col("window.end"), "n", "sum(v)", "min(v)", "max(v)",
-        "vs").collect())
+    df = (
+        spark.range(n_rows)
+        .select(
+            (F.col("id") % keys).alias("k"),
+            (F.col("id") * 7919 % 5000).alias("s"),
+            (F.col("id") * 7919 % 5000 + 1 + F.col("id") % 97).alias("e"),
+            F.col("id").alias("v"),
+        )
+        .repartition(7)
+    )
+    anchors = (
+        spark.range(300)
+        .select(
+            (F.col("id") % keys).alias("k"),
+            F.col("id").alias("aid"),
+            (F.col("id") * 4099 % 5000).alias("t"),
+        )
+        .repartition(3)
+    )
+    result = dynamic_window(
+        anchors,
+        df.select("k", "s", "v"),
+        "s",
+        "t - aid % 50",
+        "t + 20 * (aid % 7)",
+        on="k",
+        bounds="[)",
+    ).agg(
+        F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v"), F.collect_list("v").alias("vs")
+    )
+    got = sorted(
+        list(r)
+        for r in result.select(
+            "k", F.col("window.start"), F.col("window.end"), "n", "sum(v)", "min(v)", "max(v)", "vs"
+        ).collect()
+    )
     messages = [(i % keys, i * 7919 % 5000, i) for i in range(n_rows)]
     expected = refd.dynamic_window(
-        [(a % keys, a * 4099 % 5000 - a % 50, a * 4099 % 5000 + 20 * (a % 7), (a % keys,))
-         for a in range(300)], messages, "[)")
+        [
+            (a % keys, a * 4099 % 5000 - a % 50, a * 4099 % 5000 + 20 * (a % 7), (a % keys,))
+            for a in range(300)
+        ],
+        messages,
+        "[)",
+    )
     assert got == sorted(list(r[:3] + r[3:4] + r[5:8] + r[8:9]) for r in expected)
     assert {r[0] for r in got} == set(range(keys))
     assert sum(r[3] for r in got) > 900  # the windows hold many messages (948)
@@ -720,22 +924,25 @@ def test_local_cluster_candidate_query(spark):
 
 @pytest.fixture(scope="module")
 def frames(spark):
-    messages = spark.createDataFrame([(0, 1, 1), (0, 3, 2), (1, 2, 4)],
-                                     "k INT, ts BIGINT, v BIGINT")
+    messages = spark.createDataFrame(
+        [(0, 1, 1), (0, 3, 2), (1, 2, 4)], "k INT, ts BIGINT, v BIGINT"
+    )
     anchors = spark.createDataFrame([(0, "ok", 0, 5)], "k INT, id STRING, s BIGINT, e BIGINT")
     return messages, anchors
 
 
 def bad_anchor(spark, k, s, e):
     """A valid anchor, then the bad one, named by its id 'anchor-17'."""
-    return spark.createDataFrame([(0, "ok", 0, 5), (k, "anchor-17", s, e)],
-                                 "k INT, id STRING, s BIGINT, e BIGINT")
+    return spark.createDataFrame(
+        [(0, "ok", 0, 5), (k, "anchor-17", s, e)], "k INT, id STRING, s BIGINT, e BIGINT"
+    )
 
 
 def error_text(spark, messages, anchors):
     with pytest.raises(IllegalArgumentException) as info:
         dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(
-            F.count("*").alias("n")).collect()
+            F.count("*").alias("n")
+        ).collect()
     return str(info.value)
 
 
@@ -759,9 +966,11 @@ def test_end_before_start_error_names_the_anchor_columns(spark, frames):
     assert "anchor-17" in line and "__ew_" not in line, line
 
 
-@pytest.mark.parametrize("s, e, what", [(5, 4, "end before its start"),
-                                         (None, 4, "NULL start or end")],
-                         ids=["end-before-start", "null-start"])
+@pytest.mark.parametrize(
+    "s, e, what",
+    [(5, 4, "end before its start"), (None, 4, "NULL start or end")],
+    ids=["end-before-start", "null-start"],
+)
 def test_bad_anchor_fails_the_query_when_the_anchors_are_broadcast(spark, frames, s, e, what):
     """Cached anchors are small enough to broadcast: with order-insensitive aggregates the
     anchors are checked where the broadcast is built, with the same error naming the row."""
@@ -769,7 +978,8 @@ def test_bad_anchor_fails_the_query_when_the_anchors_are_broadcast(spark, frames
     anchors.count()
     try:
         result = dynamic_window(anchors, frames[0], "ts", "s", "e", on="k").agg(
-            F.count("*").alias("n"))
+            F.count("*").alias("n")
+        )
         assert "AnchorWindowResults" in result._jdf.queryExecution().executedPlan().toString()
         with pytest.raises(IllegalArgumentException) as info:
             result.collect()
@@ -832,7 +1042,8 @@ def test_aggregate_name_clashing_with_an_anchor_column(spark, frames, name):
     messages, anchors = frames
     with pytest.raises(ValueError, match=f"'{name}'"):
         dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(
-            F.count("*").alias("n"), F.sum("v").alias(name))
+            F.count("*").alias("n"), F.sum("v").alias(name)
+        )
 
 
 def test_time_of_the_wrong_type(spark, frames):
@@ -864,23 +1075,30 @@ def test_anchor_column_named_window(spark):
 
 
 def test_sql_bad_bounds_and_types(spark):
-    union = ("SELECT ts, v, CAST(NULL AS BIGINT) AS s, CAST(NULL AS BIGINT) AS e, "
-             "CAST(NULL AS STRUCT<id: STRING>) AS a FROM VALUES (1L, 1L) AS m(ts, v) "
-             "UNION ALL SELECT NULL, NULL, 0L, 2L, named_struct('id', 'x')")
+    union = (
+        "SELECT ts, v, CAST(NULL AS BIGINT) AS s, CAST(NULL AS BIGINT) AS e, "
+        "CAST(NULL AS STRUCT<id: STRING>) AS a FROM VALUES (1L, 1L) AS m(ts, v) "
+        "UNION ALL SELECT NULL, NULL, 0L, 2L, named_struct('id', 'x')"
+    )
     with pytest.raises(AnalysisException, match="bounds"):
         spark.sql(f"SELECT count(*) FROM ({union}) GROUP BY anchor_window(ts, s, e, a, '[[')")
     with pytest.raises(AnalysisException, match="anchor_start|anchor_end"):
-        spark.sql(f"SELECT count(*) FROM ({union}) "
-                  f"GROUP BY anchor_window(ts, CAST(s AS STRING), e, a)")
+        spark.sql(
+            f"SELECT count(*) FROM ({union}) GROUP BY anchor_window(ts, CAST(s AS STRING), e, a)"
+        )
 
 
 @pytest.mark.smoke
 def test_describe_example(spark):
-    got = [tuple(r) for r in spark.sql(
-        "SELECT window.anchor.id, window.start, window.end, count(v), sum(v) FROM (SELECT ts, v, "
-        "NULL AS s, NULL AS e, NULL AS a FROM VALUES (1L, 1), (2L, 2), (5L, 4) AS m(ts, v) "
-        "UNION ALL SELECT NULL, NULL, s, e, named_struct('id', id) FROM VALUES ('x', 0L, 2L), "
-        "('y', 3L, 4L) AS q(id, s, e)) GROUP BY anchor_window(ts, s, e, a) ORDER BY 1").collect()]
+    got = [
+        tuple(r)
+        for r in spark.sql(
+            "SELECT window.anchor.id, window.start, window.end, count(v), sum(v) FROM (SELECT ts, v, "
+            "NULL AS s, NULL AS e, NULL AS a FROM VALUES (1L, 1), (2L, 2), (5L, 4) AS m(ts, v) "
+            "UNION ALL SELECT NULL, NULL, s, e, named_struct('id', id) FROM VALUES ('x', 0L, 2L), "
+            "('y', 3L, 4L) AS q(id, s, e)) GROUP BY anchor_window(ts, s, e, a) ORDER BY 1"
+        ).collect()
+    ]
     assert got == [("x", 0, 2, 2, 3), ("y", 3, 4, 0, None)]
 
 
@@ -893,8 +1111,11 @@ def golden_queries():
     with open(GOLDEN, encoding="utf-8") as f:
         text = f.read()
     chunks = [q.strip() for q in re.split(r";\s*\n", text)]
-    return [q for q in chunks
-            if any(line.strip() and not line.strip().startswith("--") for line in q.splitlines())]
+    return [
+        q
+        for q in chunks
+        if any(line.strip() and not line.strip().startswith("--") for line in q.splitlines())
+    ]
 
 
 def test_golden_sql_hand_worked_rows(spark):
@@ -902,18 +1123,23 @@ def test_golden_sql_hand_worked_rows(spark):
     assert 3 <= sum(1 for q in queries if "anchor_window(" in q) <= 5
     checked = 0
     for query in queries:
-        expected = [tuple(cell.strip() for cell in line.strip()[len("-- |"):].split("|"))
-                    for line in query.splitlines() if line.strip().startswith("-- |")]
+        expected = [
+            tuple(cell.strip() for cell in line.strip()[len("-- |") :].split("|"))
+            for line in query.splitlines()
+            if line.strip().startswith("-- |")
+        ]
         df = spark.sql(query)
         if not expected:
             continue
         named = df.toDF(*[f"c{i}" for i in range(len(df.columns))])
-        got = [tuple("NULL" if x is None else x for x in r)
-               for r in named.selectExpr(*[f"CAST({c} AS STRING)" for c in named.columns])
-               .collect()]
+        got = [
+            tuple("NULL" if x is None else x for x in r)
+            for r in named.selectExpr(*[f"CAST({c} AS STRING)" for c in named.columns]).collect()
+        ]
         assert got == expected, query
         checked += 1
-    assert checked == sum(1 for q in queries if q.lstrip("-").strip() and "SELECT" in q
-                          and "CREATE" not in q)
+    assert checked == sum(
+        1 for q in queries if q.lstrip("-").strip() and "SELECT" in q and "CREATE" not in q
+    )
     for view in ("aw_msgs", "aw_anchors", "aw_union"):
         spark.catalog.dropTempView(view)

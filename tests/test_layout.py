@@ -1,5 +1,6 @@
 """docs/DESIGN.md's map of the Scala packages is true: every package has its row, and every import
 of one of our packages names a package its row allows."""
+
 import pathlib
 import re
 
@@ -23,12 +24,12 @@ def package_map():
     rows = [line.split("|")[1:4] for line in section.splitlines() if line.startswith("| `")]
     packages = [full_name(package) for package, _, _ in rows]
     allowed = {}
-    for (package, _, uses), name in zip(rows, packages):
+    for (_package, _, uses), name in zip(rows, packages):
         may = set()
         for part in re.sub(r"\([^)]*\)", "", uses).split(","):
             part = part.strip()
             if part == "every package below":
-                may |= set(packages[packages.index(name) + 1:])
+                may |= set(packages[packages.index(name) + 1 :])
             elif part == "its rooms":
                 may |= {p for p in packages if p.startswith(name + ".")}
             elif part == "the bridge":
@@ -44,8 +45,12 @@ def package_map():
 def our_imports(text):
     """The packages of ours a Scala file imports from."""
     used = set()
-    for target in re.findall(r"^import ((?:io\.eventwindows|org\.apache\.spark\.sql\.eventwindows)"
-                             r"[\w.]*)", text, re.M):
+    for target in re.findall(
+        r"^import ((?:io\.eventwindows|org\.apache\.spark\.sql\.eventwindows)"
+        r"[\w.]*)",
+        text,
+        re.M,
+    ):
         parts = target.rstrip(".").split(".")
         # A package ends before its first capitalized part (a class or object).
         package = []
@@ -79,7 +84,8 @@ def test_every_import_is_one_the_map_allows():
 
 def test_the_check_sees_a_wrong_import():
     assert our_imports("package a\nimport io.eventwindows.execution.sweep.{A, B}\n") == {
-        "io.eventwindows.execution.sweep"}
+        "io.eventwindows.execution.sweep"
+    }
     assert "io.eventwindows.analysis" not in package_map()["io.eventwindows.execution.sweep"]
 
 
@@ -94,26 +100,40 @@ def family_classes():
     """The concrete window families: the case classes and objects of WindowFamily.scala that extend
     a family trait."""
     text = (MAIN / "scala" / "io" / "eventwindows" / "plans" / "WindowFamily.scala").read_text()
-    return set(re.findall(r"case (?:class|object) (\w+)(?:\([^{]*?\))?\s+extends \w*Family\b", text,
-                          re.S))
+    return set(
+        re.findall(r"case (?:class|object) (\w+)(?:\([^{]*?\))?\s+extends \w*Family\b", text, re.S)
+    )
 
 
 def family_names_in(text):
-    return len(re.findall(r"\b(?:%s)\b" % "|".join(sorted(family_classes())), text))
+    return len(re.findall(r"\b(?:{})\b".format("|".join(sorted(family_classes()))), text))
 
 
 def test_the_rules_ask_the_family_instead_of_naming_it():
     rooms = [MAIN / "scala" / "io" / "eventwindows" / room for room in ASKING_ROOMS]
-    counts = {path.relative_to(MAIN): family_names_in(path.read_text())
-              for room in rooms for path in sorted(room.rglob("*.scala"))}
+    counts = {
+        path.relative_to(MAIN): family_names_in(path.read_text())
+        for room in rooms
+        for path in sorted(room.rglob("*.scala"))
+    }
     named = {path: n for path, n in counts.items() if n}
     assert sum(named.values()) <= FAMILY_NAME_BUDGET, (
         f"analysis/ and execution/streaming/ name concrete families {sum(named.values())} times "
-        f"(at most {FAMILY_NAME_BUDGET}): {named}; ask the family (WindowFamily's members) instead")
+        f"(at most {FAMILY_NAME_BUDGET}): {named}; ask the family (WindowFamily's members) instead"
+    )
 
 
 def test_the_family_budget_sees_the_families():
-    assert {"Hopping", "Snapshot", "CountWindow", "IndexWindow", "RelativeTimeWindow",
-            "SlidingWindow", "SplTumblingWindow", "SessionWindow", "AnchorWindow"} <= family_classes()
+    assert {
+        "Hopping",
+        "Snapshot",
+        "CountWindow",
+        "IndexWindow",
+        "RelativeTimeWindow",
+        "SlidingWindow",
+        "SplTumblingWindow",
+        "SessionWindow",
+        "AnchorWindow",
+    } <= family_classes()
     assert family_names_in("case h: Hopping => Snapshot // SessionWindow(gap)") == 3
     assert family_names_in("HoppingAxis SnapshotStreaming") == 0

@@ -11,6 +11,7 @@ merges spilled runs.
 Local-cluster mode starts its executors from SPARK_HOME; pip-installed PySpark points it at the
 package directory, which holds the launch scripts and jars.
 """
+
 import json
 
 import pytest
@@ -29,12 +30,16 @@ def events(spark):
     """
     from pyspark.sql import functions as F
 
-    return spark.range(ROWS).select(
-        (F.col("id") % KEYS).alias("k"),
-        (F.col("id") * 7919 % 5000).alias("s"),
-        (F.col("id") * 7919 % 5000 + 1 + F.col("id") % 97).alias("e"),
-        F.col("id").alias("v"),
-    ).repartition(7)
+    return (
+        spark.range(ROWS)
+        .select(
+            (F.col("id") % KEYS).alias("k"),
+            (F.col("id") * 7919 % 5000).alias("s"),
+            (F.col("id") * 7919 % 5000 + 1 + F.col("id") % 97).alias("e"),
+            F.col("id").alias("v"),
+        )
+        .repartition(7)
+    )
 
 
 def streamed(spark, build):
@@ -46,95 +51,227 @@ def streamed(spark, build):
     from pyspark.sql import functions as F
 
     source = tempfile.mkdtemp(prefix="eventwindows-stream-")
-    timed = events(spark).select("k", F.timestamp_seconds("s").alias("ts"),
-                                 F.timestamp_seconds("e").alias("te"), "v")
+    timed = events(spark).select(
+        "k", F.timestamp_seconds("s").alias("ts"), F.timestamp_seconds("e").alias("te"), "v"
+    )
     for i in range(5):
         timed.filter(F.floor(F.unix_seconds("ts") / 1000) == i).coalesce(1).write.mode(
-            "append").parquet(source)
+            "append"
+        ).parquet(source)
     name = f"ew_stream_{uuid.uuid4().hex}"
     stream = spark.readStream.schema(timed.schema).option("maxFilesPerTrigger", 1).parquet(source)
-    query = (build(stream.withWatermark("ts", "30 seconds")).writeStream.format("memory")
-             .queryName(name).outputMode("append")
-             .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
-             .trigger(availableNow=True).start())
+    query = (
+        build(stream.withWatermark("ts", "30 seconds"))
+        .writeStream.format("memory")
+        .queryName(name)
+        .outputMode("append")
+        .option("checkpointLocation", tempfile.mkdtemp(prefix="eventwindows-checkpoint-"))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
-    return spark.table(name).withColumn("window", F.struct(
-        F.unix_micros("window.start").alias("start"), F.unix_micros("window.end").alias("end")))
+    return spark.table(name).withColumn(
+        "window",
+        F.struct(
+            F.unix_micros("window.start").alias("start"), F.unix_micros("window.end").alias("end")
+        ),
+    )
 
 
 def queries(spark):
     """The windowed queries, each as rows of plain values (JSON-able, sorted)."""
-    import eventwindows as ew
     from pyspark.sql import functions as F
+
+    import eventwindows as ew
 
     df = events(spark)
     # 300 anchors over the keys, intervals of 0 to 169 around scattered times.
-    anchors = spark.range(300).select((F.col("id") % KEYS).alias("k"), F.col("id").alias("aid"),
-                                      (F.col("id") * 4099 % 5000).alias("t")).repartition(3)
+    anchors = (
+        spark.range(300)
+        .select(
+            (F.col("id") % KEYS).alias("k"),
+            F.col("id").alias("aid"),
+            (F.col("id") * 4099 % 5000).alias("t"),
+        )
+        .repartition(3)
+    )
     aggs = [F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v")]
 
     def rows(result, *columns):
-        return sorted(list(r) for r in result.select(
-            "k", F.col("window.start"), F.col("window.end"), *columns).collect())
+        return sorted(
+            list(r)
+            for r in result.select(
+                "k", F.col("window.start"), F.col("window.end"), *columns
+            ).collect()
+        )
 
     return {
-        "hopping": rows(df.groupBy("k", ew.hopping_window("s", 100, 40, end="e")).agg(*aggs),
-                        "n", "sum(v)", "min(v)", "max(v)"),
+        "hopping": rows(
+            df.groupBy("k", ew.hopping_window("s", 100, 40, end="e")).agg(*aggs),
+            "n",
+            "sum(v)",
+            "min(v)",
+            "max(v)",
+        ),
         "points": rows(df.groupBy("k", ew.hopping_window("s", 100, 50)).agg(aggs[0]), "n"),
-        "changes": rows(df.groupBy("k", ew.hopping_window(
-            "s", 100, 40, alignment=7, output="changes", end="e")).agg(*aggs[:2]), "n", "sum(v)"),
-        "snapshot": rows(df.groupBy("k", ew.snapshot_window("s", end="e")).agg(*aggs[:2]),
-                         "n", "sum(v)"),
-        "count": rows(df.groupBy("k", ew.count_window("s", 5, end="e")).agg(*aggs),
-                      "window.first", "window.last", "n", "sum(v)", "min(v)", "max(v)"),
-        "index": rows(df.groupBy("k", ew.index_window("s", -3, 1)).agg(
-            aggs[0], aggs[1], F.collect_list("v").alias("vs")),
-            "window.first", "window.last", "n", "sum(v)", "vs"),
-        "running": rows(df.groupBy("k", ew.index_window("s", None, 0)).agg(*aggs[:2]),
-                        "n", "sum(v)"),
-        "time": rows(df.groupBy("k", ew.time_window("s", -150, 20, bounds="[)")).agg(
-            aggs[0], aggs[1], F.collect_list("v").alias("vs")), "n", "sum(v)", "vs"),
-        "sliding": rows(df.groupBy("k", ew.sliding_window("s", ew.spl.count(7), ew.spl.time(40))).agg(
-            aggs[0], aggs[1], F.collect_list("v").alias("vs")),
-            "window.first", "window.last", "n", "sum(v)", "vs"),
-        "sliding_delta": rows(df.groupBy("k", ew.sliding_window(
-            "s", ew.spl.delta("v", 300), ew.spl.delta("s", 100))).agg(*aggs[:2]), "n", "sum(v)"),
-        "dynamic": rows(ew.dynamic_window(anchors, df.select("k", "s", "v"), "s",
-                                          "t - aid % 50", "t + 20 * (aid % 7)", on="k",
-                                          bounds="[)")
-                        .agg(F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v"),
-                             F.collect_list("v").alias("vs")),
-                        "n", "sum(v)", "min(v)", "max(v)", "vs"),
+        "changes": rows(
+            df.groupBy(
+                "k", ew.hopping_window("s", 100, 40, alignment=7, output="changes", end="e")
+            ).agg(*aggs[:2]),
+            "n",
+            "sum(v)",
+        ),
+        "snapshot": rows(
+            df.groupBy("k", ew.snapshot_window("s", end="e")).agg(*aggs[:2]), "n", "sum(v)"
+        ),
+        "count": rows(
+            df.groupBy("k", ew.count_window("s", 5, end="e")).agg(*aggs),
+            "window.first",
+            "window.last",
+            "n",
+            "sum(v)",
+            "min(v)",
+            "max(v)",
+        ),
+        "index": rows(
+            df.groupBy("k", ew.index_window("s", -3, 1)).agg(
+                aggs[0], aggs[1], F.collect_list("v").alias("vs")
+            ),
+            "window.first",
+            "window.last",
+            "n",
+            "sum(v)",
+            "vs",
+        ),
+        "running": rows(
+            df.groupBy("k", ew.index_window("s", None, 0)).agg(*aggs[:2]), "n", "sum(v)"
+        ),
+        "time": rows(
+            df.groupBy("k", ew.time_window("s", -150, 20, bounds="[)")).agg(
+                aggs[0], aggs[1], F.collect_list("v").alias("vs")
+            ),
+            "n",
+            "sum(v)",
+            "vs",
+        ),
+        "sliding": rows(
+            df.groupBy("k", ew.sliding_window("s", ew.spl.count(7), ew.spl.time(40))).agg(
+                aggs[0], aggs[1], F.collect_list("v").alias("vs")
+            ),
+            "window.first",
+            "window.last",
+            "n",
+            "sum(v)",
+            "vs",
+        ),
+        "sliding_delta": rows(
+            df.groupBy(
+                "k", ew.sliding_window("s", ew.spl.delta("v", 300), ew.spl.delta("s", 100))
+            ).agg(*aggs[:2]),
+            "n",
+            "sum(v)",
+        ),
+        "dynamic": rows(
+            ew.dynamic_window(
+                anchors,
+                df.select("k", "s", "v"),
+                "s",
+                "t - aid % 50",
+                "t + 20 * (aid % 7)",
+                on="k",
+                bounds="[)",
+            ).agg(
+                F.count("*").alias("n"),
+                F.sum("v"),
+                F.min("v"),
+                F.max("v"),
+                F.collect_list("v").alias("vs"),
+            ),
+            "n",
+            "sum(v)",
+            "min(v)",
+            "max(v)",
+            "vs",
+        ),
         # Order-insensitive aggregates only: the messages are folded into slices between the
         # anchors' interval ends, which are broadcast to the executors.
-        "dynamic_sliced": rows(ew.dynamic_window(anchors, df.select("k", "s", "v"), "s",
-                                                 "t - aid % 50", "t + 20 * (aid % 7)", on="k",
-                                                 bounds="(]")
-                               .agg(F.count("*").alias("n"), F.sum("v"), F.avg("v")),
-                               "n", "sum(v)", "avg(v)"),
+        "dynamic_sliced": rows(
+            ew.dynamic_window(
+                anchors,
+                df.select("k", "s", "v"),
+                "s",
+                "t - aid % 50",
+                "t + 20 * (aid % 7)",
+                on="k",
+                bounds="(]",
+            ).agg(F.count("*").alias("n"), F.sum("v"), F.avg("v")),
+            "n",
+            "sum(v)",
+            "avg(v)",
+        ),
         # The ASOF join's merge in the executors: each anchor with the nearest event of its key.
-        "asof": sorted(list(r) for r in ew.asof_join(
-            anchors, df.select("k", "s", "v"), "k", "t", "s", direction="nearest", tolerance=30)
-            .select("k", "aid", "t", "s", "v").collect()),
+        "asof": sorted(
+            list(r)
+            for r in ew.asof_join(
+                anchors, df.select("k", "s", "v"), "k", "t", "s", direction="nearest", tolerance=30
+            )
+            .select("k", "aid", "t", "s", "v")
+            .collect()
+        ),
         "tumbling_timestamps": rows(
-            df.select("k", F.timestamp_seconds("s").alias("t")).groupBy(
-                "k", ew.tumbling_window("t", "1 minute")).count()
-            .withColumn("window", F.struct(F.col("window.start").cast("string").alias("start"),
-                                           F.col("window.end").cast("string").alias("end"))),
-            "count"),
+            df.select("k", F.timestamp_seconds("s").alias("t"))
+            .groupBy("k", ew.tumbling_window("t", "1 minute"))
+            .count()
+            .withColumn(
+                "window",
+                F.struct(
+                    F.col("window.start").cast("string").alias("start"),
+                    F.col("window.end").cast("string").alias("end"),
+                ),
+            ),
+            "count",
+        ),
         # On streams: Spark's streaming aggregation, and transformWithState in the executors
         # (state in RocksDB, the processor and its sweep serialized to them).
-        "stream_hopping": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.hopping_window("ts", "100 seconds", "40 seconds", end="te")).agg(*aggs)),
-            "n", "sum(v)", "min(v)", "max(v)"),
-        "stream_snapshot": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.snapshot_window("ts", end="te")).agg(*aggs[:2])), "n", "sum(v)"),
-        "stream_index": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.index_window("ts", -3, 1)).agg(aggs[0], F.collect_list("v").alias("vs"))),
-            "n", "vs"),
-        "stream_sliding": rows(streamed(spark, lambda st: st.groupBy(
-            "k", ew.sliding_window("ts", ew.spl.count(7), ew.spl.time(40))).agg(
-            aggs[0], F.collect_list("v").alias("vs"))), "n", "vs"),
+        "stream_hopping": rows(
+            streamed(
+                spark,
+                lambda st: st.groupBy(
+                    "k", ew.hopping_window("ts", "100 seconds", "40 seconds", end="te")
+                ).agg(*aggs),
+            ),
+            "n",
+            "sum(v)",
+            "min(v)",
+            "max(v)",
+        ),
+        "stream_snapshot": rows(
+            streamed(
+                spark, lambda st: st.groupBy("k", ew.snapshot_window("ts", end="te")).agg(*aggs[:2])
+            ),
+            "n",
+            "sum(v)",
+        ),
+        "stream_index": rows(
+            streamed(
+                spark,
+                lambda st: st.groupBy("k", ew.index_window("ts", -3, 1)).agg(
+                    aggs[0], F.collect_list("v").alias("vs")
+                ),
+            ),
+            "n",
+            "vs",
+        ),
+        "stream_sliding": rows(
+            streamed(
+                spark,
+                lambda st: st.groupBy(
+                    "k", ew.sliding_window("ts", ew.spl.count(7), ew.spl.time(40))
+                ).agg(aggs[0], F.collect_list("v").alias("vs")),
+            ),
+            "n",
+            "vs",
+        ),
     }
 
 
@@ -142,12 +279,15 @@ def _child():
     import eventwindows as ew
 
     def start():
-        session = configured(ew.builder().master(MASTER).appName("eventwindows-local-cluster"), {
-            "spark.executor.memory": "512m",
-            # Sorters spill every 100 rows: the operator's sort (KeyTimeSorter, on Spark's
-            # UnsafeExternalRowSorter) merges spilled runs in the executors, local mode does not.
-            "spark.shuffle.spill.numElementsForceSpillThreshold": "100",
-        }).getOrCreate()
+        session = configured(
+            ew.builder().master(MASTER).appName("eventwindows-local-cluster"),
+            {
+                "spark.executor.memory": "512m",
+                # Sorters spill every 100 rows: the operator's sort (KeyTimeSorter, on Spark's
+                # UnsafeExternalRowSorter) merges spilled runs in the executors, local mode does not.
+                "spark.shuffle.spill.numElementsForceSpillThreshold": "100",
+            },
+        ).getOrCreate()
         session.range(4).repartition(4).collect()  # waits for executors
         return session
 
@@ -205,7 +345,8 @@ def test_answers_hold_hand_checkable_invariants(cluster_result):
         assert per_key == {k: expected for k in range(KEYS)}, name
     assert all(r[5] == 5 for r in answers["index"])  # 5 messages in every index window
     assert {r[0]: r[3] for r in answers["running"] if r[3] == ROWS // KEYS} == {
-        k: ROWS // KEYS for k in range(KEYS)}  # the last running window holds the whole key
+        k: ROWS // KEYS for k in range(KEYS)
+    }  # the last running window holds the whole key
     # The ASOF join: every anchor once, its match (if any) of its key within 30.
     assert sorted(r[1] for r in answers["asof"]) == list(range(300))
     assert all(r[3] is None or abs(r[3] - r[2]) <= 30 for r in answers["asof"])

@@ -8,6 +8,7 @@ DataFrame, both worked out here independently of the plotting code (times as mic
 time axis (dates or numbers), the limits (too many rows, windows or keys: an error before any
 large collect), a missing matplotlib, and bad columns.
 """
+
 import datetime
 import doctest
 import io
@@ -39,8 +40,11 @@ DATE_TOLERANCE = 4e-12  # days (0.35 us): date numbers near 2012 are exact to ab
 
 def marks(ax, kind):
     """The artists of `ax` whose gid is `kind` (events) or `kind:<group>` (windows)."""
-    return [a for a in ax.get_children()
-            if (a.get_gid() or "") == kind or (a.get_gid() or "").startswith(kind + ":")]
+    return [
+        a
+        for a in ax.get_children()
+        if (a.get_gid() or "") == kind or (a.get_gid() or "").startswith(kind + ":")
+    ]
 
 
 def drawn(fig):
@@ -70,8 +74,11 @@ def drawn(fig):
 def same(got, expected, tolerance=0.0):
     """Equal marks: lists and tuples alike item by item, numbers within `tolerance`."""
     if isinstance(expected, (list, tuple)):
-        return (isinstance(got, (list, tuple)) and len(got) == len(expected)
-                and all(same(g, e, tolerance) for g, e in zip(got, expected)))
+        return (
+            isinstance(got, (list, tuple))
+            and len(got) == len(expected)
+            and all(same(g, e, tolerance) for g, e in zip(got, expected))
+        )
     if isinstance(expected, float):
         return abs(got - expected) <= tolerance
     return got == expected
@@ -85,7 +92,11 @@ def assert_drawn(fig, expected, tolerance=0.0):
         assert sorted(got[lane]) == sorted(expected[lane]), (lane, got[lane], expected[lane])
         for kind in expected[lane]:
             assert same(got[lane][kind], expected[lane][kind], tolerance), (
-                lane, kind, got[lane][kind], expected[lane][kind])
+                lane,
+                kind,
+                got[lane][kind],
+                expected[lane][kind],
+            )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -100,10 +111,12 @@ class Expect:
         self.key = key
         self.lanes = {}
         cols = [F.col(key) if key else F.lit(None)]
-        cols += [self._ticks(F.col(start)),
-                 self._ticks(F.col(end)) if end else F.lit(None),
-                 F.col(end).isNull() if end else F.lit(False),
-                 F.col(value).cast("string") if value else F.lit(None)]
+        cols += [
+            self._ticks(F.col(start)),
+            self._ticks(F.col(end)) if end else F.lit(None),
+            F.col(end).isNull() if end else F.lit(False),
+            F.col(value).cast("string") if value else F.lit(None),
+        ]
         for k, s, e, open_, v in events.select(*cols).collect():
             lane = self.lane(k)
             if s is None:
@@ -139,8 +152,10 @@ class Expect:
         fields = windows.schema["window"].dataType.fieldNames()
         extent = "first" in fields
         cols = [F.col(self.key) if self.key else F.lit(None)]
-        cols += [self._ticks(F.col(f"window.{f}"))
-                 for f in (("start", "end", "first", "last") if extent else ("start", "end"))]
+        cols += [
+            self._ticks(F.col(f"window.{f}"))
+            for f in (("start", "end", "first", "last") if extent else ("start", "end"))
+        ]
         cols += [F.col(c) for c in labels]
         last_tick = TIMESTAMP_MAX if self.dates else BIGINT_MAX
         for row in windows.select(*cols).collect():
@@ -155,10 +170,11 @@ class Expect:
             if extent:
                 self.add(lane, "window-extent", (self.x(row[3]), self.x(row[4] + 1)))
             if labels:
-                values = row[5 if extent else 3:]
+                values = row[5 if extent else 3 :]
                 text = label_text or (lambda c, v: f"{c}={v}")
-                self.add(lane, "window-label", ", ".join(
-                    text(c, v) for c, v in zip(labels, values)))
+                self.add(
+                    lane, "window-label", ", ".join(text(c, v) for c, v in zip(labels, values))
+                )
         return self
 
     def of(self, fig):
@@ -166,9 +182,13 @@ class Expect:
         edge = fig.axes[-1].get_xlim()[1]
         out = {}
         for name, lane in self.lanes.items():
-            out[name] = {kind: sorted(tuple(edge if v == "edge" else v for v in m)
-                                      if isinstance(m, tuple) else m for m in found)
-                         for kind, found in lane.items()}
+            out[name] = {
+                kind: sorted(
+                    tuple(edge if v == "edge" else v for v in m) if isinstance(m, tuple) else m
+                    for m in found
+                )
+                for kind, found in lane.items()
+            }
         return out
 
 
@@ -200,22 +220,38 @@ def _unpersist():
 # ----------------------------------------------------------------------------------------------
 # Inputs
 
+
 @pytest.fixture(scope="module")
 def intervals(spark):
     """BIGINT interval events of two keys, one open-ended (NULL end) and one point-like."""
     return spark.createDataFrame(
-        [("a", 0, 4, 1), ("a", 2, 9, 10), ("a", 6, None, 100), ("b", 1, 2, 1000),
-         ("b", 3, 4, 10000), ("b", None, 5, 0)],
-        "k string, s bigint, e bigint, v bigint")
+        [
+            ("a", 0, 4, 1),
+            ("a", 2, 9, 10),
+            ("a", 6, None, 100),
+            ("b", 1, 2, 1000),
+            ("b", 3, 4, 10000),
+            ("b", None, 5, 0),
+        ],
+        "k string, s bigint, e bigint, v bigint",
+    )
 
 
 @pytest.fixture(scope="module")
 def messages(spark):
     """BIGINT point events (messages) of two keys, two of them at one time."""
     return spark.createDataFrame(
-        [("a", 1, 1.0), ("a", 3, 2.0), ("a", 3, 4.0), ("a", 4, 8.0), ("a", 6, 16.0),
-         ("b", 2, 0.5), ("b", 5, 1.5)],
-        "k string, t bigint, v double")
+        [
+            ("a", 1, 1.0),
+            ("a", 3, 2.0),
+            ("a", 3, 4.0),
+            ("a", 4, 8.0),
+            ("a", 6, 16.0),
+            ("b", 2, 0.5),
+            ("b", 5, 1.5),
+        ],
+        "k string, t bigint, v double",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -228,8 +264,8 @@ def taming_events(spark):
 
     return spark.createDataFrame(
         [("e0", at(0), None), ("e1", at(1), at(2)), ("e2", at(3), at(10)), ("e3", at(9), at(10))],
-        "id string, s string, e string").select(
-        "id", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"))
+        "id string, s string, e string",
+    ).select("id", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -238,10 +274,12 @@ def taming_events(spark):
 
 @pytest.mark.parametrize("output", ["window", "point", "changes"])
 def test_hopping_window_bigint(intervals, output):
-    windows = cached(intervals.groupBy("k", ew.hopping_window("s", 4, 2, output=output, end="e"))
-                     .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
-    fig = ew.plot(intervals, "s", "e", key="k", value="v", windows=windows,
-                  labels=["n", "total"])
+    windows = cached(
+        intervals.groupBy("k", ew.hopping_window("s", 4, 2, output=output, end="e")).agg(
+            F.count("*").alias("n"), F.sum("v").alias("total")
+        )
+    )
+    fig = ew.plot(intervals, "s", "e", key="k", value="v", windows=windows, labels=["n", "total"])
     expect = Expect(intervals, "s", "e", key="k", value="v").windows(windows, ["n", "total"])
     check(fig, expect)
     got = drawn(fig)
@@ -264,9 +302,18 @@ def test_hopping_window_bigint(intervals, output):
 
 @pytest.mark.parametrize("output", ["window", "changes", "point"])
 def test_hopping_window_timestamp_taming_hopping_windows(taming_events, output):
-    windows = cached(taming_events.groupBy(ew.hopping_window(
-        "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-        output=output, end="e")).agg(F.count("*").alias("count")))
+    windows = cached(
+        taming_events.groupBy(
+            ew.hopping_window(
+                "s",
+                "5 seconds",
+                "2 seconds",
+                alignment="2012-03-15 12:00:00",
+                output=output,
+                end="e",
+            )
+        ).agg(F.count("*").alias("count"))
+    )
     fig = ew.plot(taming_events, "s", "e", value="id", windows=windows, labels=["count"])
     expect = Expect(taming_events, "s", "e", value="id", dates=True).windows(windows, ["count"])
     check(fig, expect)
@@ -274,21 +321,22 @@ def test_hopping_window_timestamp_taming_hopping_windows(taming_events, output):
     day = datetime.datetime(2012, 6, 28)
 
     def x(seconds, micro=0):
-        return float(mdates.date2num(day + datetime.timedelta(seconds=seconds,
-                                                              microseconds=micro)))
+        return float(mdates.date2num(day + datetime.timedelta(seconds=seconds, microseconds=micro)))
 
     edge = fig.axes[0].get_xlim()[1]
     assert same(got["event-open"], [(x(0), edge)], DATE_TOLERANCE)
     assert same(got["event-bar"], [(x(1), x(2)), (x(3), x(10)), (x(9), x(10))], DATE_TOLERANCE)
     if output == "changes":
         # the post's "Query" table
-        assert same(got["window-bar"], [(x(1), x(3)), (x(3), x(5)), (x(5), x(7)), (x(7), x(11)),
-                                        (x(11), x(15))], DATE_TOLERANCE)
+        assert same(
+            got["window-bar"],
+            [(x(1), x(3)), (x(3), x(5)), (x(5), x(7)), (x(7), x(11)), (x(11), x(15))],
+            DATE_TOLERANCE,
+        )
         assert same(got["window-open"], [(x(15), edge)], DATE_TOLERANCE)
         assert got["window-label"] == sorted(f"count={n}" for n in (1, 2, 3, 2, 3, 1))
     elif output == "point":
-        assert same(got["window-point"], [x(s) for s in (1, 3, 5, 7, 9, 11, 13)],
-                    DATE_TOLERANCE)
+        assert same(got["window-point"], [x(s) for s in (1, 3, 5, 7, 9, 11, 13)], DATE_TOLERANCE)
     assert is_dates(fig)
     assert fig.axes[-1].get_xlabel() == "s (TIMESTAMP, UTC)"
     fig.savefig(io.BytesIO(), format="png")
@@ -297,12 +345,25 @@ def test_hopping_window_timestamp_taming_hopping_windows(taming_events, output):
 
 def test_windows_by_name_in_groups_of_their_own(taming_events):
     def hopping(output):
-        return taming_events.groupBy(ew.hopping_window(
-            "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-            output=output, end="e")).agg(F.count("*").alias("count"))
+        return taming_events.groupBy(
+            ew.hopping_window(
+                "s",
+                "5 seconds",
+                "2 seconds",
+                alignment="2012-03-15 12:00:00",
+                output=output,
+                end="e",
+            )
+        ).agg(F.count("*").alias("count"))
 
-    fig = ew.plot(taming_events, "s", "e", value="id", labels=["count"],
-                  windows={"'window'": hopping("window"), "'changes'": hopping("changes")})
+    fig = ew.plot(
+        taming_events,
+        "s",
+        "e",
+        value="id",
+        labels=["count"],
+        windows={"'window'": hopping("window"), "'changes'": hopping("changes")},
+    )
     ax = fig.axes[0]
     gids = {a.get_gid() for a in ax.get_children() if a.get_gid()}
     assert {"window-bar:'window'", "window-bar:'changes'", "window-open:'changes'"} <= gids
@@ -312,8 +373,7 @@ def test_windows_by_name_in_groups_of_their_own(taming_events):
 
 
 def test_tumbling_window_point_events(messages):
-    windows = cached(messages.groupBy("k", ew.tumbling_window("t", 3)).agg(
-        F.count("*").alias("n")))
+    windows = cached(messages.groupBy("k", ew.tumbling_window("t", 3)).agg(F.count("*").alias("n")))
     fig = ew.plot(messages, "t", key="k", windows=windows, labels=["n"])
     check(fig, Expect(messages, "t", key="k").windows(windows, ["n"]))
     got = drawn(fig)
@@ -326,11 +386,18 @@ def test_tumbling_window_point_events(messages):
 
 
 def test_snapshot_window(intervals):
-    windows = cached(intervals.groupBy("k", ew.snapshot_window("s", end="e")).agg(
-        F.collect_list("v").alias("vs")))
+    windows = cached(
+        intervals.groupBy("k", ew.snapshot_window("s", end="e")).agg(
+            F.collect_list("v").alias("vs")
+        )
+    )
     fig = ew.plot(intervals, "s", "e", key="k", windows=windows, labels=["vs"])
-    check(fig, Expect(intervals, "s", "e", key="k").windows(
-        windows, ["vs"], label_text=lambda c, v: f"{c}=[{', '.join(map(str, v))}]"))
+    check(
+        fig,
+        Expect(intervals, "s", "e", key="k").windows(
+            windows, ["vs"], label_text=lambda c, v: f"{c}=[{', '.join(map(str, v))}]"
+        ),
+    )
     got = drawn(fig)
     assert got["k = a"]["window-bar"][:2] == [(0.0, 2.0), (2.0, 4.0)]
     # a one-tick lifetime is a point event: a point, not a bar
@@ -339,15 +406,18 @@ def test_snapshot_window(intervals):
 
 @pytest.mark.parametrize("output", ["point", "window"])
 def test_count_window_bigint(intervals, output):
-    windows = cached(intervals.groupBy("k", ew.count_window("s", 2, output=output, end="e")).agg(
-        F.count("*").alias("n")))
+    windows = cached(
+        intervals.groupBy("k", ew.count_window("s", 2, output=output, end="e")).agg(
+            F.count("*").alias("n")
+        )
+    )
     fig = ew.plot(intervals, "s", "e", key="k", windows=windows, labels=["n"])
     check(fig, Expect(intervals, "s", "e", key="k").windows(windows, ["n"]))
     got = drawn(fig)["k = a"]
     # starts 0, 2, 6: windows [0, 3) and [2, 7), the extent [first, last + 1 tick)
     assert got["window-extent"] == [(0.0, 3.0), (2.0, 7.0)]
     if output == "point":
-        assert got["window-point"] == [2.0, 6.0]   # a point at the last start
+        assert got["window-point"] == [2.0, 6.0]  # a point at the last start
     else:
         assert got["window-bar"] == got["window-extent"]
 
@@ -355,41 +425,53 @@ def test_count_window_bigint(intervals, output):
 def test_count_window_timestamp_tied_starts(spark):
     base = datetime.datetime(2024, 1, 1)
     points = spark.createDataFrame(
-        [((base + datetime.timedelta(seconds=s)).isoformat(sep=" "), v)
-         for s, v in [(1, 1), (3, 2), (3, 4), (4, 8), (6, 16)]],
-        "ts string, v bigint").select(F.col("ts").cast("timestamp").alias("ts"), "v")
-    windows = cached(points.groupBy(ew.count_window("ts", 2)).agg(
-        F.count("*").alias("count"), F.sum("v").alias("sum")))
+        [
+            ((base + datetime.timedelta(seconds=s)).isoformat(sep=" "), v)
+            for s, v in [(1, 1), (3, 2), (3, 4), (4, 8), (6, 16)]
+        ],
+        "ts string, v bigint",
+    ).select(F.col("ts").cast("timestamp").alias("ts"), "v")
+    windows = cached(
+        points.groupBy(ew.count_window("ts", 2)).agg(
+            F.count("*").alias("count"), F.sum("v").alias("sum")
+        )
+    )
     fig = ew.plot(points, "ts", value="v", windows=windows, labels=["count", "sum"])
     check(fig, Expect(points, "ts", value="v", dates=True).windows(windows, ["count", "sum"]))
     got = drawn(fig)[""]
 
     def x(seconds, micro=0):
-        return float(mdates.date2num(base + datetime.timedelta(seconds=seconds,
-                                                               microseconds=micro)))
+        return float(
+            mdates.date2num(base + datetime.timedelta(seconds=seconds, microseconds=micro))
+        )
 
     # [s_i, s_k + 1 us): the extent ends one microsecond after the last start
-    assert same(got["window-extent"], [(x(1), x(3, 1)), (x(3), x(4, 1)), (x(4), x(6, 1))],
-                DATE_TOLERANCE)
+    assert same(
+        got["window-extent"], [(x(1), x(3, 1)), (x(3), x(4, 1)), (x(4), x(6, 1))], DATE_TOLERANCE
+    )
     assert got["window-extent"][0][1] > x(3) + 0.5e-11
     assert got["window-label"] == ["count=2, sum=24", "count=3, sum=14", "count=3, sum=7"]
     assert is_dates(fig)
 
 
 def test_index_window(messages):
-    windows = cached(messages.groupBy("k", ew.index_window("t", -1, 0)).agg(
-        F.sum("v").alias("total")))
+    windows = cached(
+        messages.groupBy("k", ew.index_window("t", -1, 0)).agg(F.sum("v").alias("total"))
+    )
     fig = ew.plot(messages, "t", key="k", value="v", windows=windows, labels=["total"])
-    check(fig, Expect(messages, "t", key="k", value="v").windows(
-        windows, ["total"], label_text=lambda c, v: f"{c}={v:.1f}"))
+    check(
+        fig,
+        Expect(messages, "t", key="k", value="v").windows(
+            windows, ["total"], label_text=lambda c, v: f"{c}={v:.1f}"
+        ),
+    )
     got = drawn(fig)["k = b"]
     assert got["window-point"] == [5.0] and got["window-extent"] == [(2.0, 6.0)]
     assert drawn(fig)["k = a"]["event-label"] == ["1.0", "16.0", "2.0", "4.0", "8.0"]
 
 
 def test_time_window(messages):
-    windows = cached(messages.groupBy("k", ew.time_window("t", -2, 0)).agg(
-        F.count("*").alias("n")))
+    windows = cached(messages.groupBy("k", ew.time_window("t", -2, 0)).agg(F.count("*").alias("n")))
     fig = ew.plot(messages, "t", key="k", windows=windows, labels=["n"])
     check(fig, Expect(messages, "t", key="k").windows(windows, ["n"]))
     got = drawn(fig)["k = a"]
@@ -401,8 +483,11 @@ def test_time_window(messages):
 def test_sliding_window(spark):
     temps = [17.1, 16.4, 16.0, 17.6, 14.0]
     readings = spark.createDataFrame(list(enumerate(temps, 1)), "o bigint, temperature double")
-    windows = cached(readings.groupBy(ew.sliding_window("o", ew.spl.delta("temperature", 1.5))).agg(
-        F.count("*").alias("n")))
+    windows = cached(
+        readings.groupBy(ew.sliding_window("o", ew.spl.delta("temperature", 1.5))).agg(
+            F.count("*").alias("n")
+        )
+    )
     fig = ew.plot(readings, "o", value="temperature", windows=windows, labels=["n"])
     check(fig, Expect(readings, "o", value="temperature").windows(windows, ["n"]))
     got = drawn(fig)[""]
@@ -412,10 +497,13 @@ def test_sliding_window(spark):
 
 
 def test_dynamic_window(spark, messages):
-    anchors = spark.createDataFrame([("a", "x", 0, 3), ("a", "y", 3, 7), ("b", "z", 4, 4)],
-                                    "k string, id string, lo bigint, hi bigint")
-    windows = cached(ew.dynamic_window(anchors, messages, "t", "lo", "hi", on="k").agg(
-        F.count("*").alias("n")))
+    anchors = spark.createDataFrame(
+        [("a", "x", 0, 3), ("a", "y", 3, 7), ("b", "z", 4, 4)],
+        "k string, id string, lo bigint, hi bigint",
+    )
+    windows = cached(
+        ew.dynamic_window(anchors, messages, "t", "lo", "hi", on="k").agg(F.count("*").alias("n"))
+    )
     fig = ew.plot(messages, "t", key="k", windows=windows, labels=["id", "n"])
     check(fig, Expect(messages, "t", key="k").windows(windows, ["id", "n"]))
     got = drawn(fig)
@@ -425,37 +513,54 @@ def test_dynamic_window(spark, messages):
 
 
 def test_keys_in_order_and_windows_of_keys_without_events(spark):
-    events = spark.createDataFrame([("b", 1, 2), (None, 0, 1), ("a", 2, 3)],
-                                   "k string, s bigint, e bigint")
-    windows = spark.createDataFrame([("c", (0, 5))],
-                                    "k string, window struct<start: bigint, end: bigint>")
+    events = spark.createDataFrame(
+        [("b", 1, 2), (None, 0, 1), ("a", 2, 3)], "k string, s bigint, e bigint"
+    )
+    windows = spark.createDataFrame(
+        [("c", (0, 5))], "k string, window struct<start: bigint, end: bigint>"
+    )
     fig = ew.plot(events, "s", "e", key="k", windows=windows)
-    assert [ax.get_title(loc="left") for ax in fig.axes] == [
-        "k = NULL", "k = a", "k = b", "k = c"]
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["k = NULL", "k = a", "k = b", "k = c"]
     assert drawn(fig)["k = c"] == {"window-bar": [(0.0, 5.0)]}
 
 
 def test_timestamp_ntz_and_multiple_keys(spark):
     events = spark.createDataFrame(
         [("a", 1, "2024-01-01 10:00:00", "2024-01-01 10:30:00")],
-        "k string, j int, s string, e string").select(
-        "k", "j", F.col("s").cast("timestamp_ntz").alias("s"),
-        F.col("e").cast("timestamp_ntz").alias("e"))
+        "k string, j int, s string, e string",
+    ).select(
+        "k",
+        "j",
+        F.col("s").cast("timestamp_ntz").alias("s"),
+        F.col("e").cast("timestamp_ntz").alias("e"),
+    )
     fig = ew.plot(events, "s", "e", key=["k", "j"])
     assert fig.axes[0].get_title(loc="left") == "k = a, j = 1"
     [(x0, x1)] = drawn(fig)["k = a, j = 1"]["event-bar"]
-    assert same((x0, x1), (float(mdates.date2num(datetime.datetime(2024, 1, 1, 10))),
-                           float(mdates.date2num(datetime.datetime(2024, 1, 1, 10, 30)))),
-                DATE_TOLERANCE)
+    assert same(
+        (x0, x1),
+        (
+            float(mdates.date2num(datetime.datetime(2024, 1, 1, 10))),
+            float(mdates.date2num(datetime.datetime(2024, 1, 1, 10, 30))),
+        ),
+        DATE_TOLERANCE,
+    )
     assert is_dates(fig) and fig.axes[-1].get_xlabel() == "s (TIMESTAMP_NTZ)"
 
 
 def test_timestamps_drawn_in_the_session_time_zone(spark, taming_events):
     """The wall clock of the session time zone, as show() prints it; east of UTC the end of time
     is past 9999 on the wall clock, still drawn as an arrow to the edge."""
-    windows = taming_events.groupBy(ew.hopping_window(
-        "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00",
-        output="changes", end="e")).count()
+    windows = taming_events.groupBy(
+        ew.hopping_window(
+            "s",
+            "5 seconds",
+            "2 seconds",
+            alignment="2012-03-15 12:00:00",
+            output="changes",
+            end="e",
+        )
+    ).count()
     zone = spark.conf.get("spark.sql.session.timeZone")
     spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
     try:
@@ -464,29 +569,48 @@ def test_timestamps_drawn_in_the_session_time_zone(spark, taming_events):
         spark.conf.set("spark.sql.session.timeZone", zone)
     got = drawn(fig)[""]
     nine = datetime.datetime(2012, 6, 28, 9)  # 2012-06-28 00:00:00 UTC in Tokyo
-    assert same(got["event-bar"][0], (float(mdates.date2num(nine + datetime.timedelta(seconds=1))),
-                                      float(mdates.date2num(nine + datetime.timedelta(seconds=2)))),
-                DATE_TOLERANCE)
-    assert same(got["window-open"], [(float(mdates.date2num(nine + datetime.timedelta(seconds=15))),
-                                      fig.axes[0].get_xlim()[1])], DATE_TOLERANCE)
+    assert same(
+        got["event-bar"][0],
+        (
+            float(mdates.date2num(nine + datetime.timedelta(seconds=1))),
+            float(mdates.date2num(nine + datetime.timedelta(seconds=2))),
+        ),
+        DATE_TOLERANCE,
+    )
+    assert same(
+        got["window-open"],
+        [
+            (
+                float(mdates.date2num(nine + datetime.timedelta(seconds=15))),
+                fig.axes[0].get_xlim()[1],
+            )
+        ],
+        DATE_TOLERANCE,
+    )
     assert fig.axes[-1].get_xlabel() == "s (TIMESTAMP, Asia/Tokyo)"
 
 
 def test_artists_are_of_the_documented_kinds(intervals, messages):
-    fig = ew.plot(intervals, "s", "e", key="k", windows=intervals.groupBy(
-        "k", ew.count_window("s", 2, end="e")).count(), labels=["count"])
+    fig = ew.plot(
+        intervals,
+        "s",
+        "e",
+        key="k",
+        windows=intervals.groupBy("k", ew.count_window("s", 2, end="e")).count(),
+        labels=["count"],
+    )
     ax = fig.axes[0]
     assert all(isinstance(a, Rectangle) for a in marks(ax, "event-bar"))
     assert all(isinstance(a, FancyArrow) for a in marks(ax, "event-open"))
-    assert all(isinstance(a, Rectangle) and a.get_linestyle() == "--"
-               for a in marks(ax, "window-extent"))
+    assert all(
+        isinstance(a, Rectangle) and a.get_linestyle() == "--" for a in marks(ax, "window-extent")
+    )
     assert all(isinstance(a, Line2D) and a.get_marker() == "D" for a in marks(ax, "window-point"))
     assert all(isinstance(a, Text) for a in marks(ax, "window-label"))
 
 
 def test_docstring_example_runs(spark):
-    globs = {"spark": spark, "F": F, "io": io, "plot": ew.plot,
-             "hopping_window": ew.hopping_window}
+    globs = {"spark": spark, "F": F, "io": io, "plot": ew.plot, "hopping_window": ew.hopping_window}
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     report = []
     for test in doctest.DocTestFinder().find(ew.plot, "plot", globs=globs):
@@ -504,8 +628,11 @@ def test_exported():
 
 def test_too_many_events(spark):
     huge = spark.range(0, 10**12).select(F.col("id").alias("t"))  # never collected
-    with pytest.raises(ValueError, match=r"at most 200 events \(max_events\).*filter it first, "
-                                         r"e\.g\. events\.where"):
+    with pytest.raises(
+        ValueError,
+        match=r"at most 200 events \(max_events\).*filter it first, "
+        r"e\.g\. events\.where",
+    ):
         ew.plot(huge, "t")
     small = spark.range(0, 6).select(F.col("id").alias("t"))
     with pytest.raises(ValueError, match=r"at most 5 events \(max_events\)"):
@@ -515,16 +642,20 @@ def test_too_many_events(spark):
 
 def test_too_many_windows(spark, messages):
     huge = spark.range(0, 10**12).select(
-        F.lit("a").alias("k"), F.struct(F.col("id").alias("start"),
-                                        (F.col("id") + 1).alias("end")).alias("window"))
+        F.lit("a").alias("k"),
+        F.struct(F.col("id").alias("start"), (F.col("id") + 1).alias("end")).alias("window"),
+    )
     with pytest.raises(ValueError, match=r"at most 200 windows \(max_windows\).*windows\.where"):
         ew.plot(messages, "t", key="k", windows=huge)
 
 
 def test_too_many_keys(spark):
     events = spark.range(0, 12).select(F.col("id").alias("k"), F.col("id").alias("t"))
-    with pytest.raises(ValueError, match=r"at most 10 keys \(max_keys\); the events and windows "
-                                         r"have 12: filter them first"):
+    with pytest.raises(
+        ValueError,
+        match=r"at most 10 keys \(max_keys\); the events and windows "
+        r"have 12: filter them first",
+    ):
         ew.plot(events, "t", key="k")
     assert len(ew.plot(events, "t", key="k", max_keys=12).axes) == 12
 
@@ -537,8 +668,9 @@ def test_without_matplotlib(monkeypatch, messages):
 
 def test_import_does_not_import_matplotlib():
     code = "import sys, eventwindows; print('matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -547,30 +679,48 @@ def test_import_does_not_import_matplotlib():
 
 
 def test_windows_without_a_window_column(messages):
-    with pytest.raises(ValueError, match=r"no `window` struct column.*GROUP BY over an "
-                                         r"eventwindows window function"):
+    with pytest.raises(
+        ValueError,
+        match=r"no `window` struct column.*GROUP BY over an "
+        r"eventwindows window function",
+    ):
         ew.plot(messages, "t", windows=messages)
     flat = messages.select("k", F.col("t").alias("window"))
     with pytest.raises(ValueError, match=r"no `window` struct column"):
         ew.plot(messages, "t", key="k", windows=flat)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda m, w: ew.plot(m, "time"), r"`start` 'time' is not a column of events; its columns "
-                                      r"are \['k', 't', 'v'\]"),
-    (lambda m, w: ew.plot(m, "t", end="e"), r"`end` 'e' is not a column of events"),
-    (lambda m, w: ew.plot(m, "t", key="key"), r"`key` 'key' is not a column of events"),
-    (lambda m, w: ew.plot(m, "t", value="x"), r"`value` 'x' is not a column of events"),
-    (lambda m, w: ew.plot(m, "t", windows=w, labels=["count(1)"]),
-     r"`labels` 'count\(1\)' is not a column of windows"),
-    (lambda m, w: ew.plot(m, "t", key="k", windows=w.drop("k")),
-     r"`key` 'k' is not a column of windows"),
-    (lambda m, w: ew.plot(m, "v"), r"`start` \('v'\) must be a TIMESTAMP, TIMESTAMP_NTZ or "
-                                   r"BIGINT \(ticks\), got double"),
-    (lambda m, w: ew.plot(m.withColumn("t", F.timestamp_seconds("t")), "t", windows=w),
-     r"`window.start` of windows is bigint, the events' time is TIMESTAMP"),
-    (lambda m, w: ew.plot(m, "t", max_events=0), r"`max_events` must be a positive int"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda m, w: ew.plot(m, "time"),
+            r"`start` 'time' is not a column of events; its columns "
+            r"are \['k', 't', 'v'\]",
+        ),
+        (lambda m, w: ew.plot(m, "t", end="e"), r"`end` 'e' is not a column of events"),
+        (lambda m, w: ew.plot(m, "t", key="key"), r"`key` 'key' is not a column of events"),
+        (lambda m, w: ew.plot(m, "t", value="x"), r"`value` 'x' is not a column of events"),
+        (
+            lambda m, w: ew.plot(m, "t", windows=w, labels=["count(1)"]),
+            r"`labels` 'count\(1\)' is not a column of windows",
+        ),
+        (
+            lambda m, w: ew.plot(m, "t", key="k", windows=w.drop("k")),
+            r"`key` 'k' is not a column of windows",
+        ),
+        (
+            lambda m, w: ew.plot(m, "v"),
+            r"`start` \('v'\) must be a TIMESTAMP, TIMESTAMP_NTZ or "
+            r"BIGINT \(ticks\), got double",
+        ),
+        (
+            lambda m, w: ew.plot(m.withColumn("t", F.timestamp_seconds("t")), "t", windows=w),
+            r"`window.start` of windows is bigint, the events' time is TIMESTAMP",
+        ),
+        (lambda m, w: ew.plot(m, "t", max_events=0), r"`max_events` must be a positive int"),
+    ],
+)
 def test_bad_columns_and_parameters(messages, call, message):
     windows = messages.groupBy("k", ew.time_window("t", -1, 0)).count()
     with pytest.raises(ValueError, match=message):

@@ -3,6 +3,7 @@
 Timestamps are built from strings and read back as strings (``CAST(... AS STRING)``), both in the
 session time zone (UTC, see conftest.py), so no answer depends on the machine's time zone.
 """
+
 import datetime
 import doctest
 import importlib
@@ -15,8 +16,8 @@ from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from eventwindows import dynamic as ewdyn
 from eventwindows import asof as ewasof
+from eventwindows import dynamic as ewdyn
 from eventwindows import functions as ewf
 from eventwindows import joins as ewjoins
 from eventwindows.functions import _documentation as ewdoc
@@ -44,8 +45,9 @@ END_OF_TIME = "9999-12-31 23:59:59.999999"
 def timestamp_events(spark, rows, schema="k string, s string, e string, v bigint"):
     """A DataFrame of `rows` whose `s` and `e` strings become TIMESTAMPs (session time zone)."""
     df = spark.createDataFrame(rows, schema)
-    return df.select(*[F.col(c).cast("timestamp").alias(c) if c in ("s", "e") else c
-                       for c in df.columns])
+    return df.select(
+        *[F.col(c).cast("timestamp").alias(c) if c in ("s", "e") else c for c in df.columns]
+    )
 
 
 def windowed(df, *aggs, keys=()):
@@ -80,21 +82,25 @@ def test_hopping_interval_events_overlapping_windows(spark):
     # a/B [00:00:04, 00:00:05) v=1  intersects the windows starting in (0, 5):  2, 4
     # b/C [00:00:01, 00:00:02) v=5  intersects the windows starting in (-3, 2): -2, 0
     # Windows overlap, so A and C are each seen by two or three windows.
-    events = timestamp_events(spark, [
-        ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
-        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
-        ("b", "2024-01-01 00:00:01", "2024-01-01 00:00:02", 5),
-    ])
+    events = timestamp_events(
+        spark,
+        [
+            ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
+            ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
+            ("b", "2024-01-01 00:00:01", "2024-01-01 00:00:02", 5),
+        ],
+    )
     result = events.groupBy("k", ew.hopping_window("s", "4 seconds", "2 seconds", end="e")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     assert result.columns == ["k", "window", "n", "total"]
     assert windowed(result, "n", "total", keys=["k"]) == [
         ("a", "2023-12-31 23:59:58", "2024-01-01 00:00:02", 1, 10),  # A
         ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:04", 1, 10),  # A
         ("a", "2024-01-01 00:00:02", "2024-01-01 00:00:06", 2, 11),  # A, B
-        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:08", 1, 1),   # B
-        ("b", "2023-12-31 23:59:58", "2024-01-01 00:00:02", 1, 5),   # C
-        ("b", "2024-01-01 00:00:00", "2024-01-01 00:00:04", 1, 5),   # C
+        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:08", 1, 1),  # B
+        ("b", "2023-12-31 23:59:58", "2024-01-01 00:00:02", 1, 5),  # C
+        ("b", "2024-01-01 00:00:00", "2024-01-01 00:00:04", 1, 5),  # C
     ]
 
 
@@ -102,33 +108,53 @@ def test_window_column_is_a_struct_named_window(spark):
     events = timestamp_events(spark, [("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 1)])
     result = events.groupBy("k", ew.hopping_window("s", "4 seconds", "2 seconds", end="e")).count()
     assert result.columns == ["k", "window", "count"]
-    assert result.schema["window"].dataType.simpleString() == "struct<start:timestamp,end:timestamp>"
-    bigint = spark.createDataFrame([(1,)], "t bigint").groupBy(
-        ew.tumbling_window("t", 2)).count()
+    assert (
+        result.schema["window"].dataType.simpleString() == "struct<start:timestamp,end:timestamp>"
+    )
+    bigint = spark.createDataFrame([(1,)], "t bigint").groupBy(ew.tumbling_window("t", 2)).count()
     assert bigint.columns == ["window", "count"]
     assert bigint.schema["window"].dataType.simpleString() == "struct<start:bigint,end:bigint>"
 
 
-POINTS = ["2024-01-01 00:00:00", "2024-01-01 00:00:01", "2024-01-01 00:00:02",
-          "2024-01-01 00:00:04", "2024-01-01 00:00:07"]
+POINTS = [
+    "2024-01-01 00:00:00",
+    "2024-01-01 00:00:01",
+    "2024-01-01 00:00:02",
+    "2024-01-01 00:00:04",
+    "2024-01-01 00:00:07",
+]
 
 
 # Columns need a running SparkContext, so every form is built lazily, in the test.
-@pytest.mark.parametrize("alignment", [
-    lambda: "2024-01-01 00:00:01",
-    lambda: datetime.datetime(2024, 1, 1, 0, 0, 1),  # naive: read in the session time zone
-    lambda: datetime.datetime(2024, 1, 1, 0, 0, 1, tzinfo=datetime.timezone.utc),
-    lambda: datetime.datetime(2024, 1, 1, 1, 0, 1,
-                              tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
-    lambda: F.lit("2024-01-01 00:00:01").cast("timestamp"),
-    # Offsets from the epoch, as Spark's window() takes its start time (midnight is a multiple
-    # of 3 s after the epoch, so an offset of 1 s gives the same windows).
-    lambda: "1 second",
-    lambda: "-2 seconds",
-    lambda: datetime.timedelta(seconds=1),
-    lambda: 1_000_000,
-], ids=["string", "naive-datetime", "utc-datetime", "plus-one-hour-datetime", "column",
-        "interval-string", "negative-interval-string", "timedelta", "int-microseconds"])
+@pytest.mark.parametrize(
+    "alignment",
+    [
+        lambda: "2024-01-01 00:00:01",
+        lambda: datetime.datetime(2024, 1, 1, 0, 0, 1),  # naive: read in the session time zone
+        lambda: datetime.datetime(2024, 1, 1, 0, 0, 1, tzinfo=datetime.timezone.utc),
+        lambda: datetime.datetime(
+            2024, 1, 1, 1, 0, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=1))
+        ),
+        lambda: F.lit("2024-01-01 00:00:01").cast("timestamp"),
+        # Offsets from the epoch, as Spark's window() takes its start time (midnight is a multiple
+        # of 3 s after the epoch, so an offset of 1 s gives the same windows).
+        lambda: "1 second",
+        lambda: "-2 seconds",
+        lambda: datetime.timedelta(seconds=1),
+        lambda: 1_000_000,
+    ],
+    ids=[
+        "string",
+        "naive-datetime",
+        "utc-datetime",
+        "plus-one-hour-datetime",
+        "column",
+        "interval-string",
+        "negative-interval-string",
+        "timedelta",
+        "int-microseconds",
+    ],
+)
 def test_tumbling_point_events_with_alignment(spark, alignment):
     # Tumbling windows of 3 s aligned on 00:00:01: [1 + 3j, 4 + 3j) seconds after midnight.
     # Point events at 0 -> [-2, 1); 1 and 2 -> [1, 4); 4 -> [4, 7); 7 -> [7, 10).
@@ -142,16 +168,21 @@ def test_tumbling_point_events_with_alignment(spark, alignment):
     ]
 
 
-@pytest.mark.parametrize("alignment", [
-    "2024-01-01 00:00:01", datetime.datetime(2024, 1, 1, 0, 0, 1)], ids=["string", "datetime"])
+@pytest.mark.parametrize(
+    "alignment",
+    ["2024-01-01 00:00:01", datetime.datetime(2024, 1, 1, 0, 0, 1)],
+    ids=["string", "datetime"],
+)
 def test_tumbling_timestamp_ntz_with_alignment(spark, alignment):
     # As test_tumbling_point_events_with_alignment, on TIMESTAMP_NTZ: a string or a naive
     # datetime alignment is the same wall-clock time.
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS]).withColumn(
-        "s", F.col("s").cast("timestamp_ntz"))
+        "s", F.col("s").cast("timestamp_ntz")
+    )
     result = events.groupBy(ew.tumbling_window("s", "3 seconds", alignment)).count()
     assert result.schema["window"].dataType.simpleString() == (
-        "struct<start:timestamp_ntz,end:timestamp_ntz>")
+        "struct<start:timestamp_ntz,end:timestamp_ntz>"
+    )
     assert windowed(result, "count") == [
         ("2023-12-31 23:59:58", "2024-01-01 00:00:01", 1),
         ("2024-01-01 00:00:01", "2024-01-01 00:00:04", 2),
@@ -160,8 +191,11 @@ def test_tumbling_timestamp_ntz_with_alignment(spark, alignment):
     ]
 
 
-@pytest.mark.parametrize("size", [datetime.timedelta(seconds=3), "3000000 microseconds"],
-                         ids=["timedelta", "microseconds"])
+@pytest.mark.parametrize(
+    "size",
+    [datetime.timedelta(seconds=3), "3000000 microseconds"],
+    ids=["timedelta", "microseconds"],
+)
 def test_tumbling_point_events_default_alignment_is_the_epoch(spark, size):
     # Windows [3j, 3j + 3) seconds after the epoch; 2024-01-01 00:00:00 is 1704067200 s after it,
     # a multiple of 3, so the windows are [0, 3), [3, 6), [6, 9) seconds after midnight:
@@ -179,13 +213,19 @@ def test_snapshot_windows_over_interval_events(spark):
     # A [0, 4) v=1, B [2, 6) v=10, C [5, 7) v=100, D [9, 10) v=1000.
     # Endpoints 0 2 4 5 6 7 9 10; the intervals between them with an active event:
     # [0,2) A; [2,4) A B; [4,5) B; [5,6) B C; [6,7) C; (nothing in [7,9)); [9,10) D.
-    events = spark.createDataFrame([(0, 4, 1), (2, 6, 10), (5, 7, 100), (9, 10, 1000)],
-                                   "s bigint, e bigint, v bigint")
+    events = spark.createDataFrame(
+        [(0, 4, 1), (2, 6, 10), (5, 7, 100), (9, 10, 1000)], "s bigint, e bigint, v bigint"
+    )
     result = events.groupBy(ew.snapshot_window("s", end="e")).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
     assert result.columns == ["window", "n", "total"]
     assert windowed(result, "n", "total") == [
-        (0, 2, 1, 1), (2, 4, 2, 11), (4, 5, 1, 10), (5, 6, 2, 110), (6, 7, 1, 100),
+        (0, 2, 1, 1),
+        (2, 4, 2, 11),
+        (4, 5, 1, 10),
+        (5, 6, 2, 110),
+        (6, 7, 1, 100),
         (9, 10, 1, 1000),
     ]
 
@@ -213,9 +253,21 @@ def taming_events(spark):
 
 
 def taming_query(spark, output, horizon=None):
-    return taming_events(spark).groupBy(ew.hopping_window(
-        "s", "5 seconds", "2 seconds", alignment="2012-03-15 12:00:00", output=output,
-        horizon=horizon, end="e")).agg(F.count("*").alias("n"))
+    return (
+        taming_events(spark)
+        .groupBy(
+            ew.hopping_window(
+                "s",
+                "5 seconds",
+                "2 seconds",
+                alignment="2012-03-15 12:00:00",
+                output=output,
+                horizon=horizon,
+                end="e",
+            )
+        )
+        .agg(F.count("*").alias("n"))
+    )
 
 
 @pytest.mark.smoke
@@ -230,7 +282,7 @@ def test_taming_hopping_windows_changes_query_table(spark):
         ("2012-06-28 00:00:05", "2012-06-28 00:00:07", 3),  # end 5: [0, 5) e0 e1 e2
         ("2012-06-28 00:00:07", "2012-06-28 00:00:11", 2),  # ends 7, 9: e0 e2
         ("2012-06-28 00:00:11", "2012-06-28 00:00:15", 3),  # ends 11, 13: e0 e2 e3
-        ("2012-06-28 00:00:15", END_OF_TIME, 1),            # ends 15...: e0
+        ("2012-06-28 00:00:15", END_OF_TIME, 1),  # ends 15...: e0
     ]
 
 
@@ -245,8 +297,16 @@ def test_taming_hopping_windows_point_output_with_horizon(spark):
 
     result = taming_query(spark, "point", horizon="2012-06-28 00:00:12")
     assert windowed(result, "n") == [
-        point(1, 1), point(3, 2), point(5, 3), point(7, 2), point(9, 2), point(11, 3),
-        point(13, 3), point(15, 1), point(17, 1)]
+        point(1, 1),
+        point(3, 2),
+        point(5, 3),
+        point(7, 2),
+        point(9, 2),
+        point(11, 3),
+        point(13, 3),
+        point(15, 1),
+        point(17, 1),
+    ]
 
 
 @pytest.mark.smoke
@@ -268,19 +328,26 @@ def test_taming_hopping_windows_window_output_default_horizon(spark):
 # Durations and BIGINT time
 
 
-@pytest.mark.parametrize("durations", [
-    lambda: ("4 seconds", "2 seconds"),
-    lambda: (datetime.timedelta(seconds=4), datetime.timedelta(seconds=2)),
-    lambda: (datetime.timedelta(seconds=4), "2000 milliseconds"),
-    lambda: (F.expr("INTERVAL 4 SECONDS"), F.expr("INTERVAL '2' SECOND")),
-], ids=["strings", "timedeltas", "mixed", "columns"])
+@pytest.mark.parametrize(
+    "durations",
+    [
+        lambda: ("4 seconds", "2 seconds"),
+        lambda: (datetime.timedelta(seconds=4), datetime.timedelta(seconds=2)),
+        lambda: (datetime.timedelta(seconds=4), "2000 milliseconds"),
+        lambda: (F.expr("INTERVAL 4 SECONDS"), F.expr("INTERVAL '2' SECOND")),
+    ],
+    ids=["strings", "timedeltas", "mixed", "columns"],
+)
 def test_duration_forms_agree(spark, durations):
     size, hop = durations()
     # As in test_hopping_interval_events_overlapping_windows, key a only.
-    events = timestamp_events(spark, [
-        ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
-        ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
-    ])
+    events = timestamp_events(
+        spark,
+        [
+            ("a", "2024-01-01 00:00:00", "2024-01-01 00:00:03", 10),
+            ("a", "2024-01-01 00:00:04", "2024-01-01 00:00:05", 1),
+        ],
+    )
     result = events.groupBy(ew.hopping_window("s", size, hop, end="e")).count()
     assert windowed(result, "count") == [
         ("2023-12-31 23:59:58", "2024-01-01 00:00:02", 1),
@@ -295,8 +362,7 @@ def test_sub_second_timedelta(spark):
     # epoch, a multiple of 1.5 s, so windows are [0, 1.5), [1.5, 3), ... after midnight.
     # Points at 0, 1 -> [0, 1.5); 2 -> [1.5, 3); 4 -> [3, 4.5).
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS[:4]])
-    result = events.groupBy(
-        ew.tumbling_window("s", datetime.timedelta(milliseconds=1500))).count()
+    result = events.groupBy(ew.tumbling_window("s", datetime.timedelta(milliseconds=1500))).count()
     assert windowed(result, "count") == [
         ("2024-01-01 00:00:00", "2024-01-01 00:00:01.5", 2),
         ("2024-01-01 00:00:01.5", "2024-01-01 00:00:03", 1),
@@ -313,7 +379,12 @@ def test_bigint_hopping_point_events(spark):
     # -3 -> -10, -5 (floor rounding before 0); 7 -> 0, 5; 12 -> 5, 10.
     result = bigint_points(spark).groupBy(ew.hopping_window("t", 10, 5)).count()
     assert windowed(result, "count") == [
-        (-10, 0, 1), (-5, 5, 1), (0, 10, 1), (5, 15, 2), (10, 20, 1)]
+        (-10, 0, 1),
+        (-5, 5, 1),
+        (0, 10, 1),
+        (5, 15, 2),
+        (10, 20, 1),
+    ]
 
 
 def test_bigint_output_policies(spark):
@@ -335,8 +406,11 @@ def test_bigint_tumbling_with_int_alignment(spark):
 def test_later_optional_argument_after_none(spark):
     # alignment=None with output given: passed as NULL, which means the epoch. Windows [5j, 5j+5):
     # -3 -> [-5, 0) ends at 0; 7 -> [5, 10) ends at 10; 12 -> [10, 15) ends at 15.
-    result = bigint_points(spark).groupBy(
-        ew.tumbling_window("t", 5, alignment=None, output="point")).count()
+    result = (
+        bigint_points(spark)
+        .groupBy(ew.tumbling_window("t", 5, alignment=None, output="point"))
+        .count()
+    )
     assert windowed(result, "count") == [(0, 1, 1), (10, 11, 1), (15, 16, 1)]
 
 
@@ -350,56 +424,100 @@ def same_rows_as_sql(spark, table, df, grouped, sql_window, *aggs_sql):
     (window fields..., aggregates...), sorted."""
     df.createOrReplaceTempView(table)
     fields = [f.name for f in grouped.schema["window"].dataType.fields]
-    python_rows = grouped.select(*[F.col(f"window.{f}") for f in fields],
-                                 *[c for c in grouped.columns if c != "window"])
-    sql_rows = spark.sql(f"SELECT {', '.join(f'window.{f}' for f in fields)}, "
-                         f"{', '.join(aggs_sql)} FROM {table} GROUP BY {sql_window}")
+    python_rows = grouped.select(
+        *[F.col(f"window.{f}") for f in fields], *[c for c in grouped.columns if c != "window"]
+    )
+    sql_rows = spark.sql(
+        f"SELECT {', '.join(f'window.{f}' for f in fields)}, "
+        f"{', '.join(aggs_sql)} FROM {table} GROUP BY {sql_window}"
+    )
     python_sorted = sorted(tuple(r) for r in python_rows.collect())
     assert python_sorted == sorted(tuple(r) for r in sql_rows.collect())
     return python_sorted
 
 
-SESSION_EVENTS = [("a", 1, 3, 1), ("a", 6, 7, 10), ("a", 12, 13, 100), ("a", 14, 20, 1000),
-                  ("b", 2, 2, 5), ("b", 4, 9, 50)]
+SESSION_EVENTS = [
+    ("a", 1, 3, 1),
+    ("a", 6, 7, 10),
+    ("a", 12, 13, 100),
+    ("a", 14, 20, 1000),
+    ("b", 2, 2, 5),
+    ("b", 4, 9, 50),
+]
 
 
 def session_events(spark):
     return spark.createDataFrame(SESSION_EVENTS, "k string, s bigint, e bigint, v bigint")
 
 
-@pytest.mark.parametrize("build, sql, expected", [
-    # gap 4: a: [1,3) keeps it open to 3 - 1 + 4 = 6; [6,7) joins (6 <= 6), to 10; [12,13)
-    # starts [12, 16); [14,20) joins it, to 23. b: [2,2) is empty (in no session); [4,9) alone:
-    # [4, 12).
-    (lambda: ew.event_session_window("s", 4, end="e"), "event_session_window(s, e, 4)",
-     [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)]),
-    # max_duration 5 cuts [1, 10) into [1, 6) and [6, 10); [12, 23) into [12, 17), [17, 22)
-    # (only [14, 20) reaches it) and [22, 23) (no event: no row); [4, 12) into [4, 9) and
-    # [9, 12) (no event).
-    (lambda: ew.event_session_window("s", 4, max_duration=5, end="e"),
-     "event_session_window(s, e, 4, 5)",
-     [("a", 1, 6, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 17, 2, 1100), ("a", 17, 22, 1, 1000),
-      ("b", 4, 9, 1, 50)]),
-    # max_duration=None before a given output: a SQL NULL, no maximum.
-    (lambda: ew.event_session_window(F.col("s"), 4, None, "window", end="e"),
-     "event_session_window(s, e, 4, NULL, 'window')",
-     [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)]),
-    # 'changes': lifetimes extended to the session's end, a row at every distinct start.
-    (lambda: ew.event_session_window("s", 4, output=F.lit("changes"), end="e"),
-     "event_session_window(s, e, 4, output => 'changes')",
-     [("a", 1, 6, 1, 1), ("a", 6, 10, 2, 11), ("a", 12, 14, 1, 100), ("a", 14, 23, 2, 1100),
-      ("b", 4, 12, 1, 50)]),
-    (lambda: ew.event_session_window("s", 4),
-     "event_session_window(s, 4)",
-     # Points 1, 6, 12, 14 (a), 2, 4 (b): a [1, 5), [6, 10), [12, 18); b [2, 8).
-     [("a", 1, 5, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 18, 2, 1100), ("b", 2, 8, 2, 55)]),
-], ids=["window", "max-duration", "none-before-output", "changes-column", "points"])
+@pytest.mark.parametrize(
+    "build, sql, expected",
+    [
+        # gap 4: a: [1,3) keeps it open to 3 - 1 + 4 = 6; [6,7) joins (6 <= 6), to 10; [12,13)
+        # starts [12, 16); [14,20) joins it, to 23. b: [2,2) is empty (in no session); [4,9) alone:
+        # [4, 12).
+        (
+            lambda: ew.event_session_window("s", 4, end="e"),
+            "event_session_window(s, e, 4)",
+            [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)],
+        ),
+        # max_duration 5 cuts [1, 10) into [1, 6) and [6, 10); [12, 23) into [12, 17), [17, 22)
+        # (only [14, 20) reaches it) and [22, 23) (no event: no row); [4, 12) into [4, 9) and
+        # [9, 12) (no event).
+        (
+            lambda: ew.event_session_window("s", 4, max_duration=5, end="e"),
+            "event_session_window(s, e, 4, 5)",
+            [
+                ("a", 1, 6, 1, 1),
+                ("a", 6, 10, 1, 10),
+                ("a", 12, 17, 2, 1100),
+                ("a", 17, 22, 1, 1000),
+                ("b", 4, 9, 1, 50),
+            ],
+        ),
+        # max_duration=None before a given output: a SQL NULL, no maximum.
+        (
+            lambda: ew.event_session_window(F.col("s"), 4, None, "window", end="e"),
+            "event_session_window(s, e, 4, NULL, 'window')",
+            [("a", 1, 10, 2, 11), ("a", 12, 23, 2, 1100), ("b", 4, 12, 1, 50)],
+        ),
+        # 'changes': lifetimes extended to the session's end, a row at every distinct start.
+        (
+            lambda: ew.event_session_window("s", 4, output=F.lit("changes"), end="e"),
+            "event_session_window(s, e, 4, output => 'changes')",
+            [
+                ("a", 1, 6, 1, 1),
+                ("a", 6, 10, 2, 11),
+                ("a", 12, 14, 1, 100),
+                ("a", 14, 23, 2, 1100),
+                ("b", 4, 12, 1, 50),
+            ],
+        ),
+        (
+            lambda: ew.event_session_window("s", 4),
+            "event_session_window(s, 4)",
+            # Points 1, 6, 12, 14 (a), 2, 4 (b): a [1, 5), [6, 10), [12, 18); b [2, 8).
+            [("a", 1, 5, 1, 1), ("a", 6, 10, 1, 10), ("a", 12, 18, 2, 1100), ("b", 2, 8, 2, 55)],
+        ),
+    ],
+    ids=["window", "max-duration", "none-before-output", "changes-column", "points"],
+)
 def test_event_session_window_matches_sql(spark, build, sql, expected):
-    grouped = session_events(spark).groupBy("k", build()).agg(
-        F.count("*").alias("n"), F.sum("v").alias("total"))
-    rows = same_rows_as_sql(spark, "py_sessions", session_events(spark),
-                            grouped.select("window", "k", "n", "total"), sql + ", k",
-                            "k", "count(*)", "sum(v)")
+    grouped = (
+        session_events(spark)
+        .groupBy("k", build())
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    )
+    rows = same_rows_as_sql(
+        spark,
+        "py_sessions",
+        session_events(spark),
+        grouped.select("window", "k", "n", "total"),
+        sql + ", k",
+        "k",
+        "count(*)",
+        "sum(v)",
+    )
     assert sorted((r[2], r[0], r[1], r[3], r[4]) for r in rows) == expected
 
 
@@ -408,31 +526,47 @@ def test_event_session_window_trill_changes(spark):
     # Trill's progressive session example: points 11, 12, 21, 25 with x = 1, 1, 2, 2, gap 6.
     points = spark.createDataFrame([(11, 1), (12, 1), (21, 2), (25, 2)], "ts bigint, x bigint")
     result = points.groupBy(ew.event_session_window("ts", 6, output="changes")).agg(
-        F.sum("x").alias("total"))
+        F.sum("x").alias("total")
+    )
     assert windowed(result, "total") == [(11, 12, 1), (12, 18, 2), (21, 25, 2), (25, 31, 4)]
     window = points.groupBy(ew.event_session_window("ts", 6)).agg(F.sum("x").alias("total"))
     assert windowed(window, "total") == [(11, 18, 2), (21, 31, 4)]
 
 
-@pytest.mark.parametrize("gap", [
-    lambda: "30 seconds", lambda: datetime.timedelta(seconds=30), lambda: "30000000 microseconds",
-    lambda: F.expr("INTERVAL 30 SECONDS")], ids=["string", "timedelta", "microseconds", "column"])
+@pytest.mark.parametrize(
+    "gap",
+    [
+        lambda: "30 seconds",
+        lambda: datetime.timedelta(seconds=30),
+        lambda: "30000000 microseconds",
+        lambda: F.expr("INTERVAL 30 SECONDS"),
+    ],
+    ids=["string", "timedelta", "microseconds", "column"],
+)
 def test_event_session_window_timestamp_gap_forms_agree(spark, gap):
     # Points at 00:00:00, 00:00:20, 00:01:00: the first two within 30 s, the third alone. As
     # Spark's session_window(ts, '30 seconds').
-    events = timestamp_events(spark, [("a", "2024-01-01 00:00:00", None, 1),
-                                      ("a", "2024-01-01 00:00:20", None, 2),
-                                      ("a", "2024-01-01 00:01:00", None, 4)])
-    result = events.groupBy(ew.event_session_window("s", gap())).agg(
-        F.sum("v").alias("total"))
-    expected = [("2024-01-01 00:00:00", "2024-01-01 00:00:50", 3),
-                ("2024-01-01 00:01:00", "2024-01-01 00:01:30", 4)]
+    events = timestamp_events(
+        spark,
+        [
+            ("a", "2024-01-01 00:00:00", None, 1),
+            ("a", "2024-01-01 00:00:20", None, 2),
+            ("a", "2024-01-01 00:01:00", None, 4),
+        ],
+    )
+    result = events.groupBy(ew.event_session_window("s", gap())).agg(F.sum("v").alias("total"))
+    expected = [
+        ("2024-01-01 00:00:00", "2024-01-01 00:00:50", 3),
+        ("2024-01-01 00:01:00", "2024-01-01 00:01:30", 4),
+    ]
     assert windowed(result, "total") == expected
     spark_session = events.groupBy(F.session_window("s", "30 seconds")).agg(
-        F.sum("v").alias("total"))
+        F.sum("v").alias("total")
+    )
     start, end = (F.col("session_window." + f).cast("string") for f in ("start", "end"))
     assert sorted(tuple(r) for r in spark_session.select(start, end, "total").collect()) == (
-        expected)
+        expected
+    )
 
 
 TUPLES = [(i, i, i in (2, 5)) for i in range(8)]
@@ -442,59 +576,102 @@ def tuples(spark):
     return spark.createDataFrame(TUPLES, "age bigint, v bigint, mark boolean")
 
 
-@pytest.mark.parametrize("build, sql, expected", [
-    # delta(age, 2): {0,1,2} flushed at 3, {3,4,5} at 6; {6,7} stays open.
-    (lambda: ew.spl_tumbling_window("age", ew.spl.delta("age", 2)),
-     "spl_tumbling_window(age, 'delta(age, 2)')",
-     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
-    (lambda: ew.spl_tumbling_window("age", "delta(age, 2)", flush_at_end=True),
-     "spl_tumbling_window(age, 'delta(age, 2)', flush_at_end => true)",
-     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
-    (lambda: ew.spl_tumbling_window(F.col("age"), ew.spl.count(3), F.lit(True)),
-     "spl_tumbling_window(age, 'count(3)', true)",
-     [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
-    (lambda: ew.spl_tumbling_window("age", ew.spl.count(3), None),
-     "spl_tumbling_window(age, 'count(3)')",
-     [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5])]),
-    # time(3): first arrival 0, instants 3, 6: {0,1,2} flushed at 3, {3,4,5} at 6.
-    (lambda: ew.spl_tumbling_window("age", ew.spl.time(3), False),
-     "spl_tumbling_window(age, 'time(3)', false)",
-     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])]),
-    (lambda: ew.spl_tumbling_window("age", "time(3)", flush_at_end=True),
-     "spl_tumbling_window(age, 'time(3)', true)",
-     [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
-    # punct(mark): TRUE at 2 and 5: flushed after them.
-    (lambda: ew.spl_tumbling_window("age", ew.spl.punct("mark"), flush_at_end=True),
-     "spl_tumbling_window(age, 'punct(mark)', flush_at_end => true)",
-     [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])]),
-], ids=["delta", "delta-flush-at-end", "count-flush-column", "count-none", "time-false",
-        "time-string-flush-at-end", "punct"])
+@pytest.mark.parametrize(
+    "build, sql, expected",
+    [
+        # delta(age, 2): {0,1,2} flushed at 3, {3,4,5} at 6; {6,7} stays open.
+        (
+            lambda: ew.spl_tumbling_window("age", ew.spl.delta("age", 2)),
+            "spl_tumbling_window(age, 'delta(age, 2)')",
+            [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])],
+        ),
+        (
+            lambda: ew.spl_tumbling_window("age", "delta(age, 2)", flush_at_end=True),
+            "spl_tumbling_window(age, 'delta(age, 2)', flush_at_end => true)",
+            [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])],
+        ),
+        (
+            lambda: ew.spl_tumbling_window(F.col("age"), ew.spl.count(3), F.lit(True)),
+            "spl_tumbling_window(age, 'count(3)', true)",
+            [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])],
+        ),
+        (
+            lambda: ew.spl_tumbling_window("age", ew.spl.count(3), None),
+            "spl_tumbling_window(age, 'count(3)')",
+            [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5])],
+        ),
+        # time(3): first arrival 0, instants 3, 6: {0,1,2} flushed at 3, {3,4,5} at 6.
+        (
+            lambda: ew.spl_tumbling_window("age", ew.spl.time(3), False),
+            "spl_tumbling_window(age, 'time(3)', false)",
+            [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5])],
+        ),
+        (
+            lambda: ew.spl_tumbling_window("age", "time(3)", flush_at_end=True),
+            "spl_tumbling_window(age, 'time(3)', true)",
+            [(3, 4, 0, 2, [0, 1, 2]), (6, 7, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])],
+        ),
+        # punct(mark): TRUE at 2 and 5: flushed after them.
+        (
+            lambda: ew.spl_tumbling_window("age", ew.spl.punct("mark"), flush_at_end=True),
+            "spl_tumbling_window(age, 'punct(mark)', flush_at_end => true)",
+            [(2, 3, 0, 2, [0, 1, 2]), (5, 6, 3, 5, [3, 4, 5]), (7, 8, 6, 7, [6, 7])],
+        ),
+    ],
+    ids=[
+        "delta",
+        "delta-flush-at-end",
+        "count-flush-column",
+        "count-none",
+        "time-false",
+        "time-string-flush-at-end",
+        "punct",
+    ],
+)
 def test_spl_tumbling_window_matches_sql(spark, build, sql, expected):
     grouped = tuples(spark).groupBy(build()).agg(F.collect_list("v").alias("vs"))
     rows = same_rows_as_sql(spark, "py_tuples", tuples(spark), grouped, sql, "collect_list(v)")
     assert [tuple(r) for r in rows] == expected
 
 
-POSITIONS = [(t, t + 3 - t % 2, 10 - t, datetime.datetime(2024, 1, 1, 0, 0, t), 10 * t)
-             for t in (1, 2, 3, 5, 6)]
+POSITIONS = [
+    (t, t + 3 - t % 2, 10 - t, datetime.datetime(2024, 1, 1, 0, 0, t), 10 * t)
+    for t in (1, 2, 3, 5, 6)
+]
 """Events (s, e, o, ts, v): a few, whose ends, order and times differ, so that an argument in
 the wrong place changes the windows."""
 
 
-@pytest.mark.parametrize("build, sql", [
-    (lambda: ew.count_window("s", 2), "count_window(s, 2)"),
-    (lambda: ew.count_window("s", 2, "window", end="e"), "count_window(s, e, 2, 'window')"),
-    (lambda: ew.index_window("s", -1, 0), "index_window(s, -1, 0)"),
-    (lambda: ew.index_window("s", None, 0, "o"), "index_window(s, NULL, 0, o)"),
-    (lambda: ew.time_window("s", -1, 0), "time_window(s, -1, 0)"),
-    (lambda: ew.time_window("ts", "-1 second", "0 seconds", "()"),
-     "time_window(ts, INTERVAL '-1' SECOND, INTERVAL '0' SECOND, '()')"),
-], ids=["count", "count-output-end", "index", "index-running-order", "time", "time-strings-bounds"])
+@pytest.mark.parametrize(
+    "build, sql",
+    [
+        (lambda: ew.count_window("s", 2), "count_window(s, 2)"),
+        (lambda: ew.count_window("s", 2, "window", end="e"), "count_window(s, e, 2, 'window')"),
+        (lambda: ew.index_window("s", -1, 0), "index_window(s, -1, 0)"),
+        (lambda: ew.index_window("s", None, 0, "o"), "index_window(s, NULL, 0, o)"),
+        (lambda: ew.time_window("s", -1, 0), "time_window(s, -1, 0)"),
+        (
+            lambda: ew.time_window("ts", "-1 second", "0 seconds", "()"),
+            "time_window(ts, INTERVAL '-1' SECOND, INTERVAL '0' SECOND, '()')",
+        ),
+    ],
+    ids=[
+        "count",
+        "count-output-end",
+        "index",
+        "index-running-order",
+        "time",
+        "time-strings-bounds",
+    ],
+)
 def test_count_and_psi_windows_match_sql(spark, build, sql):
-    events = spark.createDataFrame(POSITIONS, "s bigint, e bigint, o bigint, ts timestamp, v bigint")
+    events = spark.createDataFrame(
+        POSITIONS, "s bigint, e bigint, o bigint, ts timestamp, v bigint"
+    )
     grouped = events.groupBy(build()).agg(F.sort_array(F.collect_list("v")).alias("vs"))
-    rows = same_rows_as_sql(spark, "py_positions", events, grouped, sql,
-                            "sort_array(collect_list(v))")
+    rows = same_rows_as_sql(
+        spark, "py_positions", events, grouped, sql, "sort_array(collect_list(v))"
+    )
     assert len(rows) > 1, rows  # windows enough to tell the arguments apart
 
 
@@ -504,7 +681,8 @@ def test_spl_tumbling_window_timestamp_order(spark):
     events = timestamp_events(spark, [("a", p, None, 1) for p in POINTS])
     result = events.groupBy(ew.spl_tumbling_window("s", ew.spl.count(2))).count()
     assert result.schema["window"].dataType.simpleString() == (
-        "struct<start:timestamp,end:timestamp,first:timestamp,last:timestamp>")
+        "struct<start:timestamp,end:timestamp,first:timestamp,last:timestamp>"
+    )
     assert windowed(result, F.col("window.first").cast("string"), "count") == [
         ("2024-01-01 00:00:01", "2024-01-01 00:00:01.000001", "2024-01-01 00:00:00", 2),
         ("2024-01-01 00:00:04", "2024-01-01 00:00:04.000001", "2024-01-01 00:00:02", 2),
@@ -513,16 +691,17 @@ def test_spl_tumbling_window_timestamp_order(spark):
 
 def test_session_and_spl_windows_bad_python_values_name_the_parameter(spark):
     for call, parameter in [
-            (lambda: ew.event_session_window("s", 1.5), "`gap`"),
-            (lambda: ew.event_session_window("s", True), "`gap`"),
-            (lambda: ew.event_session_window("s", 5, max_duration=[5]), "`max_duration`"),
-            (lambda: ew.event_session_window("s", 5, output=1), "`output`"),
-            (lambda: ew.event_session_window(1, 5), "`start`"),
-            (lambda: ew.event_session_window("s", 5, end=2), "`end`"),
-            (lambda: ew.spl_tumbling_window("t", ew.spl.count(2), flush_at_end=1), "`flush_at_end`"),
-            (lambda: ew.spl_tumbling_window("t", ew.spl.count(2), "true"), "`flush_at_end`"),
-            (lambda: ew.spl_tumbling_window("t", 5), "`eviction`"),
-            (lambda: ew.spl_tumbling_window(None, ew.spl.count(2)), "`order`")]:
+        (lambda: ew.event_session_window("s", 1.5), "`gap`"),
+        (lambda: ew.event_session_window("s", True), "`gap`"),
+        (lambda: ew.event_session_window("s", 5, max_duration=[5]), "`max_duration`"),
+        (lambda: ew.event_session_window("s", 5, output=1), "`output`"),
+        (lambda: ew.event_session_window(1, 5), "`start`"),
+        (lambda: ew.event_session_window("s", 5, end=2), "`end`"),
+        (lambda: ew.spl_tumbling_window("t", ew.spl.count(2), flush_at_end=1), "`flush_at_end`"),
+        (lambda: ew.spl_tumbling_window("t", ew.spl.count(2), "true"), "`flush_at_end`"),
+        (lambda: ew.spl_tumbling_window("t", 5), "`eviction`"),
+        (lambda: ew.spl_tumbling_window(None, ew.spl.count(2)), "`order`"),
+    ]:
         with pytest.raises(TypeError, match=parameter):
             call()
 
@@ -531,14 +710,21 @@ def test_session_and_spl_windows_bad_python_values_name_the_parameter(spark):
 def test_session_and_spl_windows_bad_sql_values_name_the_parameter(spark):
     events = session_events(spark)
     for build, words in [
-            (lambda: ew.event_session_window("s", 4, output="point", end="e"),
-             ["event_session_window", "`output`", "'changes'"]),
-            (lambda: ew.event_session_window("s", 4, max_duration=3, end="e"), ["`max_duration`"]),
-            (lambda: ew.event_session_window("s", 0, end="e"), ["`gap`"]),
-            (lambda: ew.spl_tumbling_window("s", ew.spl.punct("k")),
-             ["spl_tumbling_window", "`eviction`", "punct(k)", "BOOLEAN"]),
-            (lambda: ew.sliding_window("s", ew.spl.punct("k")),
-             ["sliding_window", "`eviction`", "spl_tumbling_window"])]:
+        (
+            lambda: ew.event_session_window("s", 4, output="point", end="e"),
+            ["event_session_window", "`output`", "'changes'"],
+        ),
+        (lambda: ew.event_session_window("s", 4, max_duration=3, end="e"), ["`max_duration`"]),
+        (lambda: ew.event_session_window("s", 0, end="e"), ["`gap`"]),
+        (
+            lambda: ew.spl_tumbling_window("s", ew.spl.punct("k")),
+            ["spl_tumbling_window", "`eviction`", "punct(k)", "BOOLEAN"],
+        ),
+        (
+            lambda: ew.sliding_window("s", ew.spl.punct("k")),
+            ["sliding_window", "`eviction`", "spl_tumbling_window"],
+        ),
+    ]:
         message = analysis_error(lambda: events.groupBy(build()).count())
         for word in words:
             assert word in message, message
@@ -558,9 +744,13 @@ def test_scalar_functions_bigint(spark):
         "t",
         ew.snap_to_boundary("t", 3, 5).alias("snapped"),
         ew.adjust_start_time("t", 10, 5).alias("adjusted_start"),
-        ew.adjust_end_time(F.col("t"), 10, 5, 3).alias("adjusted_end"))
+        ew.adjust_end_time(F.col("t"), 10, 5, 3).alias("adjusted_end"),
+    )
     assert sorted(tuple(r) for r in result.collect()) == [
-        (-3, -7, 0, 8), (7, 3, 10, 18), (12, 8, 15, 23)]
+        (-3, -7, 0, 8),
+        (7, 3, 10, 18),
+        (12, 8, 15, 23),
+    ]
 
 
 @pytest.mark.smoke
@@ -571,14 +761,19 @@ def test_scalar_functions_timestamp(spark):
     # (its "Adjusted Events").
     df = spark.createDataFrame(
         [("1969-12-31 23:59:59", "2012-06-28 00:00:03", "2012-06-28 00:00:10")],
-        "t string, s string, e string").select(*[F.col(c).cast("timestamp") for c in "tse"])
+        "t string, s string, e string",
+    ).select(*[F.col(c).cast("timestamp") for c in "tse"])
     size, hop, a = datetime.timedelta(seconds=5), "2 seconds", "2012-03-15 12:00:00"
     result = df.select(
         ew.snap_to_boundary("t", "1970-01-01 00:00:00", "2 seconds").cast("string"),
         ew.adjust_start_time("s", size, hop, a).cast("string"),
-        ew.adjust_end_time("e", size, hop, a).cast("string"))
+        ew.adjust_end_time("e", size, hop, a).cast("string"),
+    )
     assert tuple(result.first()) == (
-        "1969-12-31 23:59:58", "2012-06-28 00:00:05", "2012-06-28 00:00:15")
+        "1969-12-31 23:59:58",
+        "2012-06-28 00:00:05",
+        "2012-06-28 00:00:15",
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -588,70 +783,95 @@ def test_scalar_functions_timestamp(spark):
 @pytest.mark.smoke
 def test_bad_size_names_the_parameter(spark):
     events = taming_events(spark)
-    message = analysis_error(lambda: events.groupBy(
-        ew.hopping_window("s", "0 seconds", "2 seconds", end="e")).count())
+    message = analysis_error(
+        lambda: events.groupBy(ew.hopping_window("s", "0 seconds", "2 seconds", end="e")).count()
+    )
     assert "`size`" in message and "positive" in message
 
 
 def test_bad_output_names_the_parameter(spark):
     events = taming_events(spark)
-    message = analysis_error(lambda: events.groupBy(
-        ew.hopping_window("s", "5 seconds", "2 seconds", output="bogus", end="e")).count())
+    message = analysis_error(
+        lambda: events.groupBy(
+            ew.hopping_window("s", "5 seconds", "2 seconds", output="bogus", end="e")
+        ).count()
+    )
     assert "`output`" in message and "'changes'" in message
 
 
 def test_end_of_wrong_type_names_the_parameter(spark):
     events = taming_events(spark)
-    message = analysis_error(lambda: events.groupBy(
-        ew.hopping_window("s", "5 seconds", "2 seconds", end="id")).count())
+    message = analysis_error(
+        lambda: events.groupBy(ew.hopping_window("s", "5 seconds", "2 seconds", end="id")).count()
+    )
     assert "`end`" in message and "TIMESTAMP" in message
 
 
-@pytest.mark.parametrize("build, parameter", [
-    (lambda e: ew.hopping_window("s", "2 seconds", "5 seconds", output="changes", end="e"), "hop"),
-    (lambda e: ew.hopping_window("s", "5 seconds", "2 seconds", horizon=3, end="e"), "`horizon`"),
-    (lambda e: ew.tumbling_window("s", "1 month", time_zone="Mars/Olympus", end="e"), "`time_zone`"),
-    (lambda e: ew.tumbling_window("s", "5 parsecs", end="e"), "`size`"),
-    (lambda e: ew.tumbling_window("id", "5 seconds"), "`start`"),
-], ids=["changes-hop-over-size", "int-horizon", "bad-time-zone", "bad-interval", "string-start"])
+@pytest.mark.parametrize(
+    "build, parameter",
+    [
+        (
+            lambda e: ew.hopping_window("s", "2 seconds", "5 seconds", output="changes", end="e"),
+            "hop",
+        ),
+        (
+            lambda e: ew.hopping_window("s", "5 seconds", "2 seconds", horizon=3, end="e"),
+            "`horizon`",
+        ),
+        (
+            lambda e: ew.tumbling_window("s", "1 month", time_zone="Mars/Olympus", end="e"),
+            "`time_zone`",
+        ),
+        (lambda e: ew.tumbling_window("s", "5 parsecs", end="e"), "`size`"),
+        (lambda e: ew.tumbling_window("id", "5 seconds"), "`start`"),
+    ],
+    ids=["changes-hop-over-size", "int-horizon", "bad-time-zone", "bad-interval", "string-start"],
+)
 def test_more_bad_parameters_name_the_parameter(spark, build, parameter):
     events = taming_events(spark)
     assert parameter in analysis_error(lambda: events.groupBy(build(events)).count())
 
 
-@pytest.mark.parametrize("build", [
-    lambda: ew.snapshot_window("s", end="e"),
-    lambda: ew.count_window("s", 2, end="e"),
-    lambda: ew.event_session_window("s", 2, end="e"),
-], ids=["snapshot_window", "count_window", "event_session_window"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: ew.snapshot_window("s", end="e"),
+        lambda: ew.count_window("s", 2, end="e"),
+        lambda: ew.event_session_window("s", 2, end="e"),
+    ],
+    ids=["snapshot_window", "count_window", "event_session_window"],
+)
 def test_end_before_start_names_the_row(spark, build):
     events = spark.createDataFrame([(5, 3, 1)], "s bigint, e bigint, v bigint")
     with pytest.raises(IllegalArgumentException, match=r"the row \(s=5, e=3\) has end 3 < start 5"):
         events.groupBy(build()).count().collect()
 
 
-@pytest.mark.parametrize("build, parameter", [
-    (lambda: ew.hopping_window("s", 1.5, 1), "`size`"),
-    (lambda: ew.tumbling_window("s", 5, alignment=1.5), "`alignment`"),
-    (lambda: ew.snapshot_window(3), "`start`"),
-    *[(lambda bad=bad: ew.count_window("s", bad), "`n`") for bad in (2.0, "2", True, None)],
-    (lambda: ew.count_window("s", 2, output=1), "`output`"),
-    (lambda: ew.count_window(1, 2), "`start`"),
-    (lambda: ew.count_window("s", 2, end=2), "`end`"),
-    (lambda: ew.index_window(3, 0, 1), "`time`"),
-    (lambda: ew.index_window("t", 0.5, 1), "`lo`"),
-    (lambda: ew.index_window("t", True, 1), "`lo`"),
-    (lambda: ew.index_window("t", "-1", 1), "`lo`"),
-    (lambda: ew.index_window("t", 0, None), "`hi`"),
-    (lambda: ew.index_window("t", 0, 1.0), "`hi`"),
-    (lambda: ew.index_window("t", 0, 1, order=5), "`order`"),
-    (lambda: ew.time_window(None, 0, 1), "`time`"),
-    (lambda: ew.time_window("t", 1.5, 2), "`lo`"),
-    (lambda: ew.time_window("t", False, 2), "`lo`"),
-    (lambda: ew.time_window("t", 0, None), "`hi`"),
-    (lambda: ew.time_window("t", 0, datetime.datetime(2024, 1, 1)), "`hi`"),
-    (lambda: ew.time_window("t", 0, 1, bounds=2), "`bounds`"),
-])
+@pytest.mark.parametrize(
+    "build, parameter",
+    [
+        (lambda: ew.hopping_window("s", 1.5, 1), "`size`"),
+        (lambda: ew.tumbling_window("s", 5, alignment=1.5), "`alignment`"),
+        (lambda: ew.snapshot_window(3), "`start`"),
+        *[(lambda bad=bad: ew.count_window("s", bad), "`n`") for bad in (2.0, "2", True, None)],
+        (lambda: ew.count_window("s", 2, output=1), "`output`"),
+        (lambda: ew.count_window(1, 2), "`start`"),
+        (lambda: ew.count_window("s", 2, end=2), "`end`"),
+        (lambda: ew.index_window(3, 0, 1), "`time`"),
+        (lambda: ew.index_window("t", 0.5, 1), "`lo`"),
+        (lambda: ew.index_window("t", True, 1), "`lo`"),
+        (lambda: ew.index_window("t", "-1", 1), "`lo`"),
+        (lambda: ew.index_window("t", 0, None), "`hi`"),
+        (lambda: ew.index_window("t", 0, 1.0), "`hi`"),
+        (lambda: ew.index_window("t", 0, 1, order=5), "`order`"),
+        (lambda: ew.time_window(None, 0, 1), "`time`"),
+        (lambda: ew.time_window("t", 1.5, 2), "`lo`"),
+        (lambda: ew.time_window("t", False, 2), "`lo`"),
+        (lambda: ew.time_window("t", 0, None), "`hi`"),
+        (lambda: ew.time_window("t", 0, datetime.datetime(2024, 1, 1)), "`hi`"),
+        (lambda: ew.time_window("t", 0, 1, bounds=2), "`bounds`"),
+    ],
+)
 def test_python_types_are_checked_before_spark(spark, build, parameter):
     # Before any Spark call (the spark fixture is there only because F.col needs a SparkContext).
     with pytest.raises(TypeError, match=parameter):
@@ -686,7 +906,8 @@ def numpydoc_parameters(section):
 def test_docstring_is_numpydoc_made_from_describe_function(spark, function):
     sections = numpydoc_sections(function.__doc__)
     assert {"Parameters", "Returns", "Examples"} <= set(sections) or (
-        not inspect.signature(function).parameters and "Parameters" not in sections)
+        not inspect.signature(function).parameters and "Parameters" not in sections
+    )
     assert ".. versionadded:: 0.1.0" in sections[""]
     assert ">>> " in sections["Examples"]
     # Parameters: the Python signature's, in its order, each with the text the function keeps.
@@ -694,7 +915,8 @@ def test_docstring_is_numpydoc_made_from_describe_function(spark, function):
     assert [name for name, _ in parameters] == list(inspect.signature(function).parameters)
     if function in FUNCTIONS:  # a column function takes the SQL function's parameters, by name
         assert {name for name, _ in parameters} == set(
-            SQL_FUNCTIONS[function.__sql_function__]["arguments"])
+            SQL_FUNCTIONS[function.__sql_function__]["arguments"]
+        )
     for name, text in parameters:
         assert text == normalized(function.__parameter_texts__[name])
     # The texts are DESCRIBE FUNCTION's: the description, every argument not taken otherwise in
@@ -717,12 +939,24 @@ def test_docstring_is_numpydoc_made_from_describe_function(spark, function):
 def test_docstring_examples_run(spark):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    globs = {"spark": spark, "F": F, "ew": ew, "datetime": datetime,
-             **{f.__name__: f for f in FUNCTIONS + TABLE_FUNCTIONS + POLICIES + [ew.to_signal]}}
+    globs = {
+        "spark": spark,
+        "F": F,
+        "ew": ew,
+        "datetime": datetime,
+        **{f.__name__: f for f in FUNCTIONS + TABLE_FUNCTIONS + POLICIES + [ew.to_signal]},
+    }
     # The functions are defined in the modules of eventwindows.functions, one per source.
     sources = pkgutil.iter_modules(ewf.__path__, prefix="eventwindows.functions.")
-    modules = [ewf, *(importlib.import_module(m.name) for m in sources), ewdyn, ewjoins, ewasof,
-               ew.spl, ew.errors]
+    modules = [
+        ewf,
+        *(importlib.import_module(m.name) for m in sources),
+        ewdyn,
+        ewjoins,
+        ewasof,
+        ew.spl,
+        ew.errors,
+    ]
     report = []
     for module in modules:
         for test in finder.find(module, module.__name__, globs=globs):
@@ -736,7 +970,8 @@ def test_exports():
     # One Python function for every SQL function (a new one fails here until it has one), the
     # column functions exactly those of eventwindows.functions.
     assert set(ewf.__all__) == {
-        name for name, texts in SQL_FUNCTIONS.items() if texts["group"] != "table_funcs"}
+        name for name, texts in SQL_FUNCTIONS.items() if texts["group"] != "table_funcs"
+    }
     assert {f.__sql_function__ for f in FUNCTIONS + TABLE_FUNCTIONS} == set(SQL_FUNCTIONS)
     for f in FUNCTIONS + TABLE_FUNCTIONS + [ew.to_signal]:
         assert getattr(ew, f.__name__) is f
@@ -755,9 +990,15 @@ def test_spl_policy_helpers_write_spl():
     assert ew.spl.delta("temperature", 1.5) == "delta(temperature, 1.5)"
     assert ew.spl.delta("ts", datetime.timedelta(milliseconds=1)) == "delta(ts, 1000 microseconds)"
     assert ew.spl.punct("end_of_batch") == "punct(end_of_batch)"
-    for bad in (lambda: ew.spl.count("4"), lambda: ew.spl.count(True), lambda: ew.spl.time(None),
-                lambda: ew.spl.delta(3, 1), lambda: ew.spl.delta("x", None), lambda: ew.spl.punct(None),
-                lambda: ew.spl.punct(F.col("p"))):
+    for bad in (
+        lambda: ew.spl.count("4"),
+        lambda: ew.spl.count(True),
+        lambda: ew.spl.time(None),
+        lambda: ew.spl.delta(3, 1),
+        lambda: ew.spl.delta("x", None),
+        lambda: ew.spl.punct(None),
+        lambda: ew.spl.punct(F.col("p")),
+    ):
         with pytest.raises(TypeError):
             bad()
 
@@ -766,4 +1007,5 @@ def test_spl_policy_helpers_write_spl():
 def test_builder_sets_up_the_state_store_of_windows_on_streams(spark):
     # The session of this run comes from ew.builder(): the conf is what the builder set.
     assert spark.conf.get("spark.sql.streaming.stateStore.providerClass") == (
-        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    )

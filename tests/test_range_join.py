@@ -3,6 +3,7 @@
 random inputs, for every join type, with and without equality keys, overlap and
 point-in-interval conditions with `<`, `<=` and `BETWEEN`, extra predicates, ties, empty and
 inverted lifetimes, NULL bounds and keys, and times near both ends of the time line."""
+
 import collections
 import datetime
 import random
@@ -12,7 +13,7 @@ import pytest
 RULE = "spark.eventwindows.rangeJoin.enabled"
 BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
 JOIN_TYPES = ["inner", "left", "right", "full", "left semi", "left anti"]
-BIGINT_MIN, BIGINT_MAX = -(2 ** 63), 2 ** 63 - 1
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 
 
 def random_events(rng, n, times, keys=3, nulls=True, wide=False):
@@ -48,8 +49,9 @@ def small_times(rng):
 
 def edge_times(rng):
     """Times near both ends of the BIGINT line, and some in the middle."""
-    return rng.choice([BIGINT_MIN + rng.randrange(30), BIGINT_MAX - rng.randrange(30),
-                       rng.randrange(-15, 15)])
+    return rng.choice(
+        [BIGINT_MIN + rng.randrange(30), BIGINT_MAX - rng.randrange(30), rng.randrange(-15, 15)]
+    )
 
 
 CONDITIONS = {
@@ -77,8 +79,10 @@ def rows_of(spark, sql, rule):
 def check_same_as_spark(spark, conditions, join_type):
     """One query: the join under each condition, tagged by its number, all under a union."""
     columns = "a.*, b.*" if "semi" not in join_type and "anti" not in join_type else "a.*"
-    sql = " UNION ALL ".join(f"SELECT {i} AS c, {columns} FROM a {join_type} JOIN b ON {condition}"
-                             for i, condition in enumerate(conditions))
+    sql = " UNION ALL ".join(
+        f"SELECT {i} AS c, {columns} FROM a {join_type} JOIN b ON {condition}"
+        for i, condition in enumerate(conditions)
+    )
     ours, our_plan = rows_of(spark, sql, True)
     sparks, spark_plan = rows_of(spark, sql, False)
     assert our_plan.count("RangeJoin ") >= len(conditions), our_plan
@@ -98,16 +102,19 @@ def bigint_tables(spark):
     # Only b has lifetimes across the whole line: where a is the side each row of b is sent to
     # the ranges of (joins but right and full outer), b's rows span a few ranges or all.
     spark.createDataFrame(random_events(rng, 150, times), schema).createOrReplaceTempView("a")
-    spark.createDataFrame(random_events(rng, 150, times, wide=True), schema) \
-        .createOrReplaceTempView("b")
+    spark.createDataFrame(
+        random_events(rng, 150, times, wide=True), schema
+    ).createOrReplaceTempView("b")
     yield
     spark.catalog.dropTempView("a")
     spark.catalog.dropTempView("b")
     spark.conf.unset(BROADCAST)
 
 
-@pytest.mark.parametrize("join_type", [
-    pytest.param(t, marks=pytest.mark.smoke) if t == "full" else t for t in JOIN_TYPES])
+@pytest.mark.parametrize(
+    "join_type",
+    [pytest.param(t, marks=pytest.mark.smoke) if t == "full" else t for t in JOIN_TYPES],
+)
 def test_same_rows_as_spark_on_bigint(spark, bigint_tables, join_type):
     check_same_as_spark(spark, list(CONDITIONS.values()), join_type)
 
@@ -119,11 +126,14 @@ def test_a_small_side_is_broadcast_as_sparks_rule_would(spark, bigint_tables):
     keyed = [c for c in CONDITIONS.values() if "k = b.k" in c or "k <=> b.k" in c]
     saved = {view: spark.table(view) for view in ("a", "b")}
     for view, df in saved.items():  # as VALUES: a plan whose size Spark knows
-        rows = ", ".join("(" + ", ".join("NULL" if v is None else str(v) for v in row) + ")"
-                         for row in df.collect())
+        rows = ", ".join(
+            "(" + ", ".join("NULL" if v is None else str(v) for v in row) + ")"
+            for row in df.collect()
+        )
         columns = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in df.dtypes)
-        spark.sql(f"SELECT {columns} FROM VALUES {rows} AS t({', '.join(df.columns)})") \
-            .createOrReplaceTempView(view)
+        spark.sql(
+            f"SELECT {columns} FROM VALUES {rows} AS t({', '.join(df.columns)})"
+        ).createOrReplaceTempView(view)
     spark.conf.unset(BROADCAST)
     try:
         for join_type in ["inner", "left", "right", "left semi", "left anti", "full"]:
@@ -146,9 +156,13 @@ def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
     rng = random.Random(7)
 
     def times(r):
-        return r.choice([low + datetime.timedelta(microseconds=r.randrange(20)),
-                         high - datetime.timedelta(microseconds=r.randrange(20)),
-                         datetime.datetime(2024, 1, 1, 0, 0, r.randrange(20))])
+        return r.choice(
+            [
+                low + datetime.timedelta(microseconds=r.randrange(20)),
+                high - datetime.timedelta(microseconds=r.randrange(20)),
+                datetime.datetime(2024, 1, 1, 0, 0, r.randrange(20)),
+            ]
+        )
 
     def lifetimes(n):
         """Lifetimes of 0, 1 or 3 seconds (clipped at the end of the line) or ending 1 µs
@@ -159,9 +173,12 @@ def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
             if start is not None:
                 base = start
             if e is not None:
-                e = (base - datetime.timedelta(microseconds=1) if base > low and rng.random() < 0.1
-                     else min(base, high - datetime.timedelta(seconds=3))
-                     + datetime.timedelta(seconds=rng.choice([0, 1, 3])))
+                e = (
+                    base - datetime.timedelta(microseconds=1)
+                    if base > low and rng.random() < 0.1
+                    else min(base, high - datetime.timedelta(seconds=3))
+                    + datetime.timedelta(seconds=rng.choice([0, 1, 3]))
+                )
             rows.append((i, k, start, e, v))
         return rows
 
@@ -170,10 +187,15 @@ def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
     spark.createDataFrame(lifetimes(120), schema).createOrReplaceTempView("b")
     try:
         for join_type in ["inner", "full", "left anti"]:
-            check_same_as_spark(spark, [
-                "a.k = b.k AND a.s < b.e AND b.s < a.e",
-                "a.s BETWEEN b.s AND b.e",
-                "CAST(a.s AS DATE) BETWEEN CAST(b.s AS DATE) AND CAST(b.e AS DATE)"], join_type)
+            check_same_as_spark(
+                spark,
+                [
+                    "a.k = b.k AND a.s < b.e AND b.s < a.e",
+                    "a.s BETWEEN b.s AND b.e",
+                    "CAST(a.s AS DATE) BETWEEN CAST(b.s AS DATE) AND CAST(b.e AS DATE)",
+                ],
+                join_type,
+            )
     finally:
         spark.catalog.dropTempView("a")
         spark.catalog.dropTempView("b")
@@ -199,7 +221,8 @@ def test_dataframe_api_and_explain(spark):
     assert "RangeJoin LeftOuter, keys (k) = (k), lifetimes [s, e] and [t, u]" in plan, plan
     assert "Sort [" not in plan, plan
     assert sorted(map(tuple, joined.collect()), key=str) == sorted(
-        [(1, 0, 10, 1, 9, 12), (1, 5, 6, None, None, None), (2, 3, 4, None, None, None)], key=str)
+        [(1, 0, 10, 1, 9, 12), (1, 5, 6, None, None, None), (2, 3, 4, None, None, None)], key=str
+    )
     spark.conf.set(RULE, "false")
     try:
         assert "RangeJoin" not in join()._jdf.queryExecution().executedPlan().toString()
@@ -214,16 +237,18 @@ def test_shapes_not_recognized_stay_sparks(spark):
     a = spark.createDataFrame([(1, 0.0, 1.0)], "k int, s double, e double")
     a.createOrReplaceTempView("x")
     try:
-        for sql in ["SELECT * FROM x a JOIN x b ON a.k = b.k AND a.s < b.e",
-                    "SELECT * FROM x a JOIN x b ON a.s < b.e AND b.s < a.e",
-                    "SELECT /*+ BROADCAST(b) */ * FROM x a JOIN x b "
-                    "ON CAST(a.s AS BIGINT) < CAST(b.e AS BIGINT) "
-                    "AND CAST(b.s AS BIGINT) < CAST(a.e AS BIGINT)",
-                    "SELECT * FROM x a JOIN x b ON a.k = b.k AND CAST(a.s AS BIGINT) "
-                    "< CAST(b.e AS BIGINT) + (SELECT count(*) FROM x) "
-                    "AND CAST(b.s AS BIGINT) < CAST(a.e AS BIGINT)",
-                    "SELECT * FROM (SELECT CAST(rand() * 10 AS BIGINT) AS t FROM x) a JOIN x b "
-                    "ON CAST(b.s AS BIGINT) <= a.t AND a.t < CAST(b.e AS BIGINT)"]:
+        for sql in [
+            "SELECT * FROM x a JOIN x b ON a.k = b.k AND a.s < b.e",
+            "SELECT * FROM x a JOIN x b ON a.s < b.e AND b.s < a.e",
+            "SELECT /*+ BROADCAST(b) */ * FROM x a JOIN x b "
+            "ON CAST(a.s AS BIGINT) < CAST(b.e AS BIGINT) "
+            "AND CAST(b.s AS BIGINT) < CAST(a.e AS BIGINT)",
+            "SELECT * FROM x a JOIN x b ON a.k = b.k AND CAST(a.s AS BIGINT) "
+            "< CAST(b.e AS BIGINT) + (SELECT count(*) FROM x) "
+            "AND CAST(b.s AS BIGINT) < CAST(a.e AS BIGINT)",
+            "SELECT * FROM (SELECT CAST(rand() * 10 AS BIGINT) AS t FROM x) a JOIN x b "
+            "ON CAST(b.s AS BIGINT) <= a.t AND a.t < CAST(b.e AS BIGINT)",
+        ]:
             plan = spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
             assert "RangeJoin" not in plan, sql
     finally:

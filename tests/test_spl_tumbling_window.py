@@ -25,6 +25,7 @@ order ties, the operator reads them in the order of the input's columns, as slid
 does; every schema here puts v before the policy attributes a, b, p, so v decides, as the
 reference assumes.)
 """
+
 import random
 from decimal import Decimal
 
@@ -33,9 +34,23 @@ from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
 
 import eventwindows as ew
-from harness import (BIGINT_MAX, BIGINT_MIN, TIMESTAMP_MAX, TIMESTAMP_MIN, analysis_error,
-                     assert_same_cases, grouped_calls, micros, plain, run_stream, second,
-                     sort_rows, spl_random_rows, temp_view, write_batches)
+from harness import (
+    BIGINT_MAX,
+    BIGINT_MIN,
+    TIMESTAMP_MAX,
+    TIMESTAMP_MIN,
+    analysis_error,
+    assert_same_cases,
+    grouped_calls,
+    micros,
+    plain,
+    run_stream,
+    second,
+    sort_rows,
+    spl_random_rows,
+    temp_view,
+    write_batches,
+)
 from reference import spl as ref
 
 WINDOW = "window.start, window.first, window.last, collect_list(v)"
@@ -56,13 +71,14 @@ def flush_argument(flush_at_end):
     return "" if flush_at_end is None else f", {flush_at_end}"
 
 
-def windows(spark, data, schema, eviction, flush_at_end=None, select=WINDOW, order="o",
-            keys=""):
+def windows(spark, data, schema, eviction, flush_at_end=None, select=WINDOW, order="o", keys=""):
     """``SELECT <select> FROM data GROUP BY <keys>spl_tumbling_window(<order>, '<eviction>'
     [, <flush_at_end>])``; sorted rows."""
     with temp_view(spark, data, schema) as view:
-        rows = spark.sql(f"SELECT {select} FROM {view} GROUP BY {keys}spl_tumbling_window("
-                         f"{order}, '{eviction}'{flush_argument(flush_at_end)})").collect()
+        rows = spark.sql(
+            f"SELECT {select} FROM {view} GROUP BY {keys}spl_tumbling_window("
+            f"{order}, '{eviction}'{flush_argument(flush_at_end)})"
+        ).collect()
     return sort_rows(plain(r, list) for r in rows)
 
 
@@ -72,9 +88,10 @@ def reference_windows(data, names, eviction, flush_at_end=False):
     for t in tuples:
         t["order"] = t["o"]
     policy = eviction if isinstance(eviction, tuple) else ref.parse_tumbling_policy(eviction)
-    return sort_rows((at, w[0]["order"], w[-1]["order"], [x["v"] for x in w if x["v"] is not None])
-                     for at, w in ref.tumbling_flushes(ref.arrival_order(tuples), policy,
-                                                       flush_at_end))
+    return sort_rows(
+        (at, w[0]["order"], w[-1]["order"], [x["v"] for x in w if x["v"] is not None])
+        for at, w in ref.tumbling_flushes(ref.arrival_order(tuples), policy, flush_at_end)
+    )
 
 
 def check_hand(spark, data, eviction, expected, at_end):
@@ -94,11 +111,16 @@ def check_hand(spark, data, eviction, expected, at_end):
 
 def test_count(spark):
     """count(3) over o 1..7 and a row with a NULL order (skipped):
-        1, 2, 3: the third fills the window: a row at 3 over [1, 2, 3], emptied;
-        4, 5, 6: a row at 6; 7 stays in the open window (a row at 7 with flush_at_end)."""
+    1, 2, 3: the third fills the window: a row at 3 over [1, 2, 3], emptied;
+    4, 5, 6: a row at 6; 7 stays in the open window (a row at 7 with flush_at_end)."""
     data = [(o, 10 * o, 0, False) for o in range(1, 8)] + [(None, 99, 0, None)]
-    check_hand(spark, data, "count(3)",
-               [(3, 1, 3, [10, 20, 30]), (6, 4, 6, [40, 50, 60])], [(7, 7, 7, [70])])
+    check_hand(
+        spark,
+        data,
+        "count(3)",
+        [(3, 1, 3, [10, 20, 30]), (6, 4, 6, [40, 50, 60])],
+        [(7, 7, 7, [70])],
+    )
 
 
 def test_count_one(spark):
@@ -110,16 +132,21 @@ def test_count_one(spark):
 
 def test_time_with_gaps_between_arrivals(spark):
     """time(3) over o 0, 1, 3, 7, 8, 15: first = 0, instants 3, 6, 9, 12, 15, 18, ...
-        0, 1: inserted.
-        3: at the instant 3: the window is flushed at 3 over [0, 1] before 3 is inserted.
-        7: past the instant 6: flushed at 6 over [3]; then 7 enters (the next instant is 9).
-        8: before 9: inserted.
-        15: past 9: flushed at 9 over [7, 8]; the instants 12 and 15 (<= 15) find the window
-            empty: no rows; 15 enters, the next instant is 18.
-        The end: [15] is open (flush_at_end: a row at its last tuple's order 15, not at 18)."""
+    0, 1: inserted.
+    3: at the instant 3: the window is flushed at 3 over [0, 1] before 3 is inserted.
+    7: past the instant 6: flushed at 6 over [3]; then 7 enters (the next instant is 9).
+    8: before 9: inserted.
+    15: past 9: flushed at 9 over [7, 8]; the instants 12 and 15 (<= 15) find the window
+        empty: no rows; 15 enters, the next instant is 18.
+    The end: [15] is open (flush_at_end: a row at its last tuple's order 15, not at 18)."""
     data = [(o, 10 * o, 0, False) for o in (0, 1, 3, 7, 8, 15)]
-    check_hand(spark, data, "time(3)",
-               [(3, 0, 1, [0, 10]), (6, 3, 3, [30]), (9, 7, 8, [70, 80])], [(15, 15, 15, [150])])
+    check_hand(
+        spark,
+        data,
+        "time(3)",
+        [(3, 0, 1, [0, 10]), (6, 3, 3, [30]), (9, 7, 8, [70, 80])],
+        [(15, 15, 15, [150])],
+    )
 
 
 def test_time_instants_without_tuples(spark):
@@ -132,12 +159,17 @@ def test_time_instants_without_tuples(spark):
 @pytest.mark.smoke
 def test_spl_ages_example(spark):
     """SPL's example: ages 0..7 (attribute a, order o = age), delta(a, 2):
-        0, 1, 2: 2 - 0 = 2 is not more than 2: [0, 1, 2];
-        3: 3 - 0 > 2: flushed at 3 over [0, 1, 2]; 3 starts the next window;
-        4, 5: [3, 4, 5]; 6: 6 - 3 > 2: flushed at 6; 7: [6, 7] open."""
+    0, 1, 2: 2 - 0 = 2 is not more than 2: [0, 1, 2];
+    3: 3 - 0 > 2: flushed at 3 over [0, 1, 2]; 3 starts the next window;
+    4, 5: [3, 4, 5]; 6: 6 - 3 > 2: flushed at 6; 7: [6, 7] open."""
     data = [(age, 10 * age, age, False) for age in range(8)]
-    check_hand(spark, data, "delta(a, 2)",
-               [(3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50])], [(7, 6, 7, [60, 70])])
+    check_hand(
+        spark,
+        data,
+        "delta(a, 2)",
+        [(3, 0, 2, [0, 10, 20]), (6, 3, 5, [30, 40, 50])],
+        [(7, 6, 7, [60, 70])],
+    )
 
 
 def test_delta_from_the_oldest_tuple(spark):
@@ -148,8 +180,13 @@ def test_delta_from_the_oldest_tuple(spark):
         5 (a 3): 3 - 0 > 2 (from the newest, 2, it would be 1): flushed at 5 over [1..4];
         6 (a 4): 4 - 3 = 1: [5, 6];  7 (a 6): 6 - 3 > 2: flushed at 7 over [5, 6]; [7] open."""
     data = [(o, 10 * o, a, False) for o, a in zip(range(1, 8), (0, 1, -5, 2, 3, 4, 6))]
-    check_hand(spark, data, "delta(a, 2)",
-               [(5, 1, 4, [10, 20, 30, 40]), (7, 5, 6, [50, 60])], [(7, 7, 7, [70])])
+    check_hand(
+        spark,
+        data,
+        "delta(a, 2)",
+        [(5, 1, 4, [10, 20, 30, 40]), (7, 5, 6, [50, 60])],
+        [(7, 7, 7, [70])],
+    )
 
 
 def test_punct(spark):
@@ -157,10 +194,12 @@ def test_punct(spark):
     order and a NULL p (skipped, not an error):
         1; 2 (TRUE): inserted, then flushed at 2 over [1, 2];
         3, 4; 5 (TRUE): flushed at 5 over [3, 4, 5]; 6 open."""
-    data = [(o, 10 * o, 0, p) for o, p in zip(range(1, 7), (False, True, False, False, True,
-                                                            False))] + [(None, 7, 0, None)]
-    check_hand(spark, data, "punct(p)",
-               [(2, 1, 2, [10, 20]), (5, 3, 5, [30, 40, 50])], [(6, 6, 6, [60])])
+    data = [
+        (o, 10 * o, 0, p) for o, p in zip(range(1, 7), (False, True, False, False, True, False))
+    ] + [(None, 7, 0, None)]
+    check_hand(
+        spark, data, "punct(p)", [(2, 1, 2, [10, 20]), (5, 3, 5, [30, 40, 50])], [(6, 6, 6, [60])]
+    )
 
 
 def test_flush_at_end_forms(spark):
@@ -169,11 +208,15 @@ def test_flush_at_end_forms(spark):
     data = [(o, 10 * o, 0, False) for o in (1, 2, 3)]
     closed = [(2, 1, 2, [10, 20])]
     every = closed + [(3, 3, 3, [30])]
-    for argument, expected in (("NULL", closed), ("CAST(NULL AS BOOLEAN)", closed),
-                               ("flush_at_end => true", every),
-                               ("flush_at_end => false", closed),
-                               ("flush_at_end => NULL", closed), ("1 < 2", every),
-                               ("NOT true", closed)):
+    for argument, expected in (
+        ("NULL", closed),
+        ("CAST(NULL AS BOOLEAN)", closed),
+        ("flush_at_end => true", every),
+        ("flush_at_end => false", closed),
+        ("flush_at_end => NULL", closed),
+        ("1 < 2", every),
+        ("NOT true", closed),
+    ):
         assert windows(spark, data, HAND, "count(2)", argument) == expected, argument
 
 
@@ -181,12 +224,30 @@ def test_flush_at_end_per_key(spark):
     """Each key's last window is flushed at that key's last tuple: count(3), key x: o 1, 2
     (open, flushed at 2); key y: o 1..4 (a row at 3, then [4] flushed at 4); key NULL: o 5 (at
     5)."""
-    data = [("x", 1, 1), ("x", 2, 2), ("y", 1, 10), ("y", 2, 20), ("y", 3, 30), ("y", 4, 40),
-            (None, 5, 50)]
-    got = windows(spark, data, "k STRING, o BIGINT, v BIGINT", "count(3)", "true",
-                  select="k, " + WINDOW, keys="k, ")
-    assert got == [(None, 5, 5, 5, [50]), ("x", 2, 1, 2, [1, 2]), ("y", 3, 1, 3, [10, 20, 30]),
-                   ("y", 4, 4, 4, [40])]
+    data = [
+        ("x", 1, 1),
+        ("x", 2, 2),
+        ("y", 1, 10),
+        ("y", 2, 20),
+        ("y", 3, 30),
+        ("y", 4, 40),
+        (None, 5, 50),
+    ]
+    got = windows(
+        spark,
+        data,
+        "k STRING, o BIGINT, v BIGINT",
+        "count(3)",
+        "true",
+        select="k, " + WINDOW,
+        keys="k, ",
+    )
+    assert got == [
+        (None, 5, 5, 5, [50]),
+        ("x", 2, 1, 2, [1, 2]),
+        ("y", 3, 1, 3, [10, 20, 30]),
+        ("y", 4, 4, 4, [40]),
+    ]
 
 
 def test_ties(spark):
@@ -201,11 +262,17 @@ def test_ties(spark):
     flush_at_end a second row at 2."""
     data = [(1, 3, 0, False), (1, 1, 0, False), (1, None, 0, False), (1, 2, 0, False)]
     assert windows(spark, data, HAND, "count(2)", select=WINDOW + ", count(*)") == [
-        (1, 1, 1, [1], 2), (1, 1, 1, [2, 3], 2)]
-    assert reference_windows(data, HAND_NAMES, "count(2)") == [(1, 1, 1, [1]),
-                                                               (1, 1, 1, [2, 3])]
-    data = [(5, 2, 0, True), (5, 3, 0, False), (5, None, 0, False), (5, 1, 0, False),
-            (6, 4, 0, True)]
+        (1, 1, 1, [1], 2),
+        (1, 1, 1, [2, 3], 2),
+    ]
+    assert reference_windows(data, HAND_NAMES, "count(2)") == [(1, 1, 1, [1]), (1, 1, 1, [2, 3])]
+    data = [
+        (5, 2, 0, True),
+        (5, 3, 0, False),
+        (5, None, 0, False),
+        (5, 1, 0, False),
+        (6, 4, 0, True),
+    ]
     check_hand(spark, data, "punct(p)", [(5, 5, 5, [1, 2]), (6, 5, 6, [3, 4])], [])
     data = [(0, 0, 0, False), (2, 5, 0, False), (2, 1, 0, False)]
     check_hand(spark, data, "time(2)", [(2, 0, 0, [0])], [(2, 2, 2, [1, 5])])
@@ -215,23 +282,37 @@ def test_window_column_types_and_end(spark):
     """window.start/end/first/last have the order's type; end = start + 1 tick. TIMESTAMP order
     with time(2 seconds): 00:00:01, 00:00:02.5, 00:00:03 (first 1 s, instant 3 s): the tuple at
     3 s flushes [1 s, 2.5 s] at 3 s."""
-    got = spark.sql("SELECT window.start, window.end, window.first, window.last FROM "
-                    "VALUES (3L, 1), (5L, 2) AS t(o, v) "
-                    "GROUP BY spl_tumbling_window(o, 'count(2)')").collect()
+    got = spark.sql(
+        "SELECT window.start, window.end, window.first, window.last FROM "
+        "VALUES (3L, 1), (5L, 2) AS t(o, v) "
+        "GROUP BY spl_tumbling_window(o, 'count(2)')"
+    ).collect()
     assert [tuple(r) for r in got] == [(5, 6, 3, 5)]
     at = micros("2024-01-01 00:00:03")
     for kind in ("TIMESTAMP", "TIMESTAMP_NTZ"):
-        df = spark.sql(f"SELECT window, collect_list(v) AS vs FROM VALUES "
-                       f"({kind} '2024-01-01 00:00:01', 1), ({kind} '2024-01-01 00:00:02.5', 2), "
-                       f"({kind} '2024-01-01 00:00:03', 3) AS t(o, v) "
-                       f"GROUP BY spl_tumbling_window(o, 'time(2 seconds)')")
+        df = spark.sql(
+            f"SELECT window, collect_list(v) AS vs FROM VALUES "
+            f"({kind} '2024-01-01 00:00:01', 1), ({kind} '2024-01-01 00:00:02.5', 2), "
+            f"({kind} '2024-01-01 00:00:03', 3) AS t(o, v) "
+            f"GROUP BY spl_tumbling_window(o, 'time(2 seconds)')"
+        )
         fields = {f.name: f.dataType.simpleString() for f in df.schema["window"].dataType.fields}
-        assert fields == {"start": kind.lower(), "end": kind.lower(), "first": kind.lower(),
-                          "last": kind.lower()}
-        got = df.selectExpr(*(f"unix_micros(CAST(window.{f} AS TIMESTAMP))"
-                              for f in ("start", "end", "first", "last")), "vs").collect()
-        assert [plain(r, list) for r in got] == [(at, at + 1, at - 2 * SECOND,
-                                                  at - SECOND // 2, [1, 2])], kind
+        assert fields == {
+            "start": kind.lower(),
+            "end": kind.lower(),
+            "first": kind.lower(),
+            "last": kind.lower(),
+        }
+        got = df.selectExpr(
+            *(
+                f"unix_micros(CAST(window.{f} AS TIMESTAMP))"
+                for f in ("start", "end", "first", "last")
+            ),
+            "vs",
+        ).collect()
+        assert [plain(r, list) for r in got] == [
+            (at, at + 1, at - 2 * SECOND, at - SECOND // 2, [1, 2])
+        ], kind
 
 
 def test_time_in_seconds_and_intervals(spark):
@@ -241,8 +322,14 @@ def test_time_in_seconds_and_intervals(spark):
     base = micros("2024-01-01 00:00:00")
     data = [(base + int(s * SECOND), int(s * 10)) for s in (0, 1, 1.5, 2)]
     for policy in ("time(1.5)", "time(1500 milliseconds)", "time(1.5 seconds)"):
-        got = windows(spark, data, "us BIGINT, v BIGINT", policy, order="timestamp_micros(us)",
-                      select="unix_micros(window.start) - " + str(base) + ", collect_list(v)")
+        got = windows(
+            spark,
+            data,
+            "us BIGINT, v BIGINT",
+            policy,
+            order="timestamp_micros(us)",
+            select="unix_micros(window.start) - " + str(base) + ", collect_list(v)",
+        )
         assert got == [(3 * SECOND // 2, [0, 10])], policy
 
 
@@ -274,9 +361,14 @@ def run_random(spark, rows, calls, order="o", bounds=None):
     window.start, end, first, last into BIGINT ticks."""
     bounds = bounds or "window.start, window.end, window.first, window.last"
     return grouped_calls(
-        spark, rows, RANDOM, [f"spl_tumbling_window(ord, {call})" for call in calls],
+        spark,
+        rows,
+        RANDOM,
+        [f"spl_tumbling_window(ord, {call})" for call in calls],
         f"{bounds}, count(*), sum(v), min(v), max(v), collect_list(v)",
-        f"(SELECT *, {order} AS ord FROM {{view}})", sequence=list)
+        f"(SELECT *, {order} AS ord FROM {{view}})",
+        sequence=list,
+    )
 
 
 def check_random(spark, rows, parameter_sets, **run_args):
@@ -285,9 +377,14 @@ def check_random(spark, rows, parameter_sets, **run_args):
     inputs = reference_rows(rows)
     for p, (call, eviction, flush_at_end) in enumerate(parameter_sets):
         expected = ref.tumbling_window(inputs, eviction, flush_at_end)
-        assert_same_cases(actual[p], expected, rows, [f"call: spl_tumbling_window(o, {call})"],
-                          "(c, k, o, v, a, b, p)",
-                          "((c, k), start, end, first, last, count, sum, min, max, values)")
+        assert_same_cases(
+            actual[p],
+            expected,
+            rows,
+            [f"call: spl_tumbling_window(o, {call})"],
+            "(c, k, o, v, a, b, p)",
+            "((c, k), start, end, first, last, count, sum, min, max, values)",
+        )
 
 
 FLUSH_FORMS = [(None, False), ("false", False), ("true", True), ("flush_at_end => true", True)]
@@ -299,8 +396,13 @@ def bigint_sets(policies):
     out = []
     for i, text in enumerate(policies):
         for form, flush in (FLUSH_FORMS[i % 2], FLUSH_FORMS[2 + i % 2]):
-            out.append((f"'{text}'" + ("" if form is None else f", {form}"),
-                        ref.parse_tumbling_policy(text), flush))
+            out.append(
+                (
+                    f"'{text}'" + ("" if form is None else f", {form}"),
+                    ref.parse_tumbling_policy(text),
+                    flush,
+                )
+            )
     return out
 
 
@@ -331,8 +433,9 @@ def test_random_timestamp(spark, kind):
     then, so that instants are hit and just missed; delta over the order column itself."""
     rng = random.Random("tumbling-timestamp-" + kind)
     base = micros("2024-02-29 23:59:50")
-    rows = random_rows(rng, 24, gaps=(1, 1, 2, 3, 4, 6), base=base, scale=SECOND // 2,
-                       jitter=(-1, 1))
+    rows = random_rows(
+        rng, 24, gaps=(1, 1, 2, 3, 4, 6), base=base, scale=SECOND // 2, jitter=(-1, 1)
+    )
     order, bounds = timestamp_order(kind)
     s = SECOND
     sets = [
@@ -356,9 +459,8 @@ def timestamp_order(kind):
     as_ts = "window.{}"
     if kind == "TIMESTAMP_NTZ":
         order = "CAST(timestamp_micros(o) AS TIMESTAMP_NTZ)"
-        as_ts = "CAST(window.{} AS TIMESTAMP)"   # the session time zone is UTC
-    bounds = ", ".join(f"unix_micros({as_ts.format(f)})" for f in ("start", "end", "first",
-                                                                    "last"))
+        as_ts = "CAST(window.{} AS TIMESTAMP)"  # the session time zone is UTC
+    bounds = ", ".join(f"unix_micros({as_ts.format(f)})" for f in ("start", "end", "first", "last"))
     return order, bounds
 
 
@@ -375,18 +477,29 @@ def test_random_at_the_ends_of_the_line(spark, time, side):
     rows = random_rows(rng, 20, max_len=max_len, base=base)
     assert all(r[2] is None or first <= r[2] < last for r in rows)
     if time == "bigint":
-        sets = bigint_sets(["time(3)", "time(8)", "count(3)", "delta(o, 5)", "punct(p)",
-                            "time(9223372036854775807)"])
+        sets = bigint_sets(
+            [
+                "time(3)",
+                "time(8)",
+                "count(3)",
+                "delta(o, 5)",
+                "punct(p)",
+                "time(9223372036854775807)",
+            ]
+        )
         check_random(spark, rows, sets)
     else:
-        sets = [("'time(3 microseconds)', true", ("time", 3), True),
-                ("'time(8 microseconds)'", ("time", 8), False),
-                ("'count(3)', true", ("count", 3), True),
-                ("'delta(ord, 5 microseconds)', true", ("delta", "o", 5), True),
-                ("'punct(p)', true", ("punct", "p"), True),
-                ("'time(100000 days)', true", ("time", 100000 * 86400 * SECOND), True)]
-        check_random(spark, rows, sets, order="timestamp_micros(o)",
-                     bounds=timestamp_order("TIMESTAMP")[1])
+        sets = [
+            ("'time(3 microseconds)', true", ("time", 3), True),
+            ("'time(8 microseconds)'", ("time", 8), False),
+            ("'count(3)', true", ("count", 3), True),
+            ("'delta(ord, 5 microseconds)', true", ("delta", "o", 5), True),
+            ("'punct(p)', true", ("punct", "p"), True),
+            ("'time(100000 days)', true", ("time", 100000 * 86400 * SECOND), True),
+        ]
+        check_random(
+            spark, rows, sets, order="timestamp_micros(o)", bounds=timestamp_order("TIMESTAMP")[1]
+        )
 
 
 def test_reference_agrees_with_fixed_windows():
@@ -400,9 +513,8 @@ def test_reference_agrees_with_fixed_windows():
         by_count, by_time = [], []
         for key in {r["key"] for r in rows}:
             tuples = ref.arrival_order([r for r in rows if r["key"] == key])
-            blocks = [tuples[i:i + n] for i in range(0, len(tuples), n)]
-            by_count += [ref.output_row(key, b[-1]["order"], b, 1) for b in blocks
-                         if len(b) == n]
+            blocks = [tuples[i : i + n] for i in range(0, len(tuples), n)]
+            by_count += [ref.output_row(key, b[-1]["order"], b, 1) for b in blocks if len(b) == n]
             if not tuples:
                 continue
             first = tuples[0]["order"]
@@ -423,8 +535,9 @@ def test_reference_agrees_with_fixed_windows():
 
 def records(batches):
     """The JSON records of micro-batches of tuples (k, second of 2024-01-01 00:00, v, p)."""
-    return [[{"k": k, "ts": second(t), "v": v, "p": p} for k, t, v, p in batch]
-            for batch in batches]
+    return [
+        [{"k": k, "ts": second(t), "v": v, "p": p} for k, t, v, p in batch] for batch in batches
+    ]
 
 
 STREAM_SCHEMA = "k string, ts timestamp, v bigint, p boolean"
@@ -437,8 +550,13 @@ STREAM_SCHEMA = "k string, ts timestamp, v bigint, p boolean"
 STREAM_BATCHES = [
     [("a", 0, 1, False), ("a", 3, 2, False), ("b", 2, 4, True), ("a", 3, 8, True)],
     [("a", 2, 16, False), ("a", 5, 32, False), ("b", 10, 64, False)],
-    [("b", 9, 128, True), ("a", 12, 256, False), ("b", 13, 512, False), ("a", 20, 1024, True),
-     ("a", 37, 4096, False)],
+    [
+        ("b", 9, 128, True),
+        ("a", 12, 256, False),
+        ("b", 13, 512, False),
+        ("a", 20, 1024, True),
+        ("a", 37, 4096, False),
+    ],
     [("a", 40, 2048, False)],
 ]
 CLOSED_BY = "2024-01-01 00:00:38"
@@ -448,10 +566,19 @@ STREAM_POLICIES = ["count(2)", "time(4 seconds)", "delta(v, 100)", "punct(p)"]
 
 def tumbling_query(policy):
     def query(events):
-        return (events.groupBy("k", F.expr(f"spl_tumbling_window(ts, '{policy}')"))
-                .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs"))
-                .selectExpr("k", "string(window.start) AS ws", "string(window.first) AS wf",
-                            "string(window.last) AS wl", "n", "vs"))
+        return (
+            events.groupBy("k", F.expr(f"spl_tumbling_window(ts, '{policy}')"))
+            .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs"))
+            .selectExpr(
+                "k",
+                "string(window.start) AS ws",
+                "string(window.first) AS wf",
+                "string(window.last) AS wl",
+                "n",
+                "vs",
+            )
+        )
+
     return query
 
 
@@ -463,8 +590,12 @@ def test_tumbling_on_a_stream(spark, tmp_path, policy):
     query = tumbling_query(policy)
     source, out, checkpoint = tmp_path / "source", tmp_path / "out", tmp_path / "checkpoint"
     write_batches(source, records(STREAM_BATCHES[:2]))
-    stream = (spark.readStream.schema(STREAM_SCHEMA).option("maxFilesPerTrigger", 1)
-              .json(str(source)).withWatermark("ts", "2 seconds"))
+    stream = (
+        spark.readStream.schema(STREAM_SCHEMA)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+        .withWatermark("ts", "2 seconds")
+    )
     run_stream(query(stream), out, checkpoint)
     first = spark.read.parquet(str(out)).count()
     write_batches(source, records(STREAM_BATCHES[2:]), first_mtime=1_700_000_100)
@@ -483,15 +614,22 @@ def test_tumbling_on_a_stream(spark, tmp_path, policy):
 def test_flush_at_end_on_a_stream_is_an_error(spark, tmp_path):
     source = tmp_path / "source"
     write_batches(source, records(STREAM_BATCHES[:1]))
-    stream = (spark.readStream.schema(STREAM_SCHEMA).json(str(source))
-              .withWatermark("ts", "2 seconds"))
+    stream = (
+        spark.readStream.schema(STREAM_SCHEMA).json(str(source)).withWatermark("ts", "2 seconds")
+    )
     for argument in ("true", "flush_at_end => true"):
         with pytest.raises(AnalysisException) as info:
-            frame = stream.groupBy("k", F.expr(
-                f"spl_tumbling_window(ts, 'count(2)', {argument})")).count()
-            query = (frame.writeStream.format("memory").queryName("ew_tumbling_flush")
-                     .outputMode("append").option("checkpointLocation", str(tmp_path / "cp"))
-                     .trigger(availableNow=True).start())
+            frame = stream.groupBy(
+                "k", F.expr(f"spl_tumbling_window(ts, 'count(2)', {argument})")
+            ).count()
+            query = (
+                frame.writeStream.format("memory")
+                .queryName("ew_tumbling_flush")
+                .outputMode("append")
+                .option("checkpointLocation", str(tmp_path / "cp"))
+                .trigger(availableNow=True)
+                .start()
+            )
             query.awaitTermination()
         message = str(info.value)
         assert "spl_tumbling_window" in message and "flush_at_end" in message, message
@@ -503,60 +641,76 @@ def test_flush_at_end_on_a_stream_is_an_error(spark, tmp_path):
 # ----------------------------------------------------------------------------------------------
 # Bad input
 
-BAD = ("(SELECT o, v, a, amount, p, s, timestamp_seconds(o) AS ts FROM VALUES "
-       "(1L, 2L, 3L, 4.5D, true, 'x') AS t(o, v, a, amount, p, s))")
+BAD = (
+    "(SELECT o, v, a, amount, p, s, timestamp_seconds(o) AS ts FROM VALUES "
+    "(1L, 2L, 3L, 4.5D, true, 'x') AS t(o, v, a, amount, p, s))"
+)
 
 
-@pytest.mark.parametrize("call, parameter, text", [
-    ("o, 'bogus(3)'", "eviction", "bogus(3)"),
-    ("o, 'sometimes'", "eviction", "sometimes"),
-    ("o, 'count(0)'", "eviction", "count(0)"),
-    ("o, 'time(0)'", "eviction", "time(0)"),
-    ("ts, 'time(0 seconds)'", "eviction", "time(0 seconds)"),
-    ("o, 'time(-1)'", "eviction", "time(-1)"),
-    ("o, 'delta(a, -1)'", "eviction", "delta(a, -1)"),
-    ("o, 'delta(s, 1)'", "eviction", "delta(s, 1)"),
-    ("o, 'punct(amount)'", "eviction", "amount"),
-    ("o, 'punct(a)'", "eviction", "punct(a)"),
-    ("o, 'punct(s)'", "eviction", "punct(s)"),
-    ("o, 'punct(nosuchcol)'", "eviction", "nosuchcol"),
-    ("o, 'punct()'", "eviction", "punct()"),
-    ("o, 'count(2)', p", "flush_at_end", ""),
-    ("o, 'count(2)', a > 1", "flush_at_end", ""),
-    ("o, 'count(2)', 1", "flush_at_end", ""),
-    ("o, 'count(2)', 1.5D", "flush_at_end", ""),
-    ("o, 'count(2)', flush_at_end => 1", "flush_at_end", ""),
-    ("o, 'count(2)', flush_at_end => p", "flush_at_end", ""),
-    ("s, 'count(2)'", "order", "STRING"),
-], ids=lambda x: x if isinstance(x, str) else None)
+@pytest.mark.parametrize(
+    "call, parameter, text",
+    [
+        ("o, 'bogus(3)'", "eviction", "bogus(3)"),
+        ("o, 'sometimes'", "eviction", "sometimes"),
+        ("o, 'count(0)'", "eviction", "count(0)"),
+        ("o, 'time(0)'", "eviction", "time(0)"),
+        ("ts, 'time(0 seconds)'", "eviction", "time(0 seconds)"),
+        ("o, 'time(-1)'", "eviction", "time(-1)"),
+        ("o, 'delta(a, -1)'", "eviction", "delta(a, -1)"),
+        ("o, 'delta(s, 1)'", "eviction", "delta(s, 1)"),
+        ("o, 'punct(amount)'", "eviction", "amount"),
+        ("o, 'punct(a)'", "eviction", "punct(a)"),
+        ("o, 'punct(s)'", "eviction", "punct(s)"),
+        ("o, 'punct(nosuchcol)'", "eviction", "nosuchcol"),
+        ("o, 'punct()'", "eviction", "punct()"),
+        ("o, 'count(2)', p", "flush_at_end", ""),
+        ("o, 'count(2)', a > 1", "flush_at_end", ""),
+        ("o, 'count(2)', 1", "flush_at_end", ""),
+        ("o, 'count(2)', 1.5D", "flush_at_end", ""),
+        ("o, 'count(2)', flush_at_end => 1", "flush_at_end", ""),
+        ("o, 'count(2)', flush_at_end => p", "flush_at_end", ""),
+        ("s, 'count(2)'", "order", "STRING"),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
 def test_bad_input(spark, call, parameter, text):
-    message = analysis_error(spark, f"SELECT count(*) FROM {BAD} "
-                                    f"GROUP BY spl_tumbling_window({call})")
+    message = analysis_error(
+        spark, f"SELECT count(*) FROM {BAD} GROUP BY spl_tumbling_window({call})"
+    )
     assert "spl_tumbling_window" in message and f"`{parameter}`" in message, message
     assert text in message, message
 
 
-@pytest.mark.parametrize("call, parameter", [
-    ("o, 'punct(p)'", "eviction"),
-    ("o, 'count(2)', 'punct(p)'", "trigger"),
-])
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        ("o, 'punct(p)'", "eviction"),
+        ("o, 'count(2)', 'punct(p)'", "trigger"),
+    ],
+)
 def test_punct_is_not_for_sliding_windows(spark, call, parameter):
     message = analysis_error(spark, f"SELECT count(*) FROM {BAD} GROUP BY sliding_window({call})")
     assert "sliding_window" in message and f"`{parameter}`" in message, message
     assert "punct" in message, message
 
 
-@pytest.mark.parametrize("rows, policy, row", [
-    ("(1L, true), (2L, NULL)", "punct(p)", "(o=2, p=null)"),
-    ("(1L, NULL), (2L, true)", "punct(p)", "(o=1, p=null)"),
-    ("(1L, 3L), (2L, NULL)", "delta(p, 1)", "(o=2, p=null)"),
-], ids=["punct", "punct-first-row", "delta"])
+@pytest.mark.parametrize(
+    "rows, policy, row",
+    [
+        ("(1L, true), (2L, NULL)", "punct(p)", "(o=2, p=null)"),
+        ("(1L, NULL), (2L, true)", "punct(p)", "(o=1, p=null)"),
+        ("(1L, 3L), (2L, NULL)", "delta(p, 1)", "(o=2, p=null)"),
+    ],
+    ids=["punct", "punct-first-row", "delta"],
+)
 def test_null_policy_value_names_the_row(spark, rows, policy, row):
     """A NULL punctuation (or delta attribute) in a row with an order fails the query with a
     Spark error naming the function, the policy and the row."""
     with pytest.raises(IllegalArgumentException) as info:
-        spark.sql(f"SELECT count(*) FROM VALUES {rows} AS t(o, p) "
-                  f"GROUP BY spl_tumbling_window(o, '{policy}')").collect()
+        spark.sql(
+            f"SELECT count(*) FROM VALUES {rows} AS t(o, p) "
+            f"GROUP BY spl_tumbling_window(o, '{policy}')"
+        ).collect()
     error = info.value
     assert (error.getCondition(), error.getSqlState()) == ("EVENTWINDOWS_INVALID_INPUT", "22000")
     message = str(error)

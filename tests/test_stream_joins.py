@@ -5,23 +5,26 @@ join over all input (Spark's own plan of the same SQL, with the RangeJoin rule o
 row's rows in the micro-batch it arrives in; an ASOF join with a stream on its right side
 rejected by the project's condition naming the join. Two streams with watermarks: range, temporal
 and ASOF joins, each emitted row the batch join's over the accepted rows, once."""
+
 import collections
 import datetime
 import random
 
 import pytest
+from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
 
 import eventwindows as ew
 from harness import run_stream, second, write_batches
-from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
 
 SCHEMA = "id int, k int, s bigint, e bigint, v int"
 
 
 def near_the_ends(rng):
     """Times near both ends of the BIGINT line, and more in the middle."""
-    return rng.choice([BIGINT_MIN + rng.randrange(20), BIGINT_MAX - rng.randrange(20)]
-                      + [rng.randrange(0, 40)] * 3)
+    return rng.choice(
+        [BIGINT_MIN + rng.randrange(20), BIGINT_MAX - rng.randrange(20)]
+        + [rng.randrange(0, 40)] * 3
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +55,13 @@ def run_batches(query_frame, mode, checkpoint):
     """Runs a streaming DataFrame over every file to the end in `mode`, collecting each
     micro-batch's rows apart: a list of (batch id, row tuple)."""
     out = []
-    query = (query_frame.writeStream.outputMode(mode)
-             .foreachBatch(lambda df, batch_id: out.extend((batch_id, tuple(r)) for r in df.collect()))
-             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query = (
+        query_frame.writeStream.outputMode(mode)
+        .foreachBatch(lambda df, batch_id: out.extend((batch_id, tuple(r)) for r in df.collect()))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
     return out, query
 
@@ -76,16 +83,20 @@ STREAM_STATIC = [
 def stream_static_sql(a, cases):
     def b_id(join):
         return "NULL" if "SEMI" in join or "ANTI" in join else "b.id"
+
     return " UNION ALL ".join(
         f"SELECT {i} AS c, a.id AS a_id, {b_id(join)} AS b_id FROM {join.format(a=a)} ON {on}"
-        for i, (join, on) in enumerate(cases))
+        for i, (join, on) in enumerate(cases)
+    )
 
 
 # Update mode (which a stateless query runs as append) with a stream on each side.
-@pytest.mark.parametrize("mode, cases", [("append", STREAM_STATIC),
-                                         ("update", [STREAM_STATIC[1], STREAM_STATIC[4]])])
+@pytest.mark.parametrize(
+    "mode, cases", [("append", STREAM_STATIC), ("update", [STREAM_STATIC[1], STREAM_STATIC[4]])]
+)
 def test_stream_static_range_joins_give_the_batch_rows_per_micro_batch(
-        spark, event_stream, tmp_path, mode, cases):
+    spark, event_stream, tmp_path, mode, cases
+):
     stream, batch_of = event_stream
     stream().createOrReplaceTempView("stream_a")
     try:
@@ -117,13 +128,19 @@ def test_temporal_and_asof_joins_of_a_stream_and_a_static_table(spark, event_str
     ordered = "e IS NULL OR s IS NULL OR s <= e"
 
     def temporal(a):
-        return ew.temporal_join(a.where(ordered), static_b.where(ordered), "k", "left",
-                                left_lifetime=("s", "e"),
-                                right_lifetime=("s", "e")).select("id", "b_id", "lifetime")
+        return ew.temporal_join(
+            a.where(ordered),
+            static_b.where(ordered),
+            "k",
+            "left",
+            left_lifetime=("s", "e"),
+            right_lifetime=("s", "e"),
+        ).select("id", "b_id", "lifetime")
 
     def asof(a):
-        return ew.asof_join(a, static_b.select("k", "b_id", "w", static_b.s.alias("t")), "k",
-                            "s", "t", tolerance=5).select("id", "b_id", "t")
+        return ew.asof_join(
+            a, static_b.select("k", "b_id", "w", static_b.s.alias("t")), "k", "s", "t", tolerance=5
+        ).select("id", "b_id", "t")
 
     for i, join in enumerate([temporal, asof]):
         rows, _ = run_batches(join(stream()), "append", tmp_path / str(i))
@@ -142,16 +159,21 @@ def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream
     assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
     assert "asof_join: the right side is a stream" in str(info.value)
     assert "with the stream on the left and a static table" in str(info.value)
+
     def timed_stream():
         return stream().selectExpr("k", "timestamp_seconds(v) AS t")
-    for left, right, side in [(timed_stream(), timed_stream(), "left"),
-                              (timed_stream().withWatermark("t", "1 second"), timed_stream(),
-                               "right")]:
+
+    for left, right, side in [
+        (timed_stream(), timed_stream(), "left"),
+        (timed_stream().withWatermark("t", "1 second"), timed_stream(), "right"),
+    ]:
         with pytest.raises(Exception) as info:
             ew.asof_join(left, right, "k", "t", "t")
         assert info.value.getCondition() == "EVENTWINDOWS_INVALID_PARAMETER"
-        assert (f"asof_join: both sides are streams: the {side} side's time column t needs an "
-                'event-time watermark (withWatermark("t", delay)') in str(info.value)
+        assert (
+            f"asof_join: both sides are streams: the {side} side's time column t needs an "
+            'event-time watermark (withWatermark("t", delay)'
+        ) in str(info.value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,8 +183,10 @@ def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream
 
 EPOCH = datetime.datetime(2024, 1, 1)
 DELAYS = {"a": 5, "b": 3}
-SIDE_SCHEMA = {"a": "id int, k int, s timestamp, e timestamp",
-               "b": "bid int, k int, bs timestamp, be timestamp"}
+SIDE_SCHEMA = {
+    "a": "id int, k int, s timestamp, e timestamp",
+    "b": "bid int, k int, bs timestamp, be timestamp",
+}
 
 
 def random_side(rng, side, n_batches, per_batch):
@@ -204,8 +228,9 @@ def accepted_and_watermark(batches, runs):
             before = used
             if i is not None:
                 for side in ("a", "b"):
-                    latest[side] = max([latest.get(side, float("-inf"))]
-                                       + [row[2] for row in batches[side][i]])
+                    latest[side] = max(
+                        [latest.get(side, float("-inf"))] + [row[2] for row in batches[side][i]]
+                    )
                 used = max(used, min(latest[s] - DELAYS[s] for s in ("a", "b")))
     return accepted, used, late
 
@@ -222,13 +247,16 @@ def timed(rows):
 def side_records(side, rows):
     """Events as a side's JSON records."""
     names = SIDE_SCHEMA[side].replace(" int", "").replace(" timestamp", "").split(", ")
-    return [dict(zip(names, (i, k, str(s), None if e is None else str(e))))
-            for i, k, s, e in timed(rows)]
+    return [
+        dict(zip(names, (i, k, str(s), None if e is None else str(e))))
+        for i, k, s, e in timed(rows)
+    ]
 
 
 @pytest.mark.parametrize("how", ["inner", "full"])
 def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_events(
-        spark, tmp_path, how):
+    spark, tmp_path, how
+):
     """A random stream per side, out of order, with late rows, in three micro-batches, then a
     restart from the checkpoint and two more: the temporal join's rows (Parquet sink, append
     mode) are the batch temporal join's over the accepted events, but the unmatched rows the
@@ -240,32 +268,45 @@ def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_e
     accepted, watermark, late = accepted_and_watermark(batches, runs)
 
     def streams(sources):
-        return [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
-                .json(str(sources[side])).withWatermark(start, f"{DELAYS[side]} seconds")
-                for side, start in (("a", "s"), ("b", "bs"))]
+        return [
+            spark.readStream.schema(SIDE_SCHEMA[side])
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+            .withWatermark(start, f"{DELAYS[side]} seconds")
+            for side, start in (("a", "s"), ("b", "bs"))
+        ]
 
     def join(a, b):
-        return ew.temporal_join(a, b, "k", how, left_lifetime=("s", "e"),
-                                right_lifetime=("bs", "be"))
+        return ew.temporal_join(
+            a, b, "k", how, left_lifetime=("s", "e"), right_lifetime=("bs", "be")
+        )
 
     sources = {side: tmp_path / side for side in ("a", "b")}
     out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
     for run in runs:
         for side in ("a", "b"):
-            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
-                          first_mtime=1_700_000_000 + run.start)
+            write_batches(
+                sources[side],
+                [side_records(side, batches[side][i]) for i in run],
+                first_mtime=1_700_000_000 + run.start,
+            )
         query = run_stream(join(*streams(sources)), out, checkpoint)
         assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
-        dropped += sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
-                       for p in query.recentProgress)
+        dropped += sum(
+            p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
+        )
     streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
 
-    batch = join(*[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side])
-                   for side in ("a", "b")]).collect()
+    batch = join(
+        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
+    ).collect()
     closed = at(watermark)
     expected = collections.Counter(
-        tuple(r) for r in batch if (r.id is not None and r.bid is not None)
-        or (r.lifetime.end is not None and r.lifetime.end <= closed))
+        tuple(r)
+        for r in batch
+        if (r.id is not None and r.bid is not None)
+        or (r.lifetime.end is not None and r.lifetime.end <= closed)
+    )
     assert streamed == expected
     assert late >= 2 and dropped == late
     assert sum(1 for r in expected if None not in (r[1], r[4])) > 10  # pairs
@@ -282,23 +323,43 @@ def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path)
     at 8 and 30 s as they arrive. (The extra bound is one Spark's optimizer rewrites before
     evaluating it: the operator evaluates it as Spark does.) Without the watermarks the join is Spark's own, which refuses
     an outer join it cannot bound."""
-    write_batches(tmp_path / "a", [[{"k": 1, "t": second(1)}, {"k": 1, "t": second(8)},
-                                    {"k": 2, "t": second(3)}], [{"k": 1, "t": second(30)}]])
-    write_batches(tmp_path / "b", [[{"k": 1, "s": second(0), "e": second(5)},
-                                    {"k": 2, "s": second(4), "e": second(6)}],
-                                   [{"k": 1, "s": second(7), "e": second(9)},
-                                    {"k": 1, "s": second(25), "e": second(40)}]])
-    a = spark.readStream.schema("k int, t timestamp").option("maxFilesPerTrigger", 1) \
+    write_batches(
+        tmp_path / "a",
+        [
+            [{"k": 1, "t": second(1)}, {"k": 1, "t": second(8)}, {"k": 2, "t": second(3)}],
+            [{"k": 1, "t": second(30)}],
+        ],
+    )
+    write_batches(
+        tmp_path / "b",
+        [
+            [{"k": 1, "s": second(0), "e": second(5)}, {"k": 2, "s": second(4), "e": second(6)}],
+            [{"k": 1, "s": second(7), "e": second(9)}, {"k": 1, "s": second(25), "e": second(40)}],
+        ],
+    )
+    a = (
+        spark.readStream.schema("k int, t timestamp")
+        .option("maxFilesPerTrigger", 1)
         .json(str(tmp_path / "a"))
-    b = spark.readStream.schema("k int, s timestamp, e timestamp") \
-        .option("maxFilesPerTrigger", 1).json(str(tmp_path / "b"))
-    sql = ("SELECT a.k, second(a.t) AS t, second(b.s) AS s FROM {b} b RIGHT JOIN {a} a "
-           "ON a.k = b.k AND b.s <= a.t AND a.t < b.e AND a.t > b.s - INTERVAL 1 HOUR")
+    )
+    b = (
+        spark.readStream.schema("k int, s timestamp, e timestamp")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(tmp_path / "b"))
+    )
+    sql = (
+        "SELECT a.k, second(a.t) AS t, second(b.s) AS s FROM {b} b RIGHT JOIN {a} a "
+        "ON a.k = b.k AND b.s <= a.t AND a.t < b.e AND a.t > b.s - INTERVAL 1 HOUR"
+    )
     joined = spark.sql(sql, a=a.withWatermark("t", "1 second"), b=b.withWatermark("s", "1 second"))
     query = run_stream(joined, tmp_path / "out", tmp_path / "checkpoint")
     assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
-    assert sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect()) == \
-        [(1, 1, 0), (1, 8, 7), (1, 30, 25), (2, 3, None)]
+    assert sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect()) == [
+        (1, 1, 0),
+        (1, 8, 7),
+        (1, 30, 25),
+        (2, 3, None),
+    ]
     with pytest.raises(Exception, match="not supported without a watermark"):
         run_stream(spark.sql(sql, a=a, b=b), tmp_path / "out2", tmp_path / "checkpoint2")
 
@@ -309,35 +370,53 @@ def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
     and timers) stay as many as a few micro-batches hold, however long the stream."""
     rng = random.Random(4)
     n_batches, half = 24, 12
-    batches = {side: [[(100 * n + i, rng.randrange(2), 10 * n + rng.randrange(10), None)
-                       for i in range(4)] for n in range(n_batches)] for side in ("a", "b")}
+    batches = {
+        side: [
+            [(100 * n + i, rng.randrange(2), 10 * n + rng.randrange(10), None) for i in range(4)]
+            for n in range(n_batches)
+        ]
+        for side in ("a", "b")
+    }
     for side in batches:
-        batches[side] = [[(i, k, s, s + rng.randrange(1, 13)) for i, k, s, _ in rows]
-                         for rows in batches[side]]
+        batches[side] = [
+            [(i, k, s, s + rng.randrange(1, 13)) for i, k, s, _ in rows] for rows in batches[side]
+        ]
     sources = {side: tmp_path / side for side in ("a", "b")}
     entries = []
     for run in (range(0, half), range(half, n_batches)):
         for side in ("a", "b"):
-            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
-                          first_mtime=1_700_000_000 + run.start)
-        a, b = [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
-                .json(str(sources[side])).withWatermark(start, "2 seconds")
-                for side, start in (("a", "s"), ("b", "bs"))]
-        joined = ew.temporal_join(a, b, "k", "full", left_lifetime=("s", "e"),
-                                  right_lifetime=("bs", "be"))
+            write_batches(
+                sources[side],
+                [side_records(side, batches[side][i]) for i in run],
+                first_mtime=1_700_000_000 + run.start,
+            )
+        a, b = [
+            spark.readStream.schema(SIDE_SCHEMA[side])
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+            .withWatermark(start, "2 seconds")
+            for side, start in (("a", "s"), ("b", "bs"))
+        ]
+        joined = ew.temporal_join(
+            a, b, "k", "full", left_lifetime=("s", "e"), right_lifetime=("bs", "be")
+        )
         query = run_stream(joined, tmp_path / "out", tmp_path / "checkpoint")
-        entries += [p["stateOperators"][0]["numRowsTotal"] for p in query.recentProgress
-                    if p["numInputRows"] > 0]
+        entries += [
+            p["stateOperators"][0]["numRowsTotal"]
+            for p in query.recentProgress
+            if p["numInputRows"] > 0
+        ]
     assert len(entries) == n_batches
     # Events live at most 12 s + the watermark's lag (the delay and a micro-batch, 10 s):
     # a few micro-batches' worth, whether the stream has run 6 or 24 micro-batches.
-    assert max(entries[n_batches // 4:]) <= 2 * max(entries[:n_batches // 4]), entries
+    assert max(entries[n_batches // 4 :]) <= 2 * max(entries[: n_batches // 4]), entries
     assert max(entries) < 8 * 4 * 2, entries
     assert len(spark.read.parquet(str(tmp_path / "out")).collect()) > n_batches * 4
 
 
 # ASOF joins of two streams: the same random sides, each side's time its start (`s`, `bs`), its
 # other columns kept (the right's order rows tying on key and time, as in batch).
+
 
 def asof_is_final(direction, tolerance, allow_exact, t, right_times, watermark):
     """Whether the stream has emitted the left row at `t` by the final `watermark`, all its key's
@@ -346,8 +425,9 @@ def asof_is_final(direction, tolerance, allow_exact, t, right_times, watermark):
     once it reaches the first right time from `t` or `t` + tolerance; nearest once it reaches `t`
     and the first of those or `t` + the backward row's distance."""
     tol = float("inf") if tolerance is None else tolerance
-    forward = min((r for r in right_times if r > t or (allow_exact and r == t)),
-                  default=float("inf"))
+    forward = min(
+        (r for r in right_times if r > t or (allow_exact and r == t)), default=float("inf")
+    )
     if direction == "backward":
         return t <= watermark
     if direction == "forward":
@@ -357,11 +437,20 @@ def asof_is_final(direction, tolerance, allow_exact, t, right_times, watermark):
     return max(t, min(forward, t + distance, t + tol)) <= watermark
 
 
-@pytest.mark.parametrize("direction, tolerance, allow_exact", [
-    ("backward", None, True), ("backward", 4, False), ("forward", None, True),
-    ("forward", 4, True), ("nearest", None, False), ("nearest", 4, True)])
+@pytest.mark.parametrize(
+    "direction, tolerance, allow_exact",
+    [
+        ("backward", None, True),
+        ("backward", 4, False),
+        ("forward", None, True),
+        ("forward", 4, True),
+        ("nearest", None, False),
+        ("nearest", 4, True),
+    ],
+)
 def test_random_streams_restarted_give_the_batch_asof_join_of_the_accepted_rows(
-        spark, tmp_path, direction, tolerance, allow_exact):
+    spark, tmp_path, direction, tolerance, allow_exact
+):
     """Random streams (out of order, late rows on both sides) in two micro-batches, a restart
     from the checkpoint and two more: the ASOF join's rows in append mode are the batch
     `asof_join`'s over the accepted rows, for the left rows whose right row the final watermark
@@ -379,26 +468,39 @@ def test_random_streams_restarted_give_the_batch_asof_join_of_the_accepted_rows(
     out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
     for run in runs:
         for side in ("a", "b"):
-            write_batches(sources[side], [side_records(side, batches[side][i]) for i in run],
-                          first_mtime=1_700_000_000 + run.start)
-        a, b = [spark.readStream.schema(SIDE_SCHEMA[side]).option("maxFilesPerTrigger", 1)
-                .json(str(sources[side])).withWatermark(time, f"{DELAYS[side]} seconds")
-                for side, time in (("a", "s"), ("b", "bs"))]
+            write_batches(
+                sources[side],
+                [side_records(side, batches[side][i]) for i in run],
+                first_mtime=1_700_000_000 + run.start,
+            )
+        a, b = [
+            spark.readStream.schema(SIDE_SCHEMA[side])
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+            .withWatermark(time, f"{DELAYS[side]} seconds")
+            for side, time in (("a", "s"), ("b", "bs"))
+        ]
         query = run_stream(join(a, b), out, checkpoint)
         assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
-        dropped += sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
-                       for p in query.recentProgress)
+        dropped += sum(
+            p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
+        )
     streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
 
-    batch = join(*[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side])
-                   for side in ("a", "b")]).collect()
+    batch = join(
+        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
+    ).collect()
     right_times = collections.defaultdict(list)
     for _, k, s, _ in accepted["b"]:
         right_times[k].append(s)
     start = {i: s for i, _, s, _ in accepted["a"]}
-    final = [r for r in batch
-             if asof_is_final(direction, tolerance, allow_exact, start[r.id], right_times[r.k],
-                              watermark)]
+    final = [
+        r
+        for r in batch
+        if asof_is_final(
+            direction, tolerance, allow_exact, start[r.id], right_times[r.k], watermark
+        )
+    ]
     assert streamed == collections.Counter(tuple(r) for r in final)
     assert late >= 2 and dropped == late
     assert sum(1 for r in final if r.bid is not None) > 5  # matched rows
@@ -414,9 +516,13 @@ def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_
     write_batches(sources["b"], [[{"k": 1, "bs": second(10)}]])
 
     def join(direction):
-        a, b = [spark.readStream.schema(f"k int, {time} timestamp").option("maxFilesPerTrigger", 1)
-                .json(str(sources[side])).withWatermark(time, "2 seconds")
-                for side, time in (("a", "s"), ("b", "bs"))]
+        a, b = [
+            spark.readStream.schema(f"k int, {time} timestamp")
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+            .withWatermark(time, "2 seconds")
+            for side, time in (("a", "s"), ("b", "bs"))
+        ]
         return ew.asof_join(a, b, "k", "s", "bs", direction)
 
     out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
@@ -427,5 +533,7 @@ def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_
     with pytest.raises(Exception) as info:
         run_stream(join("forward"), out, checkpoint)
     assert "[EVENTWINDOWS_CHECKPOINT_MISMATCH]" in str(info.value)
-    assert ("asof_join: the checkpoint holds the state of another ASOF join [asof_join backward "
-            "tolerance=none exact=true input=struct<") in str(info.value)
+    assert (
+        "asof_join: the checkpoint holds the state of another ASOF join [asof_join backward "
+        "tolerance=none exact=true input=struct<"
+    ) in str(info.value)

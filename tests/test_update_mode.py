@@ -48,24 +48,30 @@ def random_stream(rng, batches=4, events=5, reach=5):
 
 def write_events(source, batches, first_mtime=1_700_000_000):
     """Micro-batches of events (k, second of 2024-01-01 00:00, v), a JSON file each."""
-    write_batches(source, [[{"k": k, "ts": second(t), "v": v} for k, t, v in batch]
-                           for batch in batches], first_mtime)
+    write_batches(
+        source,
+        [[{"k": k, "ts": second(t), "v": v} for k, t, v in batch] for batch in batches],
+        first_mtime,
+    )
 
 
 def hopping(events):
-    return (events.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds"))
-            .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+    return events.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")).agg(
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
 
 
 def tumbling_in_order(events):
     # Order-sensitive aggregates: transformWithState.
-    return (events.groupBy("k", ew.tumbling_window("ts", "3 seconds"))
-            .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs")))
+    return events.groupBy("k", ew.tumbling_window("ts", "3 seconds")).agg(
+        F.count("*").alias("n"), F.collect_list("v").alias("vs")
+    )
 
 
 def relative(events):
-    return (events.groupBy("k", ew.time_window("ts", "-2 seconds", "1 second"))
-            .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs")))
+    return events.groupBy("k", ew.time_window("ts", "-2 seconds", "1 second")).agg(
+        F.count("*").alias("n"), F.collect_list("v").alias("vs")
+    )
 
 
 def seconds(text):
@@ -77,41 +83,50 @@ def seconds(text):
 # end in seconds) holds an event at second t (a relative-time window: the anchor's messages in
 # [start - 2 s, start + 1 s]).
 CASES = {
-    "hopping, Spark's aggregation": (
-        hopping, False, lambda s, e, t: s <= t < e),
-    "tumbling, transformWithState": (
-        tumbling_in_order, True, lambda s, e, t: s <= t < e),
-    "relative time, transformWithState": (
-        relative, True, lambda s, e, t: s - 2 <= t <= s + 1),
+    "hopping, Spark's aggregation": (hopping, False, lambda s, e, t: s <= t < e),
+    "tumbling, transformWithState": (tumbling_in_order, True, lambda s, e, t: s <= t < e),
+    "relative time, transformWithState": (relative, True, lambda s, e, t: s - 2 <= t <= s + 1),
 }
 
 
 def rows_of(frame):
     """The rows of a windowed frame as (k, window start, window end, aggregates...)."""
-    return frame.selectExpr("k", "string(window.start) AS start", "string(window.end) AS end",
-                            *frame.columns[2:])
+    return frame.selectExpr(
+        "k", "string(window.start) AS start", "string(window.end) AS end", *frame.columns[2:]
+    )
 
 
 def run(windowed, checkpoint, mode, emitted):
     """Runs the streaming frame in `mode` over every file its source has, appending each
     micro-batch's rows to `emitted` as (batch, row)."""
+
     def collect(batch, batch_id):
         emitted.extend((batch_id, plain(r)) for r in batch.collect())
 
-    query = (rows_of(windowed).writeStream.outputMode(mode).foreachBatch(collect)
-             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query = (
+        rows_of(windowed)
+        .writeStream.outputMode(mode)
+        .foreachBatch(collect)
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
 
 
 def stream_of(spark, source, window):
-    return window(spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1)
-                  .json(str(source)).withWatermark("ts", f"{DELAY} seconds"))
+    return window(
+        spark.readStream.schema(SCHEMA)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+        .withWatermark("ts", f"{DELAY} seconds")
+    )
 
 
 def batch_answer(spark, window, events):
-    frame = spark.createDataFrame([(k, second(t), v) for k, t, v in events],
-                                  "k string, ts string, v bigint").selectExpr(
-        "k", "timestamp(ts) AS ts", "v")
+    frame = spark.createDataFrame(
+        [(k, second(t), v) for k, t, v in events], "k string, ts string, v bigint"
+    ).selectExpr("k", "timestamp(ts) AS ts", "v")
     return {r[:3]: plain(r) for r in rows_of(window(frame)).collect()}
 
 
@@ -123,8 +138,9 @@ def test_update_mode_emits_open_rows_whose_result_changed(spark, tmp_path, case)
     write_events(source, files[:3])
     plan = stream_of(spark, source, window)
     # The route is the one the case names.
-    assert ("TransformWithState" in
-            plan._jdf.queryExecution().analyzed().toString()) == on_transform_with_state
+    assert (
+        "TransformWithState" in plan._jdf.queryExecution().analyzed().toString()
+    ) == on_transform_with_state
 
     # Update mode, stopped after three micro-batches and restarted from the checkpoint; the late
     # rows come after the restart.
@@ -161,15 +177,19 @@ def test_update_mode_in_a_memory_table_emits_open_rows(spark, tmp_path):
     # windows the query's output mode.
     source = tmp_path / "source"
     write_events(source, [[("a", t, t) for t in (0, 1, 5)]])
-    query = (rows_of(stream_of(spark, source, relative)).writeStream.outputMode("update")
-             .format("memory").queryName("ew_update_relative")
-             .option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
+    query = (
+        rows_of(stream_of(spark, source, relative))
+        .writeStream.outputMode("update")
+        .format("memory")
+        .queryName("ew_update_relative")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
     rows = spark.table("ew_update_relative").selectExpr("substr(start, 18)", "n", "vs").collect()
     # The watermark ends at 00:00:03: the window of the message at 5 s is open, yet emitted.
-    assert sorted(tuple(r) for r in rows) == [("00", 2, [0, 1]), ("01", 2, [0, 1]),
-                                              ("05", 1, [5])]
+    assert sorted(tuple(r) for r in rows) == [("00", 2, [0, 1]), ("01", 2, [0, 1]), ("05", 1, [5])]
 
 
 def test_a_family_whose_rows_exist_once_closed_emits_append_rows_in_update_mode(spark, tmp_path):
@@ -178,8 +198,9 @@ def test_a_family_whose_rows_exist_once_closed_emits_append_rows_in_update_mode(
     write_events(source, files)
 
     def sessions(events):
-        return (events.groupBy("k", ew.event_session_window("ts", "2 seconds"))
-                .agg(F.count("*").alias("n"), F.collect_list("v").alias("vs")))
+        return events.groupBy("k", ew.event_session_window("ts", "2 seconds")).agg(
+            F.count("*").alias("n"), F.collect_list("v").alias("vs")
+        )
 
     emitted = {}
     for mode in ("update", "append"):

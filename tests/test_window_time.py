@@ -1,6 +1,7 @@
 """`window_time(window)` over eventwindows results (issue 33, item 1): as for Spark's own
 `window()`, the last tick of each row's lifetime (`window.end` - 1 µs), which a second window can
 group by, on batch and streaming DataFrames (where it carries the event-time watermark)."""
+
 import datetime
 
 import pyspark
@@ -13,18 +14,23 @@ from harness import run_stream, write_batches
 
 
 def _events(spark):
-    rows = [("a", "2024-01-01 00:00:01", "2024-01-01 00:00:04", 1),
-            ("a", "2024-01-01 00:00:03", "2024-01-01 00:00:09", 2),
-            ("a", "2024-01-01 00:00:12", "2024-01-01 00:00:13", 4),
-            ("b", "2024-01-01 00:00:02", "2024-01-01 00:00:03", 8)]
+    rows = [
+        ("a", "2024-01-01 00:00:01", "2024-01-01 00:00:04", 1),
+        ("a", "2024-01-01 00:00:03", "2024-01-01 00:00:09", 2),
+        ("a", "2024-01-01 00:00:12", "2024-01-01 00:00:13", 4),
+        ("b", "2024-01-01 00:00:02", "2024-01-01 00:00:03", 8),
+    ]
     return spark.createDataFrame(rows, "k string, s string, e string, v int").select(
-        "k", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"),
-        "v")
+        "k", F.col("s").cast("timestamp").alias("s"), F.col("e").cast("timestamp").alias("e"), "v"
+    )
 
 
 FAMILIES = [
     ("hopping", lambda: ew.hopping_window("s", "4 seconds", "2 seconds", end="e")),
-    ("changes", lambda: ew.hopping_window("s", "4 seconds", "2 seconds", output="changes", end="e")),
+    (
+        "changes",
+        lambda: ew.hopping_window("s", "4 seconds", "2 seconds", output="changes", end="e"),
+    ),
     ("tumbling-points", lambda: ew.tumbling_window("s", "5 seconds")),
     ("snapshot", lambda: ew.snapshot_window("s", end="e")),
     ("count", lambda: ew.count_window("s", 2, output="window", end="e")),
@@ -42,8 +48,13 @@ FAMILIES = [
 @pytest.mark.smoke
 @pytest.mark.parametrize("window", [w for _, w in FAMILIES], ids=[n for n, _ in FAMILIES])
 def test_window_time_is_the_last_tick_of_each_row(spark, window):
-    rows = _events(spark).groupBy("k", window()).agg(F.sum("v").alias("total")).select(
-        "window", F.window_time("window").alias("t")).collect()
+    rows = (
+        _events(spark)
+        .groupBy("k", window())
+        .agg(F.sum("v").alias("total"))
+        .select("window", F.window_time("window").alias("t"))
+        .collect()
+    )
     assert rows
     for row in rows:
         assert row.t == row.window.end - datetime.timedelta(microseconds=1), row
@@ -52,44 +63,66 @@ def test_window_time_is_the_last_tick_of_each_row(spark, window):
 def test_a_second_window_groups_by_window_time(spark):
     # Tumbling 2 s windows, then Spark's 10 s windows over their last ticks: the rows of
     # [0, 2), [2, 4), [4, 6), [8, 10) fall in [0, 10), that of [12, 14) in [10, 20).
-    first = _events(spark).groupBy("k", ew.tumbling_window("s", "2 seconds", end="e")).agg(
-        F.sum("v").alias("total"))
-    second = first.groupBy("k", F.window(F.window_time("window"), "10 seconds")).agg(
-        F.count("*").alias("windows"), F.sum("total").alias("total")).select(
-        "k", F.col("window.start").cast("string").alias("start"), "windows", "total")
+    first = (
+        _events(spark)
+        .groupBy("k", ew.tumbling_window("s", "2 seconds", end="e"))
+        .agg(F.sum("v").alias("total"))
+    )
+    second = (
+        first.groupBy("k", F.window(F.window_time("window"), "10 seconds"))
+        .agg(F.count("*").alias("windows"), F.sum("total").alias("total"))
+        .select("k", F.col("window.start").cast("string").alias("start"), "windows", "total")
+    )
     assert sorted(tuple(r) for r in second.collect()) == [
-        ("a", "2024-01-01 00:00:00", 5, 1 + 1 + 2 * 4), ("a", "2024-01-01 00:00:10", 1, 4),
-        ("b", "2024-01-01 00:00:00", 1, 8)]
+        ("a", "2024-01-01 00:00:00", 5, 1 + 1 + 2 * 4),
+        ("a", "2024-01-01 00:00:10", 1, 4),
+        ("b", "2024-01-01 00:00:00", 1, 8),
+    ]
 
 
 def _messages(spark):
     seconds = [1, 2, 2, 5, 9, 10, 13]
     return spark.createDataFrame(
         [("a", datetime.datetime(2024, 1, 1, 0, 0, s), s) for s in seconds],
-        "k string, ts timestamp, v int")
+        "k string, ts timestamp, v int",
+    )
 
 
 def _anchors(spark, intervals):
     return spark.createDataFrame(
-        [(i, "a", datetime.datetime(2024, 1, 1, 0, 0, s), datetime.datetime(2024, 1, 1, 0, 0, e))
-         for i, (s, e) in enumerate(intervals)], "id int, k string, s timestamp, e timestamp")
+        [
+            (i, "a", datetime.datetime(2024, 1, 1, 0, 0, s), datetime.datetime(2024, 1, 1, 0, 0, e))
+            for i, (s, e) in enumerate(intervals)
+        ],
+        "id int, k string, s timestamp, e timestamp",
+    )
 
 
 def _dynamic(spark, intervals, bounds, aggregate):
-    return ew.dynamic_window(_anchors(spark, intervals), _messages(spark), "ts", "s", "e", on="k",
-                             bounds=bounds).agg(aggregate.alias("n"))
+    return ew.dynamic_window(
+        _anchors(spark, intervals), _messages(spark), "ts", "s", "e", on="k", bounds=bounds
+    ).agg(aggregate.alias("n"))
 
 
-@pytest.mark.parametrize("aggregate", [lambda: F.count("v"),
-                                       lambda: F.size(F.collect_list("v"))],
-                         ids=["sliced", "swept"])
+@pytest.mark.parametrize(
+    "aggregate",
+    [lambda: F.count("v"), lambda: F.size(F.collect_list("v"))],
+    ids=["sliced", "swept"],
+)
 def test_half_open_dynamic_windows_are_sparks_windows(spark, aggregate):
     # Anchors [2i, 2i + 2) s with bounds '[)' are Spark's window(ts, '2 seconds'): the same
     # windows, counts and window_time (window.end - 1 µs) wherever a message falls.
-    dynamic = _dynamic(spark, [(s, s + 2) for s in range(0, 16, 2)], "[)", aggregate()) \
-        .where("n > 0").select("window", F.window_time("window").alias("t"), "n")
-    spark_windows = _messages(spark).groupBy(F.window("ts", "2 seconds")).agg(
-        F.count("v").alias("n")).select("window", F.window_time("window").alias("t"), "n")
+    dynamic = (
+        _dynamic(spark, [(s, s + 2) for s in range(0, 16, 2)], "[)", aggregate())
+        .where("n > 0")
+        .select("window", F.window_time("window").alias("t"), "n")
+    )
+    spark_windows = (
+        _messages(spark)
+        .groupBy(F.window("ts", "2 seconds"))
+        .agg(F.count("v").alias("n"))
+        .select("window", F.window_time("window").alias("t"), "n")
+    )
     assert sorted(map(tuple, dynamic.collect())) == sorted(map(tuple, spark_windows.collect()))
 
 
@@ -100,10 +133,14 @@ def test_window_time_of_dynamic_windows_is_their_last_instant(spark, bounds):
     # takes it with 10 s and 13 s in [10 s, 20 s) when the end is included, else in [0 s, 10 s).
     intervals = [(8, 10), (3, 5), (10, 13), (4, 4)]
     last = datetime.timedelta(microseconds=0 if bounds.endswith("]") else 1)
-    rows = _dynamic(spark, intervals, bounds, F.count("v")).select(
-        "id", "window", F.window_time("window").alias("t")).collect()
+    rows = (
+        _dynamic(spark, intervals, bounds, F.count("v"))
+        .select("id", "window", F.window_time("window").alias("t"))
+        .collect()
+    )
     assert sorted((r.id, r.t) for r in rows) == [
-        (i, datetime.datetime(2024, 1, 1, 0, 0, e) - last) for i, (_, e) in enumerate(intervals)]
+        (i, datetime.datetime(2024, 1, 1, 0, 0, e) - last) for i, (_, e) in enumerate(intervals)
+    ]
     sql_rows = spark.sql(f"""
         SELECT id, window_time(window) AS t FROM dynamic_window(
             TABLE(SELECT * FROM VALUES (0, 'a', TIMESTAMP '2024-01-01 00:00:08',
@@ -111,22 +148,27 @@ def test_window_time_of_dynamic_windows_is_their_last_instant(spark, bounds):
             TABLE(SELECT 'a' AS k, TIMESTAMP '2024-01-01 00:00:09' AS ts, 1 AS v),
             'ts', 's', 'e', 'count(v) AS n', 'k', '{bounds}')""").collect()
     assert [tuple(r) for r in sql_rows] == [(0, datetime.datetime(2024, 1, 1, 0, 0, 10) - last)]
-    second = _dynamic(spark, intervals[:3], bounds, F.count("v")).groupBy(
-        F.window(F.window_time("window"), "10 seconds")).agg(F.sum("n").alias("n")).select(
-        F.col("window.start").cast("string").alias("start"), "n")
+    second = (
+        _dynamic(spark, intervals[:3], bounds, F.count("v"))
+        .groupBy(F.window(F.window_time("window"), "10 seconds"))
+        .agg(F.sum("n").alias("n"))
+        .select(F.col("window.start").cast("string").alias("start"), "n")
+    )
     # Messages at 1, 2, 2, 5, 9, 10, 13 s. '[]': [8, 10] holds 9, 10; [3, 5] 5; [10, 13] 10, 13.
     # '[)': 9; none; 10. '(]': 9, 10; 5; 13. '()': 9; none; none. With window_time 10 s, 5 s,
     # 13 s where the end is included, else 1 µs before each.
     counts = {"[]": {0: 1, 10: 4}, "[)": {0: 1, 10: 1}, "(]": {0: 1, 10: 3}, "()": {0: 1, 10: 0}}
     assert sorted(tuple(r) for r in second.collect()) == [
-        (f"2024-01-01 00:00:{s:02d}", n) for s, n in sorted(counts[bounds].items())]
+        (f"2024-01-01 00:00:{s:02d}", n) for s, n in sorted(counts[bounds].items())
+    ]
 
 
 def test_bigint_windows_are_no_time_windows(spark):
     events = spark.createDataFrame([(1, 3)], "s bigint, e bigint")
     with pytest.raises(AnalysisException, match="window_time"):
         events.groupBy(ew.tumbling_window("s", 2, end="e")).count().select(
-            F.window_time("window")).schema
+            F.window_time("window")
+        ).schema
 
 
 def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
@@ -134,23 +176,39 @@ def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
     # 10 s windows over their window_time. In append mode both emit what the watermark closed.
     source = tmp_path / "in"
     base = datetime.datetime(2024, 1, 1)
-    batches = [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
-                for s in range(lo, lo + 10)] for lo in (0, 10, 20, 30, 40)]
+    batches = [
+        [
+            {"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
+            for s in range(lo, lo + 10)
+        ]
+        for lo in (0, 10, 20, 30, 40)
+    ]
     write_batches(source, batches)
-    stream = spark.readStream.schema("k string, ts timestamp, v int").json(str(source)) \
+    stream = (
+        spark.readStream.schema("k string, ts timestamp, v int")
+        .json(str(source))
         .withWatermark("ts", "1 second")
+    )
     first = stream.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")).agg(
-        F.sum("v").alias("total"))
+        F.sum("v").alias("total")
+    )
     second = first.groupBy("k", F.window(F.window_time("window"), "10 seconds")).agg(
-        F.sum("total").alias("total"))
-    run_stream(second.select("k", F.col("window.start").alias("start"), "total"),
-               tmp_path / "out", tmp_path / "checkpoint")
+        F.sum("total").alias("total")
+    )
+    run_stream(
+        second.select("k", F.col("window.start").alias("start"), "total"),
+        tmp_path / "out",
+        tmp_path / "checkpoint",
+    )
     out = spark.read.parquet(str(tmp_path / "out")).collect()
     batch = spark.read.schema("k string, ts timestamp, v int").json(str(source))
-    expected = batch.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")).agg(
-        F.sum("v").alias("total")).groupBy(
-        "k", F.window(F.window_time("window"), "10 seconds")).agg(F.sum("total").alias("total")) \
+    expected = (
+        batch.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds"))
+        .agg(F.sum("v").alias("total"))
+        .groupBy("k", F.window(F.window_time("window"), "10 seconds"))
+        .agg(F.sum("total").alias("total"))
         .select("k", F.col("window.start").alias("start"), "total")
+    )
     emitted = sorted(tuple(r) for r in out)
     assert emitted, "the second stage emitted nothing"
     # Every emitted row is the batch composition's; the last ones stay open at the end.
@@ -158,10 +216,14 @@ def test_window_time_on_a_stream_feeds_a_second_window(spark, tmp_path):
     assert len(emitted) >= 3
 
 
-@pytest.mark.parametrize("second_window", [
-    lambda: F.window(F.window_time("window"), "10 seconds"),
-    lambda: ew.tumbling_window(F.window_time("window"), "10 seconds"),
-], ids=["spark-window", "eventwindows-tumbling"])
+@pytest.mark.parametrize(
+    "second_window",
+    [
+        lambda: F.window(F.window_time("window"), "10 seconds"),
+        lambda: ew.tumbling_window(F.window_time("window"), "10 seconds"),
+    ],
+    ids=["spark-window", "eventwindows-tumbling"],
+)
 def test_a_transform_with_state_stage_feeds_a_second_window(spark, tmp_path, second_window):
     # Stage 1: count windows of 3 starts (transformWithState); stage 2 over their window_time,
     # one file per micro-batch. Points at every second 0..49, v = the second: window [s-2, s+1)
@@ -169,20 +231,41 @@ def test_a_transform_with_state_stage_feeds_a_second_window(spark, tmp_path, sec
     # are those of [0, 10) .. [30, 40): each once, none dropped as late.
     source = tmp_path / "in"
     base = datetime.datetime(2024, 1, 1)
-    write_batches(source, [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(),
-                             "v": s} for s in range(lo, lo + 10)] for lo in (0, 10, 20, 30, 40)])
-    stream = spark.readStream.schema("k string, ts timestamp, v int") \
-        .option("maxFilesPerTrigger", 1).json(str(source)).withWatermark("ts", "1 second")
+    write_batches(
+        source,
+        [
+            [
+                {"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
+                for s in range(lo, lo + 10)
+            ]
+            for lo in (0, 10, 20, 30, 40)
+        ],
+    )
+    stream = (
+        spark.readStream.schema("k string, ts timestamp, v int")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+        .withWatermark("ts", "1 second")
+    )
     first = stream.groupBy("k", ew.count_window("ts", 3, output="window")).agg(
-        F.sum("v").alias("total"))
+        F.sum("v").alias("total")
+    )
     second = first.groupBy("k", second_window()).agg(F.sum("total").alias("total"))
-    query = run_stream(second.select("k", F.col("window.start").cast("string").alias("start"),
-                                     "total"), tmp_path / "out", tmp_path / "checkpoint")
+    query = run_stream(
+        second.select("k", F.col("window.start").cast("string").alias("start"), "total"),
+        tmp_path / "out",
+        tmp_path / "checkpoint",
+    )
     rows = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
-    assert rows == [("a", f"2024-01-01 00:00:{lo:02d}", sum(3 * s - 3 for s in range(
-        max(lo, 2), lo + 10))) for lo in (0, 10, 20, 30)]
-    assert all(op["numRowsDroppedByWatermark"] == 0
-               for p in query.recentProgress for op in p["stateOperators"])
+    assert rows == [
+        ("a", f"2024-01-01 00:00:{lo:02d}", sum(3 * s - 3 for s in range(max(lo, 2), lo + 10)))
+        for lo in (0, 10, 20, 30)
+    ]
+    assert all(
+        op["numRowsDroppedByWatermark"] == 0
+        for p in query.recentProgress
+        for op in p["stateOperators"]
+    )
 
 
 def test_three_stages_across_a_restart(spark, tmp_path):
@@ -194,21 +277,35 @@ def test_three_stages_across_a_restart(spark, tmp_path):
     source = tmp_path / "in"
     base = datetime.datetime(2024, 1, 1)
     seconds = [s for s in range(0, 60) if s % 7 not in (3, 4)]  # gaps: sessions of a few rows
-    files = [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
-              for s in seconds if lo <= s < lo + 10] for lo in range(0, 60, 10)]
+    files = [
+        [
+            {"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
+            for s in seconds
+            if lo <= s < lo + 10
+        ]
+        for lo in range(0, 60, 10)
+    ]
 
     def stages(events):
-        first = events.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")) \
-            .agg(F.sum("v").alias("v"))
-        second = first.groupBy("k", ew.event_session_window(
-            F.window_time("window"), "1 second")).agg(F.sum("v").alias("v"))
-        return second.groupBy("k", F.window(F.window_time("window"), "20 seconds")).agg(
-            F.sum("v").alias("v"), F.count("*").alias("sessions")).select(
-            "k", F.col("window.start").cast("string").alias("start"), "v", "sessions")
+        first = events.groupBy("k", ew.hopping_window("ts", "4 seconds", "2 seconds")).agg(
+            F.sum("v").alias("v")
+        )
+        second = first.groupBy(
+            "k", ew.event_session_window(F.window_time("window"), "1 second")
+        ).agg(F.sum("v").alias("v"))
+        return (
+            second.groupBy("k", F.window(F.window_time("window"), "20 seconds"))
+            .agg(F.sum("v").alias("v"), F.count("*").alias("sessions"))
+            .select("k", F.col("window.start").cast("string").alias("start"), "v", "sessions")
+        )
 
     def run():
-        stream = spark.readStream.schema("k string, ts timestamp, v int") \
-            .option("maxFilesPerTrigger", 1).json(str(source)).withWatermark("ts", "1 second")
+        stream = (
+            spark.readStream.schema("k string, ts timestamp, v int")
+            .option("maxFilesPerTrigger", 1)
+            .json(str(source))
+            .withWatermark("ts", "1 second")
+        )
         run_stream(stages(stream), tmp_path / "out", tmp_path / "checkpoint")
 
     write_batches(source, files[:3])
@@ -223,8 +320,9 @@ def test_three_stages_across_a_restart(spark, tmp_path):
     assert emitted == expected[:2] and len(expected) == 4, (emitted, expected)
 
 
-@pytest.mark.skipif(pyspark.__version__.startswith("4.0."), reason="dynamic windows on streams "
-                    "need Spark 4.1")
+@pytest.mark.skipif(
+    pyspark.__version__.startswith("4.0."), reason="dynamic windows on streams need Spark 4.1"
+)
 def test_window_time_of_dynamic_windows_on_a_stream_feeds_a_second_window(spark, tmp_path):
     # Stage 1: static anchors [2i s, 2i + 2 s] over a stream of a message a second (issue 43,
     # item 3); stage 2: Spark's 4 s windows over their window_time, the intervals' ends. The
@@ -232,30 +330,62 @@ def test_window_time_of_dynamic_windows_on_a_stream_feeds_a_second_window(spark,
     # ending by then are emitted, each once, as the batch composition gives them.
     source = tmp_path / "in"
     base = datetime.datetime(2024, 1, 1)
-    write_batches(source, [[{"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(),
-                             "v": s} for s in range(lo, lo + 5)] for lo in range(0, 20, 5)])
+    write_batches(
+        source,
+        [
+            [
+                {"k": "a", "ts": (base + datetime.timedelta(seconds=s)).isoformat(), "v": s}
+                for s in range(lo, lo + 5)
+            ]
+            for lo in range(0, 20, 5)
+        ],
+    )
     anchors = spark.createDataFrame(
-        [(i, "a", base + datetime.timedelta(seconds=2 * i),
-          base + datetime.timedelta(seconds=2 * i + 2)) for i in range(10)],
-        "id int, k string, s timestamp, e timestamp")
+        [
+            (
+                i,
+                "a",
+                base + datetime.timedelta(seconds=2 * i),
+                base + datetime.timedelta(seconds=2 * i + 2),
+            )
+            for i in range(10)
+        ],
+        "id int, k string, s timestamp, e timestamp",
+    )
 
     def stages(messages):
         first = ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k").agg(
-            F.sum("v").alias("v"))
-        return first.groupBy("k", F.window(F.window_time("window"), "4 seconds")).agg(
-            F.sum("v").alias("v"), F.count("*").alias("anchors")).select(
-            "k", F.col("window.start").alias("start"), "v", "anchors")
+            F.sum("v").alias("v")
+        )
+        return (
+            first.groupBy("k", F.window(F.window_time("window"), "4 seconds"))
+            .agg(F.sum("v").alias("v"), F.count("*").alias("anchors"))
+            .select("k", F.col("window.start").alias("start"), "v", "anchors")
+        )
 
-    stream = spark.readStream.schema("k string, ts timestamp, v int") \
-        .option("maxFilesPerTrigger", 1).json(str(source)).withWatermark("ts", "1 second")
+    stream = (
+        spark.readStream.schema("k string, ts timestamp, v int")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+        .withWatermark("ts", "1 second")
+    )
     query = run_stream(stages(stream), tmp_path / "out", tmp_path / "checkpoint")
     emitted = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect())
     batch = spark.read.schema("k string, ts timestamp, v int").json(str(source))
     expected = sorted(tuple(r) for r in stages(batch).collect())
     # The anchors' window_time is their end, 2 s to 20 s: [0 s, 4 s) holds the anchor ending at
     # 2 s, [4 s, 8 s) those ending at 4 s and 6 s, and so on to [20 s, 24 s).
-    assert [(r[1].second, r[3]) for r in expected] == [(0, 1), (4, 2), (8, 2), (12, 2), (16, 2),
-                                                        (20, 1)]
+    assert [(r[1].second, r[3]) for r in expected] == [
+        (0, 1),
+        (4, 2),
+        (8, 2),
+        (12, 2),
+        (16, 2),
+        (20, 1),
+    ]
     assert emitted == [r for r in expected if r[1].second + 4 <= 18]
-    assert all(op["numRowsDroppedByWatermark"] == 0
-               for p in query.recentProgress for op in p["stateOperators"])
+    assert all(
+        op["numRowsDroppedByWatermark"] == 0
+        for p in query.recentProgress
+        for op in p["stateOperators"]
+    )

@@ -2,6 +2,8 @@
 and count windows, Flink's cumulating windows, psi's windows by message index, by relative time and dynamic windows, sessions
 over events (Trill's session windows, with a maximum duration and progressive output), and IBM
 Streams SPL sliding and tumbling windows."""
+
+from eventwindows import errors, spl
 from eventwindows.asof import asof_join, to_signal
 from eventwindows.dynamic import DynamicWindow, dynamic_window
 from eventwindows.functions import (
@@ -24,7 +26,6 @@ from eventwindows.functions import (
     time_window,
     tumbling_window,
 )
-from eventwindows import errors, spl
 from eventwindows.joins import temporal_join
 from eventwindows.plotting import plot
 from eventwindows.session import EXTENSION_CLASS, SPARK_LINES, builder, jar_path, spark_line
@@ -71,7 +72,11 @@ def __getattr__(name):
     policies, now ``ew.spl.<name>`` (a ``FutureWarning`` says so)."""
     if name in _MOVED_TO_SPL:
         import warnings
-        warnings.warn(f"eventwindows.{name} is deprecated: use eventwindows.spl.{name}",
-                      FutureWarning, stacklevel=2)
+
+        warnings.warn(
+            f"eventwindows.{name} is deprecated: use eventwindows.spl.{name}",
+            FutureWarning,
+            stacklevel=2,
+        )
         return getattr(spl, name)
     raise AttributeError(f"module 'eventwindows' has no attribute {name!r}")

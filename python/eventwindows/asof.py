@@ -7,10 +7,11 @@ the next one of its key).
 ``spark.sql`` with the two DataFrames as arguments, so the same code runs in classic PySpark and
 under Spark Connect.
 """
+
 from __future__ import annotations
 
 import datetime
-from typing import List, Optional, Sequence, Union
+from collections.abc import Sequence
 
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
@@ -23,24 +24,29 @@ __all__ = ["asof_join", "to_signal"]
 _DIRECTIONS = ("backward", "forward", "nearest")
 
 
-def _names(on: Union[None, str, Sequence[str]]) -> List[str]:
+def _names(on: None | str | Sequence[str]) -> list[str]:
     if on is None:
         return []
     if isinstance(on, str):
         return [on]
     if isinstance(on, (list, tuple)) and all(isinstance(c, str) for c in on):
         return list(on)
-    raise invalid_type(f"`on` must be a column name, a list of column names or None, got "
-                    f"{type(on).__name__}: {on!r}")
+    raise invalid_type(
+        f"`on` must be a column name, a list of column names or None, got "
+        f"{type(on).__name__}: {on!r}"
+    )
 
 
 def _column(df: DataFrame, side: str, parameter: str, name: object) -> str:
     if not isinstance(name, str):
-        raise invalid_type(f"`{parameter}` must be a column name (str), got {type(name).__name__}: "
-                        f"{name!r}")
+        raise invalid_type(
+            f"`{parameter}` must be a column name (str), got {type(name).__name__}: {name!r}"
+        )
     if name not in df.columns:
-        raise invalid_value(f"`{parameter}` names no column of the {side} DataFrame: {name!r} (its "
-                         f"columns: {', '.join(df.columns)})")
+        raise invalid_value(
+            f"`{parameter}` names no column of the {side} DataFrame: {name!r} (its "
+            f"columns: {', '.join(df.columns)})"
+        )
     return name
 
 
@@ -54,8 +60,10 @@ def _tolerance(tolerance: object) -> str:
     if tolerance is None:
         return "NULL"
     if isinstance(tolerance, bool):
-        raise invalid_type(f"`tolerance` must be a timedelta, an interval string or an int, got "
-                        f"bool: {tolerance!r}")
+        raise invalid_type(
+            f"`tolerance` must be a timedelta, an interval string or an int, got "
+            f"bool: {tolerance!r}"
+        )
     if isinstance(tolerance, datetime.timedelta):
         micros = tolerance // datetime.timedelta(microseconds=1)
         if micros < 0:
@@ -67,8 +75,10 @@ def _tolerance(tolerance: object) -> str:
         return f"{tolerance}L"
     if isinstance(tolerance, str):
         return _sql_string(tolerance)
-    raise invalid_type(f"`tolerance` must be a timedelta, an interval string or an int, got "
-                    f"{type(tolerance).__name__}: {tolerance!r}")
+    raise invalid_type(
+        f"`tolerance` must be a timedelta, an interval string or an int, got "
+        f"{type(tolerance).__name__}: {tolerance!r}"
+    )
 
 
 @documented(
@@ -78,14 +88,21 @@ def _tolerance(tolerance: object) -> str:
         "right": "the table whose rows are matched to the left ones.",
         "on": "a column name or a list of names present in both (kept once); None for no keys.",
         "tolerance": "the longest distance between the two times (inclusive): a "
-                     "``datetime.timedelta`` or an interval string such as ``'2 seconds'`` for "
-                     "timestamps, an int for integral times; None for no limit.",
+        "``datetime.timedelta`` or an interval string such as ``'2 seconds'`` for "
+        "timestamps, an int for integral times; None for no limit.",
         "allow_exact_matches": "False leaves out right rows at the left row's very time.",
-    })
-def asof_join(left: DataFrame, right: DataFrame, on: Union[None, str, Sequence[str]],
-              left_time: str, right_time: str, direction: str = "backward",
-              tolerance: Union[None, int, str, datetime.timedelta] = None,
-              allow_exact_matches: bool = True) -> DataFrame:
+    },
+)
+def asof_join(
+    left: DataFrame,
+    right: DataFrame,
+    on: None | str | Sequence[str],
+    left_time: str,
+    right_time: str,
+    direction: str = "backward",
+    tolerance: None | int | str | datetime.timedelta = None,
+    allow_exact_matches: bool = True,
+) -> DataFrame:
     """
     Other columns of the same name in both are both kept; the right time column is kept unless
     it has the left one's name.
@@ -112,22 +129,37 @@ def asof_join(left: DataFrame, right: DataFrame, on: Union[None, str, Sequence[s
     _column(left, "left", "left_time", left_time)
     _column(right, "right", "right_time", right_time)
     if direction not in _DIRECTIONS:
-        raise invalid_value(f"`direction` must be one of {', '.join(map(repr, _DIRECTIONS))}, got "
-                         f"{direction!r}")
+        raise invalid_value(
+            f"`direction` must be one of {', '.join(map(repr, _DIRECTIONS))}, got {direction!r}"
+        )
     if not isinstance(allow_exact_matches, bool):
-        raise invalid_type(f"`allow_exact_matches` must be a bool, got "
-                        f"{type(allow_exact_matches).__name__}: {allow_exact_matches!r}")
-    arguments = ", ".join([
-        _sql_string(left_time), _sql_string(right_time),
-        _sql_string(",".join(f"{k}" for k in keys)) if keys else "NULL",
-        _sql_string(direction), _tolerance(tolerance), str(allow_exact_matches).lower()])
+        raise invalid_type(
+            f"`allow_exact_matches` must be a bool, got "
+            f"{type(allow_exact_matches).__name__}: {allow_exact_matches!r}"
+        )
+    arguments = ", ".join(
+        [
+            _sql_string(left_time),
+            _sql_string(right_time),
+            _sql_string(",".join(f"{k}" for k in keys)) if keys else "NULL",
+            _sql_string(direction),
+            _tolerance(tolerance),
+            str(allow_exact_matches).lower(),
+        ]
+    )
     return left.sparkSession.sql(
         f"SELECT * FROM asof_join(TABLE({{left}}), TABLE({{right}}), {arguments})",
-        left=left, right=right)
+        left=left,
+        right=right,
+    )
 
 
-def to_signal(df: DataFrame, time: str, on: Union[None, str, Sequence[str]] = None,
-              tolerance: Union[None, int, datetime.timedelta] = None) -> DataFrame:
+def to_signal(
+    df: DataFrame,
+    time: str,
+    on: None | str | Sequence[str] = None,
+    tolerance: None | int | datetime.timedelta = None,
+) -> DataFrame:
     """Point events as a signal: each row with ``start`` (its ``time``) and ``end``, the time of
     the next row of its ``on`` keys (Spark's ``lead`` over a window by the keys ordered by
     time), at most ``time + tolerance``; the last row of a key ends at ``time + tolerance``, or
@@ -174,22 +206,28 @@ def to_signal(df: DataFrame, time: str, on: Union[None, str, Sequence[str]] = No
     _column(df, "", "time", time)
     for taken in ("start", "end"):
         if taken in df.columns:
-            raise invalid_value(f"to_signal: the DataFrame has a column named {taken!r}, which the "
-                             "result uses for the lifetime; rename it first")
+            raise invalid_value(
+                f"to_signal: the DataFrame has a column named {taken!r}, which the "
+                "result uses for the lifetime; rename it first"
+            )
     t = F.col(f"`{time}`")
     if tolerance is None:
         limit = None
     elif isinstance(tolerance, datetime.timedelta):
         if tolerance < datetime.timedelta(0):
             raise invalid_value(f"`tolerance` must not be negative, got {tolerance!r}")
-        limit = t + F.expr(f"INTERVAL {tolerance // datetime.timedelta(microseconds=1)} MICROSECONDS")
+        limit = t + F.expr(
+            f"INTERVAL {tolerance // datetime.timedelta(microseconds=1)} MICROSECONDS"
+        )
     elif isinstance(tolerance, int) and not isinstance(tolerance, bool):
         if tolerance < 0:
             raise invalid_value(f"`tolerance` must not be negative, got {tolerance!r}")
         limit = t + F.lit(tolerance)
     else:
-        raise invalid_type(f"`tolerance` must be a timedelta or an int, got "
-                        f"{type(tolerance).__name__}: {tolerance!r}")
+        raise invalid_type(
+            f"`tolerance` must be a timedelta or an int, got "
+            f"{type(tolerance).__name__}: {tolerance!r}"
+        )
     following = F.lead(t).over(Window.partitionBy(*[F.col(f"`{k}`") for k in keys]).orderBy(t))
     end = following if limit is None else F.coalesce(F.least(following, limit), limit)
     return df.withColumn("start", t).withColumn("end", end)

@@ -7,11 +7,12 @@ and sweeps it once, or, with order-insensitive aggregates and anchors small enou
 folds each task's messages into one partial aggregate per anchor. Only DataFrame operations and
 ``call_function`` are used, so the same code runs in classic PySpark and under Spark Connect.
 """
+
 from __future__ import annotations
 
 import datetime
 import inspect
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import DataFrame, GroupedData
 from pyspark.sql import functions as F
@@ -22,7 +23,6 @@ from eventwindows.errors import invalid_type, invalid_value
 from eventwindows.functions._arguments import _duration, call
 from eventwindows.functions._documentation import documented
 
-
 __all__ = ["dynamic_window", "DynamicWindow"]
 
 #: Internal columns of the union (names no user table is expected to have).
@@ -31,14 +31,15 @@ _ANCHOR, _START, _END = "__ew_anchor", "__ew_start", "__ew_end"
 _BOUNDS = ("[]", "[)", "(]", "()")
 
 
-def _expression(value: Union[Column, str], parameter: str) -> Column:
+def _expression(value: Column | str, parameter: str) -> Column:
     if isinstance(value, Column):
         return value
     if isinstance(value, str):
         return F.expr(value)
     raise invalid_type(
         f"`{parameter}` must be a Column or a SQL expression string over the anchors' columns, "
-        f"got {type(value).__name__}: {value!r}")
+        f"got {type(value).__name__}: {value!r}"
+    )
 
 
 class DynamicWindow:
@@ -47,9 +48,17 @@ class DynamicWindow:
     :meth:`avg` (:meth:`mean`), :meth:`min`, :meth:`max` and :meth:`applyInPandas`. Build it
     with :func:`dynamic_window`."""
 
-    def __init__(self, anchors: DataFrame, messages: DataFrame, time: Column,
-                 start: Column, end: Column, on: List[str], bounds: str,
-                 lookback: Optional[Column]):
+    def __init__(
+        self,
+        anchors: DataFrame,
+        messages: DataFrame,
+        time: Column,
+        start: Column,
+        end: Column,
+        on: list[str],
+        bounds: str,
+        lookback: Column | None,
+    ):
         self._anchors, self._messages = anchors, messages
         self._time, self._start, self._end = time, start, end
         self._on, self._bounds, self._lookback = on, bounds, lookback
@@ -81,18 +90,26 @@ class DynamicWindow:
         return self._numeric("max", columns)
 
     def _numeric(self, function: str, columns: Sequence[str]) -> DataFrame:
-        numeric = [f.name for f in self._messages.schema.fields
-                   if isinstance(f.dataType, NumericType)]
+        numeric = [
+            f.name for f in self._messages.schema.fields if isinstance(f.dataType, NumericType)
+        ]
         for c in columns:
             if not isinstance(c, str):
-                raise invalid_type(f"{function}() takes column names, got {type(c).__name__}: {c!r}")
+                raise invalid_type(
+                    f"{function}() takes column names, got {type(c).__name__}: {c!r}"
+                )
             if c not in numeric:
-                raise invalid_value(f"{function}(): {c!r} is not a numeric column of the messages: "
-                                 f"{numeric}")
-        return self.agg(*[getattr(F, function)(F.col(f"`{c}`")).alias(f"{function}({c})")
-                          for c in (columns or numeric)])
+                raise invalid_value(
+                    f"{function}(): {c!r} is not a numeric column of the messages: {numeric}"
+                )
+        return self.agg(
+            *[
+                getattr(F, function)(F.col(f"`{c}`")).alias(f"{function}({c})")
+                for c in (columns or numeric)
+            ]
+        )
 
-    def agg(self, *columns: Union[Column, Dict[str, str]]) -> DataFrame:
+    def agg(self, *columns: Column | dict[str, str]) -> DataFrame:
         """One row per anchor row: all the anchor's columns, ``window`` (struct of ``start`` and
         ``end``: the anchor's interval) and one column per aggregate, computed over the messages
         (with equal ``on`` keys) whose time lies in the interval; over no message when none does
@@ -104,8 +121,10 @@ class DynamicWindow:
         column names and from ``window``.
         """
         if len(columns) == 1 and isinstance(columns[0], dict):
-            columns = tuple(F.expr(f"{function}(`{name}`)").alias(f"{function}({name})")
-                            for name, function in columns[0].items())
+            columns = tuple(
+                F.expr(f"{function}(`{name}`)").alias(f"{function}({name})")
+                for name, function in columns[0].items()
+            )
         if not columns:
             raise invalid_value("agg() needs at least one aggregate column, e.g. F.count('*')")
         for c in columns:
@@ -113,20 +132,22 @@ class DynamicWindow:
                 raise invalid_type(f"agg() takes Columns, got {type(c).__name__}: {c!r}")
         anchor_columns = self._anchors.columns
         grouped = self._grouped().agg(*columns)
-        results = grouped.columns[len(self._on) + 1:]
+        results = grouped.columns[len(self._on) + 1 :]
         clashes = sorted(set(results) & (set(anchor_columns) | {"window"}))
         if clashes:
             raise invalid_value(
                 f"dynamic_window: the aggregate column names {clashes} are also anchor columns (or "
-                "`window`); give the aggregates other names with .alias(...)")
+                "`window`); give the aggregates other names with .alias(...)"
+            )
         # The interval keeps the window column's metadata (Spark's window marker, the messages'
         # watermark), by which window_time(window) reads it, as over any window column.
         return grouped.select(
             *[F.col("window.anchor").getField(c).alias(c) for c in anchor_columns],
-            F.struct(F.col("window.start").alias("start"), F.col("window.end").alias("end"))
-            .alias("window", metadata=grouped.schema["window"].metadata),
-            *[F.col(f"`{c}`") for c in results])
-
+            F.struct(F.col("window.start").alias("start"), F.col("window.end").alias("end")).alias(
+                "window", metadata=grouped.schema["window"].metadata
+            ),
+            *[F.col(f"`{c}`") for c in results],
+        )
 
     def applyInPandas(self, func: Callable, schema) -> DataFrame:  # noqa: N802 (PySpark's name)
         """Calls ``func`` once per anchor row, as ``GroupedData.applyInPandas`` calls it once per
@@ -150,11 +171,18 @@ class DynamicWindow:
             *self._on,
             F.struct(*[F.col(f"`{c}`") for c in self._anchors.columns]).alias(_ANCHOR),
             self._start.alias(_START),
-            self._end.alias(_END))
+            self._end.alias(_END),
+        )
         union = self._messages.unionByName(anchors, allowMissingColumns=True)
         window = call(
-            "anchor_window", self._time, F.col(_START), F.col(_END), F.col(_ANCHOR),
-            F.lit(self._bounds), *([] if self._lookback is None else [self._lookback]))
+            "anchor_window",
+            self._time,
+            F.col(_START),
+            F.col(_END),
+            F.col(_ANCHOR),
+            F.lit(self._bounds),
+            *([] if self._lookback is None else [self._lookback]),
+        )
         return union.groupBy(*self._on, window)
 
 
@@ -164,30 +192,32 @@ class DynamicWindow:
         "anchors": "the anchors: every row gives an interval and gets one output row.",
         "messages": "the messages.",
         "time": "the messages' time column, or its name: TIMESTAMP, TIMESTAMP_NTZ or BIGINT. "
-                "Messages with a NULL time are skipped.",
+        "Messages with a NULL time are skipped.",
         "start": "the start of the anchor's interval, a Column or a SQL expression string over "
-                 "the anchors' columns, of the type of ``time``. An anchor with a NULL start or "
-                 "end, or an end before its start, is an error naming the row.",
+        "the anchors' columns, of the type of ``time``. An anchor with a NULL start or "
+        "end, or an end before its start, is an error naming the row.",
         "end": "the end of the anchor's interval, as ``start``.",
         "on": "key columns present in both tables: messages match only anchors with equal keys "
-              "(NULL keys match each other, as in GROUP BY).",
+        "(NULL keys match each other, as in GROUP BY).",
         "lookback": "on a stream of anchors only: how long before its own time an anchor's "
-                    "interval may start, where ``start`` is not the anchors' watermarked time "
-                    "column less a constant (such as ``F.col(\"t\") - F.expr(\"INTERVAL 5 "
-                    "SECONDS\")`` over anchors with a watermark on ``t``, which gives it). An "
-                    "anchor is late once the watermark passes its time (its start plus the "
-                    "lookback), and the messages stay in state that long for the anchors still "
-                    "to come.",
-    })
+        "interval may start, where ``start`` is not the anchors' watermarked time "
+        'column less a constant (such as ``F.col("t") - F.expr("INTERVAL 5 '
+        'SECONDS")`` over anchors with a watermark on ``t``, which gives it). An '
+        "anchor is late once the watermark passes its time (its start plus the "
+        "lookback), and the messages stay in state that long for the anchors still "
+        "to come.",
+    },
+)
 def dynamic_window(
-        anchors: DataFrame,
-        messages: DataFrame,
-        time: Union[Column, str],
-        start: Union[Column, str],
-        end: Union[Column, str],
-        on: Optional[Union[str, Sequence[str]]] = None,
-        bounds: str = "[]",
-        lookback: Optional[Union[str, datetime.timedelta, int, Column]] = None) -> DynamicWindow:
+    anchors: DataFrame,
+    messages: DataFrame,
+    time: Column | str,
+    start: Column | str,
+    end: Column | str,
+    on: str | Sequence[str] | None = None,
+    bounds: str = "[]",
+    lookback: str | datetime.timedelta | int | Column | None = None,
+) -> DynamicWindow:
     """
     Call ``.agg(*columns)``, ``.count()``, ``.sum()``, ``.avg()``, ``.min()``, ``.max()``,
     ``.mean()`` or ``.applyInPandas()`` on the result, as on ``DataFrame.groupBy``'s
@@ -214,16 +244,20 @@ def dynamic_window(
         if not isinstance(frame, DataFrame):
             raise invalid_type(f"`{name}` must be a DataFrame, got {type(frame).__name__}")
     if not isinstance(time, (str, Column)):
-        raise invalid_type(f"`time` must be the messages' time column or its name, got "
-                           f"{type(time).__name__}: {time!r}")
+        raise invalid_type(
+            f"`time` must be the messages' time column or its name, got "
+            f"{type(time).__name__}: {time!r}"
+        )
     if on is not None and not isinstance(on, (str, list, tuple)):
         raise invalid_type(f"`on` must be a column name or a list of column names, got {on!r}")
     keys = [on] if isinstance(on, str) else list(on or [])
     if not all(isinstance(k, str) for k in keys):
         raise invalid_type(f"`on` must be a column name or a list of column names, got {on!r}")
     if "window" in anchors.columns:
-        raise invalid_value("dynamic_window: the anchors have a column named `window`, which the "
-                            "result uses for the interval; rename it first")
+        raise invalid_value(
+            "dynamic_window: the anchors have a column named `window`, which the "
+            "result uses for the interval; rename it first"
+        )
     if bounds not in _BOUNDS:
         raise invalid_value(f"`bounds` must be one of {', '.join(_BOUNDS)}, got {bounds!r}")
     for k in keys:
@@ -231,6 +265,13 @@ def dynamic_window(
             if k not in frame.columns:
                 raise invalid_value(f"`on` key {k!r} is not a column of {name}: {frame.columns}")
     time = F.col(f"`{time}`") if isinstance(time, str) else time
-    return DynamicWindow(anchors, messages, time, _expression(start, "start"),
-                         _expression(end, "end"), keys, bounds,
-                         None if lookback is None else _duration(lookback, "lookback"))
+    return DynamicWindow(
+        anchors,
+        messages,
+        time,
+        _expression(start, "start"),
+        _expression(end, "end"),
+        keys,
+        bounds,
+        None if lookback is None else _duration(lookback, "lookback"),
+    )

@@ -10,14 +10,13 @@ with conditions of their own (``docs/errors.md``).
 ...     print(e.getCondition(), e.getSqlState())
 EVENTWINDOWS_INVALID_ARGUMENT_TYPE 42K09
 """
-from __future__ import annotations
 
-from typing import Dict, Optional
+from __future__ import annotations
 
 from pyspark.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
 
 #: The conditions of the Python layer: SQLSTATE and message template (``<name>`` is a parameter).
-CONDITIONS: Dict[str, Dict[str, str]] = {
+CONDITIONS: dict[str, dict[str, str]] = {
     "EVENTWINDOWS_INVALID_ARGUMENT_TYPE": {
         "sqlState": "42K09",
         "message": "<message>",
@@ -29,15 +28,15 @@ CONDITIONS: Dict[str, Dict[str, str]] = {
     "EVENTWINDOWS_EXTENSION_MISSING": {
         "sqlState": "42883",
         "message": "<function> is an eventwindows SQL function, but this Spark session does not "
-                   "have the eventwindows extension: make the session with "
-                   "eventwindows.builder(), or start Spark with the eventwindows jar "
-                   "(--jars <jar>, eventwindows.jar_path() gives it) and "
-                   "spark.sql.extensions=io.eventwindows.EventWindowsExtensions.",
+        "have the eventwindows extension: make the session with "
+        "eventwindows.builder(), or start Spark with the eventwindows jar "
+        "(--jars <jar>, eventwindows.jar_path() gives it) and "
+        "spark.sql.extensions=io.eventwindows.EventWindowsExtensions.",
     },
 }
 
 
-def _message(condition: str, parameters: Dict[str, str]) -> str:
+def _message(condition: str, parameters: dict[str, str]) -> str:
     text = CONDITIONS[condition]["message"]
     for name, value in parameters.items():
         text = text.replace(f"<{name}>", value)
@@ -47,11 +46,11 @@ def _message(condition: str, parameters: Dict[str, str]) -> str:
 class _Condition:
     """What every error here adds to PySpark's exception class: the condition's SQLSTATE."""
 
-    def __init__(self, condition: str, parameters: Dict[str, str]):
+    def __init__(self, condition: str, parameters: dict[str, str]):
         # Positional: the keyword names of PySparkException differ between Spark lines.
         super().__init__(_message(condition, parameters), condition, parameters)  # type: ignore
 
-    def getSqlState(self) -> Optional[str]:  # noqa: N802 (PySpark's name)
+    def getSqlState(self) -> str | None:  # noqa: N802 (PySpark's name)
         return CONDITIONS[self.getCondition()]["sqlState"]  # type: ignore[attr-defined]
 
 

@@ -1,4 +1,5 @@
 """The one obvious way to get a Spark session with eventwindows: ``eventwindows.builder()``."""
+
 from __future__ import annotations
 
 import os
@@ -32,7 +33,8 @@ def spark_line(version: str | None = None) -> str:
     if line not in SPARK_LINES:
         raise ValueError(
             f"eventwindows has no jar for Spark {version}: it supports the Spark lines "
-            f"{', '.join(SPARK_LINES)} (pyspark>=4.0,<4.4)")
+            f"{', '.join(SPARK_LINES)} (pyspark>=4.0,<4.4)"
+        )
     return line
 
 
@@ -45,8 +47,7 @@ def jar_path(version: str | None = None) -> str:
     packaged = _JARS / f"eventwindows-spark-{spark_line(version)}.jar"
     if packaged.is_file():
         return str(packaged)
-    raise FileNotFoundError(
-        f"eventwindows jar not found at {packaged}; build it with bin/setup")
+    raise FileNotFoundError(f"eventwindows jar not found at {packaged}; build it with bin/setup")
 
 
 #: The setting that names the Python interpreter of Spark's Python workers (pandas UDFs,

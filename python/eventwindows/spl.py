@@ -10,6 +10,7 @@ shadows PySpark's (``count``) or the standard library's (``time``).
 >>> spl.count(3), spl.time("5 seconds"), spl.delta("ts", 2), spl.punct("flush")
 ('count(3)', 'time(5 seconds)', 'delta(ts, 2)', 'punct(flush)')
 """
+
 from eventwindows.functions.spl import PolicyLike, count, delta, punct, time
 
 __all__ = ["PolicyLike", "count", "time", "delta", "punct"]

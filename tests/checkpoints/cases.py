@@ -9,6 +9,7 @@ package first on the path (once per release whose checkpoints must restore)::
 
     PYTHONPATH=<release>/python python tests/checkpoints/cases.py
 """
+
 import datetime
 import json
 import os
@@ -52,13 +53,18 @@ def _at(second):
 
 
 def _messages(spark, folder):
-    return (spark.readStream.schema(MESSAGES).option("maxFilesPerTrigger", 1).json(str(folder))
-            .withWatermark("ts", "1 second"))
+    return (
+        spark.readStream.schema(MESSAGES)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(folder))
+        .withWatermark("ts", "1 second")
+    )
 
 
 def _aggregated(windows):
-    return (windows.agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-            .select("k", F.col("window.start").alias("start"), "n", "total"))
+    return windows.agg(F.count("*").alias("n"), F.sum("v").alias("total")).select(
+        "k", F.col("window.start").alias("start"), "n", "total"
+    )
 
 
 def hopping(messages, anchors):
@@ -87,9 +93,11 @@ def running_index(messages, anchors):
 
 def dynamic(messages, anchors):
     """Dynamic windows over a stream of anchors."""
-    return (ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k")
-            .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
-            .select("id", "k", F.col("window.start").alias("start"), "n", "total"))
+    return (
+        ew.dynamic_window(anchors, messages, "ts", "s", "e", on="k")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+        .select("id", "k", F.col("window.start").alias("start"), "n", "total")
+    )
 
 
 CASES = {f.__name__: f for f in (hopping, session, count, spl_sliding, running_index, dynamic)}
@@ -98,38 +106,66 @@ CASES = {f.__name__: f for f in (hopping, session, count, spl_sliding, running_i
 def write_part(folder, part):
     """The micro-batches of `part` as files under `folder` (`messages/`, `anchors/`)."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_batches(folder / "messages", [[{"k": k, "ts": _at(t), "v": v} for k, t, v in batch]
-                                        for batch in MESSAGE_PARTS[part]],
-                  first_mtime=FIRST_MTIME[part])
-    write_batches(folder / "anchors", [[{"id": i, "k": k, "s": _at(s), "e": _at(e)}
-                                        for i, k, s, e in batch] for batch in ANCHOR_PARTS[part]],
-                  first_mtime=FIRST_MTIME[part])
+    write_batches(
+        folder / "messages",
+        [[{"k": k, "ts": _at(t), "v": v} for k, t, v in batch] for batch in MESSAGE_PARTS[part]],
+        first_mtime=FIRST_MTIME[part],
+    )
+    write_batches(
+        folder / "anchors",
+        [
+            [{"id": i, "k": k, "s": _at(s), "e": _at(e)} for i, k, s, e in batch]
+            for batch in ANCHOR_PARTS[part]
+        ],
+        first_mtime=FIRST_MTIME[part],
+    )
 
 
 def query(spark, case, folder):
     """The streaming query of `case` over the sources under `folder`."""
-    anchors = (spark.readStream.schema(ANCHORS).option("maxFilesPerTrigger", 1)
-               .json(str(folder / "anchors")).withWatermark("s", "1 second"))
+    anchors = (
+        spark.readStream.schema(ANCHORS)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(folder / "anchors"))
+        .withWatermark("s", "1 second")
+    )
     return CASES[case](_messages(spark, folder / "messages"), anchors)
 
 
 def batch_query(spark, case, parts):
     """The batch query of `case` over the micro-batches of `parts`."""
     messages = spark.createDataFrame(
-        [(k, BASE + datetime.timedelta(seconds=t), v) for part in parts
-         for batch in MESSAGE_PARTS[part] for k, t, v in batch], MESSAGES)
+        [
+            (k, BASE + datetime.timedelta(seconds=t), v)
+            for part in parts
+            for batch in MESSAGE_PARTS[part]
+            for k, t, v in batch
+        ],
+        MESSAGES,
+    )
     anchors = spark.createDataFrame(
-        [(i, k, BASE + datetime.timedelta(seconds=s), BASE + datetime.timedelta(seconds=e))
-         for part in parts for batch in ANCHOR_PARTS[part] for i, k, s, e in batch], ANCHORS)
+        [
+            (i, k, BASE + datetime.timedelta(seconds=s), BASE + datetime.timedelta(seconds=e))
+            for part in parts
+            for batch in ANCHOR_PARTS[part]
+            for i, k, s, e in batch
+        ],
+        ANCHORS,
+    )
     return CASES[case](messages, anchors)
 
 
 def run(spark, case, folder, checkpoint):
     """Runs the query of `case` to the end of its sources from `checkpoint`; the rows emitted."""
     rows = []
-    stream = (query(spark, case, folder).writeStream.outputMode("append")
-              .foreachBatch(lambda batch, _: rows.extend(plain(r) for r in batch.collect()))
-              .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    stream = (
+        query(spark, case, folder)
+        .writeStream.outputMode("append")
+        .foreachBatch(lambda batch, _: rows.extend(plain(r) for r in batch.collect()))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     stream.awaitTermination()
     return rows
 
@@ -155,17 +191,26 @@ def write_fixture(spark, case, target):
     """Writes the fixture of `case` into `target`: the checkpoint after the first part, the rows
     emitted and the release that wrote them."""
     import pathlib
+
     with tempfile.TemporaryDirectory() as tmp:
         folder = pathlib.Path(tmp)
         write_part(folder, 1)
         rows = run(spark, case, folder, folder / "checkpoint")
         shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(folder / "checkpoint", target,
-                        ignore=shutil.ignore_patterns("*.crc", ".*.crc"))
+        shutil.copytree(
+            folder / "checkpoint", target, ignore=shutil.ignore_patterns("*.crc", ".*.crc")
+        )
         relocate(target, str(folder), FOLDER)
     with open(os.path.join(target, "release.json"), "w") as f:
-        json.dump({"eventwindows": release(), "pyspark": spark.version,
-                   "rows": [encode_row(r) for r in sorted(rows, key=repr)]}, f, indent=1)
+        json.dump(
+            {
+                "eventwindows": release(),
+                "pyspark": spark.version,
+                "rows": [encode_row(r) for r in sorted(rows, key=repr)],
+            },
+            f,
+            indent=1,
+        )
 
 
 def encode_row(row):
@@ -175,22 +220,28 @@ def encode_row(row):
 
 def parse_row(values):
     """The row that `encode_row` gave `values`."""
-    return tuple(datetime.datetime.fromisoformat(x["timestamp"]) if isinstance(x, dict) else x
-                 for x in values)
+    return tuple(
+        datetime.datetime.fromisoformat(x["timestamp"]) if isinstance(x, dict) else x
+        for x in values
+    )
 
 
 def release():
     """The commit of the package that runs (the release that writes a fixture)."""
     import subprocess
+
     folder = os.path.dirname(ew.__file__)
-    return subprocess.run(["git", "-C", folder, "log", "-1", "--format=%h %cs"],
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", folder, "log", "-1", "--format=%h %cs"], capture_output=True, text=True
+    ).stdout.strip()
 
 
 def session_builder():
     """The fixtures' session: the test settings, one shuffle partition (a small checkpoint)."""
-    return configured(ew.builder().master("local[1]").appName("eventwindows-checkpoints"),
-                      {"spark.sql.shuffle.partitions": "1"})
+    return configured(
+        ew.builder().master("local[1]").appName("eventwindows-checkpoints"),
+        {"spark.sql.shuffle.partitions": "1"},
+    )
 
 
 if __name__ == "__main__":

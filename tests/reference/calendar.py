@@ -75,8 +75,7 @@ def boundary(n, size, hop, alignment, zone):
         local = plus_months(local_time(alignment), n * hop[0] + size[0])
         local += datetime.timedelta(days=n * hop[1], microseconds=n * hop[2])
     else:  # the start, a fixed stretch of the local clock from the alignment, plus the size
-        start = local_time(alignment) + datetime.timedelta(days=n * hop[1],
-                                                           microseconds=n * hop[2])
+        start = local_time(alignment) + datetime.timedelta(days=n * hop[1], microseconds=n * hop[2])
         local = plus_months(start, size[0])
     local += datetime.timedelta(days=size[1], microseconds=size[2])
     return first_reading(local, zone)
@@ -104,8 +103,7 @@ def windows_touching(lo, hi, size, hop, alignment, zone):
     return found
 
 
-def calendar_window(rows, size, hop, alignment, zone, output="window", horizon=None,
-                    point=False):
+def calendar_window(rows, size, hop, alignment, zone, output="window", horizon=None, point=False):
     """hopping_window(..., size, hop, alignment, output, horizon, time_zone) grouped by key:
     'window' and 'point' as :func:`reference.streaminsight.hopping_window`; 'changes' merges runs
     of consecutive windows holding the same events into one row from the end of the first to the
@@ -139,8 +137,9 @@ def calendar_changes(rows, size, hop, alignment, zone, point=False, line_max=TIM
         runs = []  # [members, first window, last window]
         for n in range(numbers[0], numbers[-1] + 2):
             ws, we = window(n, size, hop, alignment, zone)
-            members = frozenset(i for i, e in enumerate(group)
-                                if e.start < we and (e.open or e.end > ws))
+            members = frozenset(
+                i for i, e in enumerate(group) if e.start < we and (e.open or e.end > ws)
+            )
             if runs and members == runs[-1][0]:
                 runs[-1][2] = n
             else:

@@ -35,6 +35,7 @@ Conventions
   timestamps (lengths in seconds). NaN and infinite values give what the plain sum of
   ``v * length`` gives: NaN if any term is NaN or both infinities occur, else the infinity.
 """
+
 import math
 from fractions import Fraction
 
@@ -58,6 +59,7 @@ class Event:
 
 class Member:
     """An event in one window, with its lifetime clipped to the window's extent."""
+
     __slots__ = ("event", "start", "end")
 
     def __init__(self, event, start, end):
@@ -75,16 +77,20 @@ class Member:
 class Window:
     """One output row: its key, output lifetime ``(start, end)`` (what ``window.start`` and
     ``window.end`` give), the extent the members are clipped to, and the members."""
+
     __slots__ = ("key", "start", "end", "extent", "members")
 
     def __init__(self, key, start, end, extent, members):
         self.key, self.start, self.end, self.extent = key, start, end, extent
-        self.members = sorted(members, key=lambda m: (
-            m.event.start, tuple(_none_first(v) for v in m.event.values)))
+        self.members = sorted(
+            members, key=lambda m: (m.event.start, tuple(_none_first(v) for v in m.event.values))
+        )
 
     def __repr__(self):
-        return f"Window({self.key!r}, [{self.start}, {self.end}), extent {self.extent}, " \
-               f"{self.members})"
+        return (
+            f"Window({self.key!r}, [{self.start}, {self.end}), extent {self.extent}, "
+            f"{self.members})"
+        )
 
 
 def _none_first(x):
@@ -148,8 +154,17 @@ def _clip(t, line_min, line_max):
 # The windows of each family, with their members' clipped lifetimes
 
 
-def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, point=False,
-                   line_min=BIGINT_MIN, line_max=BIGINT_MAX):
+def hopping_window(
+    rows,
+    size,
+    hop,
+    alignment=0,
+    output="window",
+    horizon=None,
+    point=False,
+    line_min=BIGINT_MIN,
+    line_max=BIGINT_MAX,
+):
     """hopping_window(start[, end], size, hop, alignment, output[, horizon]) grouped by key, for
     output 'window' or 'point' (the clipped lifetimes are not defined under 'changes')."""
     assert size > 0 and hop > 0 and output in ("window", "point")
@@ -163,18 +178,32 @@ def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, 
         for n in si.candidate_windows(lo, hi, size, hop, alignment):
             ws, we = si.window_bounds(n, size, hop, alignment)
             extent = (_clip(ws, line_min, line_max), _clip(we, line_min, line_max))
-            members = [Member(e, max(s, extent[0]), min(t, extent[1]))
-                       for e, s, t in lifetimes if si.intersects(s, t, ws, we)]
+            members = [
+                Member(e, max(s, extent[0]), min(t, extent[1]))
+                for e, s, t in lifetimes
+                if si.intersects(s, t, ws, we)
+            ]
             if not members:
                 continue
-            life = extent if output == "window" else (
-                _clip(we, line_min, line_max), _clip(we + 1, line_min, line_max))
+            life = (
+                extent
+                if output == "window"
+                else (_clip(we, line_min, line_max), _clip(we + 1, line_min, line_max))
+            )
             out.append(Window(key, life[0], life[1], extent, members))
     return sorted(out, key=_sort_key)
 
 
-def tumbling_window(rows, size, alignment=0, output="window", horizon=None, point=False,
-                    line_min=BIGINT_MIN, line_max=BIGINT_MAX):
+def tumbling_window(
+    rows,
+    size,
+    alignment=0,
+    output="window",
+    horizon=None,
+    point=False,
+    line_min=BIGINT_MIN,
+    line_max=BIGINT_MAX,
+):
     """tumbling_window = hopping_window with hop = size."""
     return hopping_window(rows, size, size, alignment, output, horizon, point, line_min, line_max)
 
@@ -207,8 +236,11 @@ def count_window(rows, n, output="point", point=False, line_max=BIGINT_MAX):
         for k in range(n - 1, len(starts)):
             first, last = starts[k - n + 1], starts[k]
             extent = (first, min(last + 1, line_max))
-            members = [Member(e, max(s, extent[0]), min(t, extent[1]))
-                       for e, s, t in lifetimes if s <= last and t > first]
+            members = [
+                Member(e, max(s, extent[0]), min(t, extent[1]))
+                for e, s, t in lifetimes
+                if s <= last and t > first
+            ]
             life = (last, extent[1]) if output == "point" else extent
             out.append(Window(key, life[0], life[1], extent, members))
     return sorted(out, key=_sort_key)
@@ -238,8 +270,11 @@ def count_at_least(window, min_length):
 
 def _terms(window, value):
     """(v, clipped length in ticks) of the members whose value number `value` is not None."""
-    return [(m.event.values[value], m.length) for m in window.members
-            if m.event.values[value] is not None]
+    return [
+        (m.event.values[value], m.length)
+        for m in window.members
+        if m.event.values[value] is not None
+    ]
 
 
 def _special(terms):
@@ -274,8 +309,9 @@ def time_weighted_avg(window, value=0):
     special = _special(terms)
     if special is not None:
         return special
-    return float(sum(Fraction(v) * length for v, length in terms)
-                 / sum(length for _, length in terms))
+    return float(
+        sum(Fraction(v) * length for v, length in terms) / sum(length for _, length in terms)
+    )
 
 
 def time_weighted_scale(window, value=0, unit=1, avg=False):
@@ -283,8 +319,11 @@ def time_weighted_scale(window, value=0, unit=1, avg=False):
     the summed lengths for the average), finite terms only; a floating-point sum of the terms
     is exact to a small multiple of this times the double epsilon, whatever the order of
     addition, so tolerances are relative to it (a sum whose terms cancel is near 0)."""
-    terms = [(v, n) for v, n in _terms(window, value)
-             if not (isinstance(v, float) and not math.isfinite(v))]
+    terms = [
+        (v, n)
+        for v, n in _terms(window, value)
+        if not (isinstance(v, float) and not math.isfinite(v))
+    ]
     if not terms:
         return 0.0
     scale = sum(abs(Fraction(v)) * n for v, n in terms)
@@ -294,8 +333,13 @@ def time_weighted_scale(window, value=0, unit=1, avg=False):
 def summary(window, values=(0,), unit=1, min_length=1):
     """``(count, min clipped start, max clipped end, sum of lengths, count of members at least
     min_length long, time_weighted_sum(v), time_weighted_avg(v) for each v in values)``."""
-    out = (len(window.members), min_clipped_start(window), max_clipped_end(window),
-           sum_of_lengths(window), count_at_least(window, min_length))
+    out = (
+        len(window.members),
+        min_clipped_start(window),
+        max_clipped_end(window),
+        sum_of_lengths(window),
+        count_at_least(window, min_length),
+    )
     for value in values:
         out += (time_weighted_sum(window, value, unit), time_weighted_avg(window, value))
     return out

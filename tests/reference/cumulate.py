@@ -58,8 +58,7 @@ def numbered_windows(buckets, lo, hi, extra=0):
     return out
 
 
-def cumulate_window(rows, buckets, output="window", horizon=None, point=False,
-                    line_max=BIGINT_MAX):
+def cumulate_window(rows, buckets, output="window", horizon=None, point=False, line_max=BIGINT_MAX):
     """cumulate_window(start[, end], step, size, ..., output, horizon) grouped by key. 'window':
     a row per non-empty window, its lifetime the window; 'point': [window end, window end + 1);
     open-ended events last through the horizon tick. 'changes': runs of consecutive windows
@@ -90,8 +89,9 @@ def cumulate_changes(rows, buckets, point=False, line_max=BIGINT_MAX):
         windows = numbered_windows(buckets, lo, hi, extra=1)
         runs = []  # [members, first window, last window]
         for i, (ws, we) in enumerate(windows):
-            members = frozenset(j for j, e in enumerate(group)
-                                if e.start < we and (e.open or e.end > ws))
+            members = frozenset(
+                j for j, e in enumerate(group) if e.start < we and (e.open or e.end > ws)
+            )
             if runs and members == runs[-1][0]:
                 runs[-1][2] = i
             else:

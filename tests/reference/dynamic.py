@@ -76,7 +76,10 @@ def dynamic_window(anchors, messages, bounds="[]", aggregate=aggregate):
     out = []
     for key, start, end, row in anchors:
         check_anchor(key, start, end, row)
-        members = [(t, v) for k, t, v in messages
-                   if k == key and t is not None and contains(t, start, end, bounds)]
+        members = [
+            (t, v)
+            for k, t, v in messages
+            if k == key and t is not None and contains(t, start, end, bounds)
+        ]
         out.append(tuple(row) + (start, end) + tuple(aggregate(members)))
     return sort_rows(out)

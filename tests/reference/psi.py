@@ -23,6 +23,7 @@ Conventions (as in streaminsight.py)
   the values in the order the window operator feeds them: by time, then (index windows) by the
   order column, then by value, ``None`` first (the documented tie rule).
 """
+
 from harness import BIGINT_MAX, sort_rows
 
 BOUNDS = ("[]", "[)", "(]", "()")
@@ -79,8 +80,11 @@ def count_window(rows, n, output="point", point=False, line_max=BIGINT_MAX):
             first, last = starts[k - n + 1], starts[k]
             members = [e for e in group if e[1] <= last and (e[2] is None or e[2] > first)]
             members.sort(key=lambda e: (e[1], _none_first(e[3])))  # time order, ties by value
-            lifetime = (last, min(last + 1, line_max)) if output == "point" else (
-                first, min(last + 1, line_max))
+            lifetime = (
+                (last, min(last + 1, line_max))
+                if output == "point"
+                else (first, min(last + 1, line_max))
+            )
             out.append((key,) + lifetime + (first, last) + aggregate([e[3] for e in members]))
     return sort_rows(out)
 
@@ -127,10 +131,12 @@ def index_window(rows, lo, hi, line_max=BIGINT_MAX):
             last = p + hi
             if first < 0 or last < 0 or last > m - 1:
                 continue
-            window = ms[first:last + 1]
+            window = ms[first : last + 1]
             t = ms[p][1]
-            out.append((key, t, min(t + 1, line_max), ms[first][1], ms[last][1])
-                       + aggregate([x[3] for x in window]))
+            out.append(
+                (key, t, min(t + 1, line_max), ms[first][1], ms[last][1])
+                + aggregate([x[3] for x in window])
+            )
     return sort_rows(out)
 
 

@@ -38,6 +38,7 @@ Conventions
   it), so that the summaries of ``reference.clipped`` give what ``clipped_start()``,
   ``clipped_end()`` and ``time_weighted_*`` give under 'window'.
 """
+
 from harness import BIGINT_MAX, sort_key, sort_rows
 from reference import clipped
 
@@ -96,7 +97,8 @@ def pieces(session_start, session_end, max_duration=None):
     if max_duration is None:
         return [(session_start, session_end)]
     assert (session_end - session_start) // max_duration < MAX_PIECES, (
-        f"[{session_start}, {session_end}) has too many pieces of {max_duration}")
+        f"[{session_start}, {session_end}) has too many pieces of {max_duration}"
+    )
     out = []
     a = session_start
     while a < session_end:
@@ -125,8 +127,11 @@ def session_windows(rows, gap, max_duration=None, point=False, line_max=BIGINT_M
     for key, group in _by_key(events_of(rows, point, line_max)).items():
         for session_start, session_end, members in sessions(group, gap, line_max):
             for a, b in pieces(session_start, session_end, max_duration):
-                inside = [clipped.Member(e, max(e.start, a), min(e.end, b))
-                          for e in members if e.start < b and e.end > a]
+                inside = [
+                    clipped.Member(e, max(e.start, a), min(e.end, b))
+                    for e in members
+                    if e.start < b and e.end > a
+                ]
                 if inside:
                     out.append(clipped.Window(key, a, b, (a, b), inside))
     return sorted(out, key=lambda w: sort_key((w.key, w.start, w.end)))
@@ -161,8 +166,9 @@ def changes(window):
     return snapshot(extended)
 
 
-def event_session_window(rows, gap, max_duration=None, output="window", point=False,
-                         line_max=BIGINT_MAX):
+def event_session_window(
+    rows, gap, max_duration=None, output="window", point=False, line_max=BIGINT_MAX
+):
     """event_session_window(start[, end], gap[, max_duration[, output]]) grouped by key; see the
     module docstring. ``max_duration=None`` is no maximum."""
     assert output in ("window", "changes"), output

@@ -27,6 +27,7 @@ Conventions
   (``None`` if there are none), values = the non-NULL ``v`` in arrival order (``collect_list``).
   The result is sorted (see :func:`sort_rows`).
 """
+
 from decimal import Decimal
 
 from harness import sort_rows
@@ -56,9 +57,18 @@ def arrival_order(rows):
 def output_row(key, at, window, tick):
     """The row of a firing at ``at`` over the (non-empty) window."""
     values = [w["v"] for w in window if w["v"] is not None]
-    return (key, at, at + tick, window[0]["order"], window[-1]["order"], len(window),
-            sum(values) if values else None, min(values) if values else None,
-            max(values) if values else None, values)
+    return (
+        key,
+        at,
+        at + tick,
+        window[0]["order"],
+        window[-1]["order"],
+        len(window),
+        sum(values) if values else None,
+        min(values) if values else None,
+        max(values) if values else None,
+        values,
+    )
 
 
 def firings(tuples, eviction, trigger):
@@ -77,9 +87,9 @@ def firings(tuples, eviction, trigger):
         if eviction[0] == "time":
             window[:] = [w for w in window if not w["order"] < now - eviction[1]]
 
-    first = None          # the key's first arrival (time trigger)
-    next_instant = None   # the time trigger's next instant not yet fired
-    reference = None      # the delta trigger's reference tuple
+    first = None  # the key's first arrival (time trigger)
+    next_instant = None  # the time trigger's next instant not yet fired
+    reference = None  # the delta trigger's reference tuple
     arrivals = 0
     for x in tuples:
         now = x["order"]
@@ -188,7 +198,7 @@ def tumbling_flushes(tuples, eviction, flush_at_end=False):
         window.clear()
 
     kind = eviction[0]
-    first = None    # time(t): the key's first arrival
+    first = None  # time(t): the key's first arrival
     instant = None  # time(t): the next instant first + k*t not yet passed
     for x in tuples:
         now = x["order"]

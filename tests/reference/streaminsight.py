@@ -27,7 +27,9 @@ class Event:
         self.key, self.start, self.end, self.value, self.open = key, start, end, value, open_
 
     def __repr__(self):
-        return f"Event({self.key!r}, {self.start}, {'open' if self.open else self.end}, {self.value})"
+        return (
+            f"Event({self.key!r}, {self.start}, {'open' if self.open else self.end}, {self.value})"
+        )
 
 
 def events_of(rows, point=False):
@@ -59,12 +61,6 @@ def default_horizon(rows, point=False):
         if not e.open:
             times.append(e.end - 1)
     return max(times) if times else None
-
-
-
-
-
-
 
 
 def aggregate(members):
@@ -105,8 +101,17 @@ def intersects(event_start, event_end, window_start, window_end):
     return event_start < window_end and event_end > window_start
 
 
-def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, point=False,
-                   line_max=BIGINT_MAX, line_min=BIGINT_MIN):
+def hopping_window(
+    rows,
+    size,
+    hop,
+    alignment=0,
+    output="window",
+    horizon=None,
+    point=False,
+    line_max=BIGINT_MAX,
+    line_min=BIGINT_MIN,
+):
     """hopping_window(start[, end], size, hop, alignment, output[, horizon]) grouped by key.
 
     'window': a row per non-empty window, lifetime = the window. 'point': a row per non-empty
@@ -117,8 +122,9 @@ def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, 
     """
     assert size > 0 and hop > 0
     if output == "changes":
-        return hopping_changes(rows, size, hop, alignment, point=point, line_max=line_max,
-                               line_min=line_min)
+        return hopping_changes(
+            rows, size, hop, alignment, point=point, line_max=line_max, line_min=line_min
+        )
     assert output in ("window", "point")
     if horizon is None:
         horizon = default_horizon(rows, point)
@@ -142,8 +148,16 @@ def hopping_window(rows, size, hop, alignment=0, output="window", horizon=None, 
     return sort_rows(out)
 
 
-def tumbling_window(rows, size, alignment=0, output="window", horizon=None, point=False,
-                    line_max=BIGINT_MAX, line_min=BIGINT_MIN):
+def tumbling_window(
+    rows,
+    size,
+    alignment=0,
+    output="window",
+    horizon=None,
+    point=False,
+    line_max=BIGINT_MAX,
+    line_min=BIGINT_MIN,
+):
     """tumbling_window = hopping_window with hop = size."""
     return hopping_window(rows, size, size, alignment, output, horizon, point, line_max, line_min)
 
@@ -155,25 +169,31 @@ def tumbling_window(rows, size, alignment=0, output="window", horizon=None, poin
 
 def snapped_start(t, size, hop, alignment):
     """The end of the earliest window that contains time t (found by testing windows)."""
-    containing = [n for n in candidate_windows(t, t + 1, size, hop, alignment)
-                  if window_bounds(n, size, hop, alignment)[0] <= t
-                  < window_bounds(n, size, hop, alignment)[1]]
+    containing = [
+        n
+        for n in candidate_windows(t, t + 1, size, hop, alignment)
+        if window_bounds(n, size, hop, alignment)[0]
+        <= t
+        < window_bounds(n, size, hop, alignment)[1]
+    ]
     assert containing, "hop <= size: every time lies in some window"
     return window_bounds(min(containing), size, hop, alignment)[1]
 
 
 def snapped_end(t, size, hop, alignment):
     """One hop past the end of the latest window that starts before t (t an exclusive end)."""
-    starting_before = [n for n in candidate_windows(t - 1, t, size, hop, alignment)
-                       if window_bounds(n, size, hop, alignment)[0] < t]
+    starting_before = [
+        n
+        for n in candidate_windows(t - 1, t, size, hop, alignment)
+        if window_bounds(n, size, hop, alignment)[0] < t
+    ]
     n = max(starting_before)
     # The candidates must reach past the latest window starting before t.
     assert window_bounds(n + 1, size, hop, alignment)[0] >= t
     return window_bounds(n, size, hop, alignment)[1] + hop
 
 
-def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX,
-                 line_min=BIGINT_MIN):
+def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX, line_min=BIGINT_MIN):
     """The input rows with their lifetimes snapped as the post's SnapToWindowIntervals, then
     clipped to the time line; a row whose snapped lifetime lies past its end is left out."""
     out = []
@@ -191,13 +211,14 @@ def snapped_rows(rows, size, hop, alignment, point=False, line_max=BIGINT_MAX,
     return out
 
 
-def hopping_changes(rows, size, hop, alignment=0, point=False, line_max=BIGINT_MAX,
-                    line_min=BIGINT_MIN):
-    """hopping_window(..., 'changes'): needs hop <= size; open-ended events last to the end of time.
-    """
+def hopping_changes(
+    rows, size, hop, alignment=0, point=False, line_max=BIGINT_MAX, line_min=BIGINT_MIN
+):
+    """hopping_window(..., 'changes'): needs hop <= size; open-ended events last to the end of time."""
     assert 0 < hop <= size
-    return snapshot_window(snapped_rows(rows, size, hop, alignment, point, line_max, line_min),
-                           line_max=line_max)
+    return snapshot_window(
+        snapped_rows(rows, size, hop, alignment, point, line_max, line_min), line_max=line_max
+    )
 
 
 def tumbling_changes(rows, size, alignment=0, point=False, line_max=BIGINT_MAX):
@@ -222,8 +243,9 @@ def changes_from_window_sets(rows, size, hop, alignment, point=False, line_max=B
         runs = []  # [indices of the events, first window end, last window end]
         for n in candidate_windows(lo, last, size, hop, alignment):
             ws, we = window_bounds(n, size, hop, alignment)
-            members = frozenset(i for i, e in enumerate(group)
-                                if e.start < we and (e.open or e.end > ws))
+            members = frozenset(
+                i for i, e in enumerate(group) if e.start < we and (e.open or e.end > ws)
+            )
             if runs and members == runs[-1][0]:
                 runs[-1][2] = we
             else:

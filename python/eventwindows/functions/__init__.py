@@ -55,6 +55,7 @@ Python values for the constant parameters:
 A ``None`` before a later optional parameter that is given is passed as a SQL NULL, which the
 SQL functions read as the default.
 """
+
 from eventwindows.functions._arguments import (
     ColumnOrName,
     DurationLike,

@@ -1,5 +1,6 @@
 """How the Python values of the functions' parameters become the arguments of the SQL calls
 (see the documentation of :mod:`eventwindows.functions`); every window family shares them."""
+
 from __future__ import annotations
 
 import datetime
@@ -8,7 +9,8 @@ import numbers
 import re
 import warnings
 import weakref
-from typing import Callable, List, Optional, TypeVar, Union
+from collections.abc import Callable
+from typing import TypeVar
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -17,16 +19,16 @@ from pyspark.sql.column import Column
 from eventwindows.errors import extension_missing, invalid_type
 
 #: A column or the name of a column.
-ColumnOrName = Union[Column, str]
+ColumnOrName = Column | str
 #: A window length or hop: interval string, timedelta, int ticks (BIGINT time only) or a Column.
-DurationLike = Union[str, datetime.timedelta, int, Column]
+DurationLike = str | datetime.timedelta | int | Column
 #: A count or a message index: an int or a constant Column.
-IntegerLike = Union[int, Column]
+IntegerLike = int | Column
 #: A time offset of any sign: interval string, timedelta, int ticks (BIGINT time) or a Column.
-OffsetLike = Union[str, datetime.timedelta, int, Column]
+OffsetLike = str | datetime.timedelta | int | Column
 #: An instant: timestamp string, datetime, date, int (BIGINT time) or a constant Column; an
 #: alignment also an offset from the epoch (interval string, timedelta, int microseconds).
-TimeLike = Union[str, datetime.datetime, datetime.date, datetime.timedelta, int, Column]
+TimeLike = str | datetime.datetime | datetime.date | datetime.timedelta | int | Column
 
 
 def _column(value: ColumnOrName, parameter: str) -> Column:
@@ -35,7 +37,8 @@ def _column(value: ColumnOrName, parameter: str) -> Column:
     if isinstance(value, str):
         return F.col(value)
     raise invalid_type(
-        f"`{parameter}` must be a Column or a column name, got {type(value).__name__}: {value!r}")
+        f"`{parameter}` must be a Column or a column name, got {type(value).__name__}: {value!r}"
+    )
 
 
 def _interval(value, parameter: str, kind: str, forms: str) -> Column:
@@ -47,16 +50,21 @@ def _interval(value, parameter: str, kind: str, forms: str) -> Column:
     if isinstance(value, (str, datetime.timedelta, int)):
         return F.lit(value)
     raise invalid_type(
-        f"`{parameter}` must be {forms} or a Column, got {type(value).__name__}: {value!r}")
+        f"`{parameter}` must be {forms} or a Column, got {type(value).__name__}: {value!r}"
+    )
 
 
 def _duration(value: DurationLike, parameter: str) -> Column:
-    return _interval(value, parameter, "a duration",
-                     "an interval string such as '5 seconds', a datetime.timedelta, an int "
-                     "(ticks, for BIGINT time)")
+    return _interval(
+        value,
+        parameter,
+        "a duration",
+        "an interval string such as '5 seconds', a datetime.timedelta, an int "
+        "(ticks, for BIGINT time)",
+    )
 
 
-def _time(value: Optional[TimeLike], parameter: str) -> Column:
+def _time(value: TimeLike | None, parameter: str) -> Column:
     if value is None:
         return F.lit(None)
     if isinstance(value, Column):
@@ -73,7 +81,8 @@ def _time(value: Optional[TimeLike], parameter: str) -> Column:
         return F.lit(value)
     raise invalid_type(
         f"`{parameter}` must be a timestamp string, a datetime, a date, a timedelta, an int, "
-        f"None or a Column, got {type(value).__name__}: {value!r}")
+        f"None or a Column, got {type(value).__name__}: {value!r}"
+    )
 
 
 def _integer(value: IntegerLike, parameter: str) -> Column:
@@ -82,26 +91,31 @@ def _integer(value: IntegerLike, parameter: str) -> Column:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return F.lit(int(value))  # INT, or BIGINT when it does not fit: Spark sees an integer
     raise invalid_type(
-        f"`{parameter}` must be an int or a Column, got {type(value).__name__}: {value!r}")
+        f"`{parameter}` must be an int or a Column, got {type(value).__name__}: {value!r}"
+    )
 
 
 def _offset(value: OffsetLike, parameter: str) -> Column:
-    return _interval(value, parameter, "a time offset",
-                     "an interval string such as '-10 seconds', a datetime.timedelta (negative "
-                     "allowed), an int (BIGINT ticks)")
+    return _interval(
+        value,
+        parameter,
+        "a time offset",
+        "an interval string such as '-10 seconds', a datetime.timedelta (negative "
+        "allowed), an int (BIGINT ticks)",
+    )
 
 
-def _choice(value: Union[str, Column], parameter: str, allowed: str) -> Column:
+def _choice(value: str | Column, parameter: str, allowed: str) -> Column:
     if isinstance(value, Column):
         return value
     if isinstance(value, str):
         return F.lit(value)
     raise invalid_type(
-        f"`{parameter}` must be {allowed}, None or a Column, got {type(value).__name__}: "
-        f"{value!r}")
+        f"`{parameter}` must be {allowed}, None or a Column, got {type(value).__name__}: {value!r}"
+    )
 
 
-def _optional(*args: Optional[Column]) -> List[Column]:
+def _optional(*args: Column | None) -> list[Column]:
     """Drops trailing absent arguments; an absent one before a given one becomes NULL."""
     given = list(args)
     while given and given[-1] is None:
@@ -109,7 +123,7 @@ def _optional(*args: Optional[Column]) -> List[Column]:
     return [F.lit(None) if a is None else a for a in given]
 
 
-def _lifetime(start: ColumnOrName, end: Optional[ColumnOrName]) -> List[Column]:
+def _lifetime(start: ColumnOrName, end: ColumnOrName | None) -> list[Column]:
     cols = [_column(start, "start")]
     if end is not None:
         cols.append(_column(end, "end"))
@@ -147,25 +161,33 @@ def end_keyword(durations: int) -> Callable[[_F], _F]:
     of required parameters after ``start``. Calls of the form of earlier releases,
     ``f(start, end, <durations>, ...)``, still work where the second argument is an end (see
     :func:`_is_end_of_the_old_form`), with a ``FutureWarning`` that names the new form."""
+
     def decorate(function: _F) -> _F:
         @functools.wraps(function)
         def call(*args, **kwargs):
             if len(args) >= 2 and _is_end_of_the_old_form(args[1], len(args) - 2, durations):
                 if "end" in kwargs:
-                    raise invalid_type(f"{function.__name__}() got two ends: the second positional "
-                                    f"argument {args[1]!r} and end={kwargs['end']!r}")
+                    raise invalid_type(
+                        f"{function.__name__}() got two ends: the second positional "
+                        f"argument {args[1]!r} and end={kwargs['end']!r}"
+                    )
                 warnings.warn(
                     f"{function.__name__}(start, end, ...) is deprecated: pass the end as a "
                     f"keyword, {function.__name__}(start, ..., end=...), or omit it for point "
-                    "events", FutureWarning, stacklevel=2)
+                    "events",
+                    FutureWarning,
+                    stacklevel=2,
+                )
                 kwargs["end"] = args[1]
                 args = args[:1] + args[2:]
             return function(*args, **kwargs)
+
         return call  # type: ignore[return-value]
+
     return decorate
 
 
-_SESSIONS_WITH_THE_EXTENSION: "weakref.WeakSet[SparkSession]" = weakref.WeakSet()
+_SESSIONS_WITH_THE_EXTENSION: weakref.WeakSet[SparkSession] = weakref.WeakSet()
 """The sessions known to have the eventwindows extension (asked once each)."""
 
 

@@ -26,18 +26,21 @@ function's own docstring says in Python (a paragraph, then its ``Examples``)::
     --------
     <the function's own examples>
 """
+
 from __future__ import annotations
 
 import inspect
 import json
 import re
 import textwrap
+from collections.abc import Callable
 from importlib import resources
-from typing import Callable, Dict, List, Optional, TypeVar
+from typing import TypeVar
 
 #: The texts of every SQL function, by name.
-SQL_FUNCTIONS: Dict[str, dict] = json.loads(
-    resources.files(__package__).joinpath("sql_functions.json").read_text(encoding="utf-8"))
+SQL_FUNCTIONS: dict[str, dict] = json.loads(
+    resources.files(__package__).joinpath("sql_functions.json").read_text(encoding="utf-8")
+)
 
 #: The numpydoc types of the annotations the functions use (their aliases in ``_arguments``).
 _TYPES = {
@@ -48,7 +51,7 @@ _TYPES = {
     "OffsetLike": "str, :class:`datetime.timedelta`, int or :class:`~pyspark.sql.Column`",
     "IntegerLike": "int or :class:`~pyspark.sql.Column`",
     "TimeLike": "str, :class:`datetime.datetime`, :class:`datetime.date`, "
-                ":class:`datetime.timedelta`, int or :class:`~pyspark.sql.Column`",
+    ":class:`datetime.timedelta`, int or :class:`~pyspark.sql.Column`",
     "PolicyLike": "str or :class:`~pyspark.sql.Column`",
 }
 
@@ -56,7 +59,7 @@ _WIDTH = 96
 _F = TypeVar("_F", bound=Callable)
 
 
-def _members(arguments: str) -> List[str]:
+def _members(arguments: str) -> list[str]:
     """The top-level members of a subscript's arguments: "str, Sequence[str]" -> both."""
     members, depth, current = [], 0, ""
     for character in arguments + ",":
@@ -80,16 +83,23 @@ def _type(annotation: str) -> str:
 
 
 def _wrapped(text: str, indent: str = "") -> str:
-    return textwrap.fill(text, _WIDTH, initial_indent=indent, subsequent_indent=indent,
-                         break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        _WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _section(title: str, body: str) -> str:
     return f"{title}\n{'-' * len(title)}\n{body}"
 
 
-def documented(returns: str, *, sql: Optional[str] = None,
-               parameters: Optional[Dict[str, str]] = None) -> Callable[[_F], _F]:
+def documented(
+    returns: str, *, sql: str | None = None, parameters: dict[str, str] | None = None
+) -> Callable[[_F], _F]:
     """Makes the docstring of a function from the texts of the SQL function `sql` (by default of
     its own name): its description, ``.. versionadded::``, ``Parameters`` in the order of the
     Python signature with each one's SQL text (or the Python text in `parameters`, for one that
@@ -98,30 +108,37 @@ def documented(returns: str, *, sql: Optional[str] = None,
     ``Examples``. A parameter without a text is an error when the module is imported. The
     function keeps what its docstring was made from, for the tests: ``__sql_function__``,
     ``__parameter_texts__`` (by name) and ``__python_parameters__`` (the names of `parameters`)."""
+
     def decorate(function: _F) -> _F:
         texts = SQL_FUNCTIONS[sql or function.__name__]
         own = textwrap.dedent(function.__doc__ or "").strip()
         paragraph, _, examples = own.partition("Examples\n--------")
         signature = inspect.signature(function)
-        given: Dict[str, str] = {**texts["arguments"], **(parameters or {})}
-        entries: List[str] = []
-        used: Dict[str, str] = {}
+        given: dict[str, str] = {**texts["arguments"], **(parameters or {})}
+        entries: list[str] = []
+        used: dict[str, str] = {}
         for name, parameter in signature.parameters.items():
             if name not in given:
                 raise TypeError(f"{function.__name__}: no text for the parameter `{name}`")
             optional = ", optional" if parameter.default is not inspect.Parameter.empty else ""
             used[name] = given[name]
-            entries.append(f"{name} : {_type(str(parameter.annotation))}{optional}\n"
-                           f"{_wrapped(given[name], '    ')}")
+            entries.append(
+                f"{name} : {_type(str(parameter.annotation))}{optional}\n"
+                f"{_wrapped(given[name], '    ')}"
+            )
         notes = [*texts["notes"], *([paragraph.strip()] if paragraph.strip() else [])]
         parts = [
             _wrapped(texts["description"]),
             f".. versionadded:: {texts['since']}",
             _section("Parameters", "\n".join(entries)) if entries else None,
-            _section("Returns", f"{_type(str(signature.return_annotation))}\n"
-                                f"{_wrapped(returns, '    ')}"),
-            _section("Notes", "\n\n".join(
-                n if n == paragraph.strip() else _wrapped(n) for n in notes)) if notes else None,
+            _section(
+                "Returns", f"{_type(str(signature.return_annotation))}\n{_wrapped(returns, '    ')}"
+            ),
+            _section(
+                "Notes", "\n\n".join(n if n == paragraph.strip() else _wrapped(n) for n in notes)
+            )
+            if notes
+            else None,
             _section("Examples", examples.strip("\n")) if examples else None,
         ]
         function.__doc__ = "\n\n".join(p for p in parts if p) + "\n"
@@ -129,19 +146,26 @@ def documented(returns: str, *, sql: Optional[str] = None,
         function.__parameter_texts__ = used  # type: ignore[attr-defined]
         function.__python_parameters__ = frozenset(parameters or ())  # type: ignore[attr-defined]
         return function
+
     return decorate
 
 
 #: What ``clipped_start`` returns.
-CLIPPED_START = ("the start of the event an aggregate reads, clipped to the window: use it inside "
-                 "the aggregates of ``agg`` over a window.")
+CLIPPED_START = (
+    "the start of the event an aggregate reads, clipped to the window: use it inside "
+    "the aggregates of ``agg`` over a window."
+)
 #: What ``clipped_end`` returns.
-CLIPPED_END = ("the end of the event an aggregate reads, clipped to the window: use it inside the "
-               "aggregates of ``agg`` over a window.")
+CLIPPED_END = (
+    "the end of the event an aggregate reads, clipped to the window: use it inside the "
+    "aggregates of ``agg`` over a window."
+)
 #: What the time-weighted aggregates return.
 TIME_WEIGHTED = "the aggregate, a DOUBLE: use it in ``agg`` over a window."
 #: What the scalar time helpers return.
 TIME = "the times, of the type of ``t``."
 #: What a window function returns.
-WINDOW = ("the window column: group by it (``df.groupBy(..., window)``); it becomes the "
-          "column ``window``, a struct of ``start`` and ``end``, the lifetime of each output row.")
+WINDOW = (
+    "the window column: group by it (``df.groupBy(..., window)``); it becomes the "
+    "column ``window``, a struct of ``start`` and ``end``, the lifetime of each output row."
+)

@@ -1,18 +1,19 @@
 """Clipped lifetimes and the time-weighted aggregates over them: StreamInsight's input policy for
 time-sensitive aggregates (its "Hopping Windows" and "Count Windows" documentation), where an
 aggregate sees each event's lifetime clipped to the window."""
+
 from __future__ import annotations
 
-from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
+from eventwindows.functions._arguments import ColumnOrName, _column, call
 from eventwindows.functions._documentation import (
     CLIPPED_END,
     CLIPPED_START,
     TIME_WEIGHTED,
     documented,
 )
-from eventwindows.functions._arguments import call, ColumnOrName, _column
+
 
 @documented(CLIPPED_START)
 def clipped_start() -> Column:

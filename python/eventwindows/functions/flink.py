@@ -1,38 +1,37 @@
 """Apache Flink's windows: cumulating windows follow the CUMULATE window table-valued function of
 Flink's "Windowing TVF" documentation, with the output policies, calendar units and lifetimes of
 hopping windows."""
+
 from __future__ import annotations
 
-from typing import Optional, Union
-
-from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import (
-    call,
     ColumnOrName,
     DurationLike,
     TimeLike,
     _duration,
-    end_keyword,
     _lifetime,
+    call,
+    end_keyword,
 )
+from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions.streaminsight import _hopping_parameters
 
 
 @documented(WINDOW)
 @end_keyword(durations=2)
 def cumulate_window(
-        start: ColumnOrName,
-        step: DurationLike,
-        size: DurationLike,
-        alignment: Optional[TimeLike] = None,
-        output: Optional[Union[str, Column]] = None,
-        horizon: Optional[TimeLike] = None,
-        time_zone: Optional[Union[str, Column]] = None,
-        *,
-        end: Optional[ColumnOrName] = None) -> Column:
+    start: ColumnOrName,
+    step: DurationLike,
+    size: DurationLike,
+    alignment: TimeLike | None = None,
+    output: str | Column | None = None,
+    horizon: TimeLike | None = None,
+    time_zone: str | Column | None = None,
+    *,
+    end: ColumnOrName | None = None,
+) -> Column:
     """
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``step`` and ``size`` may be strings, ``datetime.timedelta`` or
@@ -60,4 +59,5 @@ def cumulate_window(
         *_lifetime(start, end),
         _duration(step, "step"),
         _duration(size, "size"),
-        *_hopping_parameters(alignment, output, horizon, time_zone))
+        *_hopping_parameters(alignment, output, horizon, time_zone),
+    )

@@ -2,16 +2,13 @@
 describes them: by relative message index, by relative time, and the dynamic windows whose
 intervals another stream gives (:func:`anchor_window` over a table holding both, which
 :func:`eventwindows.dynamic_window` builds from two DataFrames)."""
-from __future__ import annotations
 
-from typing import Optional, Union
+from __future__ import annotations
 
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import (
-    call,
     ColumnOrName,
     DurationLike,
     IntegerLike,
@@ -22,17 +19,17 @@ from eventwindows.functions._arguments import (
     _integer,
     _offset,
     _optional,
+    call,
 )
+from eventwindows.functions._documentation import WINDOW, documented
 
 _BOUNDS = "'[]', '[)', '(]', '()'"
 
 
 @documented(WINDOW)
 def index_window(
-        time: ColumnOrName,
-        lo: Optional[IntegerLike],
-        hi: IntegerLike,
-        order: Optional[ColumnOrName] = None) -> Column:
+    time: ColumnOrName, lo: IntegerLike | None, hi: IntegerLike, order: ColumnOrName | None = None
+) -> Column:
     """
     In Python, ``lo`` and ``hi`` are ``int`` (or constant Columns); ``lo=None`` is passed as a
     SQL NULL: the running window from the key's first message. ``order`` is a Column, a column
@@ -67,15 +64,14 @@ def index_window(
         _column(time, "time"),
         F.lit(None) if lo is None else _integer(lo, "lo"),
         _integer(hi, "hi"),
-        *_optional(None if order is None else _column(order, "order")))
+        *_optional(None if order is None else _column(order, "order")),
+    )
 
 
 @documented(WINDOW)
 def time_window(
-        time: ColumnOrName,
-        lo: OffsetLike,
-        hi: OffsetLike,
-        bounds: Optional[Union[str, Column]] = None) -> Column:
+    time: ColumnOrName, lo: OffsetLike, hi: OffsetLike, bounds: str | Column | None = None
+) -> Column:
     """
     In Python, ``lo`` and ``hi`` may be interval strings, ``datetime.timedelta`` (negative ones
     too), ``int`` ticks for BIGINT time or constant Columns; ``bounds=None`` omits it (``'[]'``).
@@ -111,13 +107,19 @@ def time_window(
         _column(time, "time"),
         _offset(lo, "lo"),
         _offset(hi, "hi"),
-        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS)))
+        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS)),
+    )
 
 
 @documented(WINDOW)
-def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: ColumnOrName,
-                  anchor: ColumnOrName, bounds: Optional[Union[str, Column]] = None,
-                  lookback: Optional[DurationLike] = None) -> Column:
+def anchor_window(
+    time: ColumnOrName,
+    anchor_start: ColumnOrName,
+    anchor_end: ColumnOrName,
+    anchor: ColumnOrName,
+    bounds: str | Column | None = None,
+    lookback: DurationLike | None = None,
+) -> Column:
     """
     In Python, :func:`eventwindows.dynamic_window` builds the union of two DataFrames and calls
     this; use it directly only on a table that already holds both.
@@ -143,5 +145,8 @@ def anchor_window(time: ColumnOrName, anchor_start: ColumnOrName, anchor_end: Co
         _column(anchor_start, "anchor_start"),
         _column(anchor_end, "anchor_end"),
         _column(anchor, "anchor"),
-        *_optional(None if bounds is None else _choice(bounds, "bounds", _BOUNDS),
-                   None if lookback is None else _duration(lookback, "lookback")))
+        *_optional(
+            None if bounds is None else _choice(bounds, "bounds", _BOUNDS),
+            None if lookback is None else _duration(lookback, "lookback"),
+        ),
+    )

@@ -2,16 +2,12 @@
 ``SnapToBoundary``, with floor rounding, and its ``AdjustStartTime`` and ``AdjustEndTime``, which
 snap an event's lifetime to the hopping windows' intervals so that a snapshot window over it gives
 one row per change of the windows' contents."""
+
 from __future__ import annotations
 
-from typing import Optional
-
-from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._documentation import TIME, documented
 from eventwindows.functions._arguments import (
-    call,
     ColumnOrName,
     DurationLike,
     TimeLike,
@@ -19,7 +15,10 @@ from eventwindows.functions._arguments import (
     _duration,
     _optional,
     _time,
+    call,
 )
+from eventwindows.functions._documentation import TIME, documented
+
 
 @documented(TIME)
 def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike) -> Column:
@@ -43,15 +42,14 @@ def snap_to_boundary(t: ColumnOrName, alignment: TimeLike, period: DurationLike)
         "snap_to_boundary",
         _column(t, "t"),
         _time(alignment, "alignment"),
-        _duration(period, "period"))
+        _duration(period, "period"),
+    )
 
 
 @documented(TIME)
 def adjust_start_time(
-        t: ColumnOrName,
-        size: DurationLike,
-        hop: DurationLike,
-        alignment: Optional[TimeLike] = None) -> Column:
+    t: ColumnOrName, size: DurationLike, hop: DurationLike, alignment: TimeLike | None = None
+) -> Column:
     """
     In Python, ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int`` ticks;
     ``alignment=None`` omits it (the Unix epoch).
@@ -72,15 +70,14 @@ def adjust_start_time(
         _column(t, "t"),
         _duration(size, "size"),
         _duration(hop, "hop"),
-        *_optional(None if alignment is None else _time(alignment, "alignment")))
+        *_optional(None if alignment is None else _time(alignment, "alignment")),
+    )
 
 
 @documented(TIME)
 def adjust_end_time(
-        t: ColumnOrName,
-        size: DurationLike,
-        hop: DurationLike,
-        alignment: Optional[TimeLike] = None) -> Column:
+    t: ColumnOrName, size: DurationLike, hop: DurationLike, alignment: TimeLike | None = None
+) -> Column:
     """
     In Python, ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int`` ticks;
     ``alignment=None`` omits it (the Unix epoch).
@@ -101,4 +98,5 @@ def adjust_end_time(
         _column(t, "t"),
         _duration(size, "size"),
         _duration(hop, "hop"),
-        *_optional(None if alignment is None else _time(alignment, "alignment")))
+        *_optional(None if alignment is None else _time(alignment, "alignment")),
+    )

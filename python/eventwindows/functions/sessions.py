@@ -1,23 +1,21 @@
 """Sessions over events that last: Trill's session windows, with Azure Stream Analytics' maximum
 duration and Trill's progressive output, on the gap rule of Spark's ``session_window``."""
+
 from __future__ import annotations
 
-from typing import Optional, Union
-
-from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
-from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import (
-    call,
     ColumnOrName,
     DurationLike,
     _choice,
     _duration,
-    end_keyword,
     _lifetime,
     _optional,
+    call,
+    end_keyword,
 )
+from eventwindows.functions._documentation import WINDOW, documented
 
 _SESSION_OUTPUTS = "'window', 'changes'"
 
@@ -25,12 +23,13 @@ _SESSION_OUTPUTS = "'window', 'changes'"
 @documented(WINDOW)
 @end_keyword(durations=1)
 def event_session_window(
-        start: ColumnOrName,
-        gap: DurationLike,
-        max_duration: Optional[DurationLike] = None,
-        output: Optional[Union[str, Column]] = None,
-        *,
-        end: Optional[ColumnOrName] = None) -> Column:
+    start: ColumnOrName,
+    gap: DurationLike,
+    max_duration: DurationLike | None = None,
+    output: str | Column | None = None,
+    *,
+    end: ColumnOrName | None = None,
+) -> Column:
     """
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``gap`` and ``max_duration`` may be strings, ``datetime.timedelta`` or
@@ -68,4 +67,6 @@ def event_session_window(
         _duration(gap, "gap"),
         *_optional(
             None if max_duration is None else _duration(max_duration, "max_duration"),
-            None if output is None else _choice(output, "output", _SESSION_OUTPUTS)))
+            None if output is None else _choice(output, "output", _SESSION_OUTPUTS),
+        ),
+    )

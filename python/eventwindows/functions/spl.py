@@ -1,21 +1,21 @@
 """IBM Streams SPL's windows: sliding windows with their eviction and trigger policies, as SPL's
 "Sliding windows" documentation defines them, tumbling windows with their eviction policies and
 window punctuation, and the helpers that write the policies in SPL's syntax."""
+
 from __future__ import annotations
 
 import datetime
-from typing import Optional, Union
 
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.errors import invalid_type
+from eventwindows.functions._arguments import ColumnOrName, _column, _optional, call
 from eventwindows.functions._documentation import WINDOW, documented
-from eventwindows.functions._arguments import call, ColumnOrName, _column, _optional
 
 #: An SPL window policy: a string such as ``'count(4)'``, or what ``ew.spl.count``,
 #: ``ew.spl.time``, ``ew.spl.delta`` and ``ew.spl.punct`` return.
-PolicyLike = Union[str, Column]
+PolicyLike = str | Column
 
 
 def count(n: int) -> str:
@@ -45,7 +45,7 @@ def count(n: int) -> str:
     return f"count({n})"
 
 
-def time(t: Union[str, int, float, datetime.timedelta]) -> str:
+def time(t: str | int | float | datetime.timedelta) -> str:
     """The SPL policy ``time(t)``, for :func:`sliding_window` and :func:`spl_tumbling_window`: as
     eviction of a sliding window, tuples leave once they have been in the window for more than t;
     as trigger, it fires every t; as eviction of a tumbling window, the window is flushed every t
@@ -72,12 +72,14 @@ def time(t: Union[str, int, float, datetime.timedelta]) -> str:
     if isinstance(t, datetime.timedelta):
         return f"time({t // datetime.timedelta(microseconds=1)} microseconds)"
     if isinstance(t, bool) or not isinstance(t, (str, int, float)):
-        raise invalid_type(f"time(t) takes an interval string, a timedelta or a number, got "
-                        f"{type(t).__name__}: {t!r}")
+        raise invalid_type(
+            f"time(t) takes an interval string, a timedelta or a number, got "
+            f"{type(t).__name__}: {t!r}"
+        )
     return f"time({t})"
 
 
-def delta(attribute: str, d: Union[int, float, str, datetime.timedelta]) -> str:
+def delta(attribute: str, d: int | float | str | datetime.timedelta) -> str:
     """The SPL policy ``delta(attribute, d)``, for :func:`sliding_window` and
     :func:`spl_tumbling_window`: as eviction of a sliding window, a new tuple evicts every tuple
     whose ``attribute`` is more than d below its own; as trigger, a tuple whose attribute exceeds
@@ -136,8 +138,9 @@ def punct(column: str) -> str:
     'punct(last_of_batch)'
     """
     if not isinstance(column, str):
-        raise invalid_type(f"punct(column) takes a column name, got {type(column).__name__}: "
-                        f"{column!r}")
+        raise invalid_type(
+            f"punct(column) takes a column name, got {type(column).__name__}: {column!r}"
+        )
     return f"punct({column})"
 
 
@@ -148,10 +151,11 @@ def _policy(value: PolicyLike, parameter: str) -> Column:
         return F.lit(value)
     raise invalid_type(
         f"`{parameter}` must be an SPL policy such as 'count(4)' (see eventwindows.count, time, "
-        f"delta, punct) or a Column, got {type(value).__name__}: {value!r}")
+        f"delta, punct) or a Column, got {type(value).__name__}: {value!r}"
+    )
 
 
-def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Column]:
+def _flag(value: bool | Column | None, parameter: str) -> Column | None:
     """A BOOLEAN constant parameter whose default is false: None for False or None (omitted),
     TRUE for True, a Column as it is."""
     if isinstance(value, Column):
@@ -161,12 +165,14 @@ def _flag(value: Optional[Union[bool, Column]], parameter: str) -> Optional[Colu
     if value is True:
         return F.lit(True)
     raise invalid_type(
-        f"`{parameter}` must be a bool, None or a Column, got {type(value).__name__}: {value!r}")
+        f"`{parameter}` must be a bool, None or a Column, got {type(value).__name__}: {value!r}"
+    )
 
 
 @documented(WINDOW)
-def sliding_window(order: ColumnOrName, eviction: PolicyLike,
-                   trigger: Optional[PolicyLike] = None) -> Column:
+def sliding_window(
+    order: ColumnOrName, eviction: PolicyLike, trigger: PolicyLike | None = None
+) -> Column:
     """
     In Python the policies are strings as in SPL, or built with ``ew.spl.count``, ``ew.spl.time``
     and ``ew.spl.delta``; ``trigger=None`` is ``count(1)``.
@@ -189,12 +195,14 @@ def sliding_window(order: ColumnOrName, eviction: PolicyLike,
         "sliding_window",
         _column(order, "order"),
         _policy(eviction, "eviction"),
-        *_optional(None if trigger is None else _policy(trigger, "trigger")))
+        *_optional(None if trigger is None else _policy(trigger, "trigger")),
+    )
 
 
 @documented(WINDOW)
-def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
-                        flush_at_end: Optional[Union[bool, Column]] = False) -> Column:
+def spl_tumbling_window(
+    order: ColumnOrName, eviction: PolicyLike, flush_at_end: bool | Column | None = False
+) -> Column:
     """
     In Python the policy is a string as in SPL, or built with ``ew.spl.count``, ``ew.spl.time``,
     ``ew.spl.delta`` and ``ew.spl.punct``; ``flush_at_end`` is a ``bool`` (``False`` and ``None``
@@ -239,4 +247,5 @@ def spl_tumbling_window(order: ColumnOrName, eviction: PolicyLike,
         "spl_tumbling_window",
         _column(order, "order"),
         _policy(eviction, "eviction"),
-        *_optional(_flag(flush_at_end, "flush_at_end")))
+        *_optional(_flag(flush_at_end, "flush_at_end")),
+    )

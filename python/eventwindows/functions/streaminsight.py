@@ -1,77 +1,82 @@
 """StreamInsight's windows. Hopping and tumbling windows follow StreamInsight's "Hopping Windows"
 documentation, with the output 'changes' of the blog post "Taming Hopping Windows"; snapshot
 windows are StreamInsight's, and count windows follow its "Count Windows" documentation."""
-from __future__ import annotations
 
-from typing import List, Optional, Union
+from __future__ import annotations
 
 from pyspark.sql import functions as F
 from pyspark.sql.column import Column
 
 from eventwindows.errors import invalid_type
-from eventwindows.functions._documentation import WINDOW, documented
 from eventwindows.functions._arguments import (
-    call,
     ColumnOrName,
     DurationLike,
     IntegerLike,
     TimeLike,
     _choice,
     _duration,
-    end_keyword,
     _integer,
     _lifetime,
     _optional,
     _time,
+    call,
+    end_keyword,
 )
+from eventwindows.functions._documentation import WINDOW, documented
 
-def _output(value: Union[str, Column]) -> Column:
+
+def _output(value: str | Column) -> Column:
     if isinstance(value, Column):
         return value
     if isinstance(value, str):
         return F.lit(value)
     raise invalid_type(
         f"`output` must be 'window', 'point', 'changes', None or a Column, got "
-        f"{type(value).__name__}: {value!r}")
+        f"{type(value).__name__}: {value!r}"
+    )
 
 
 _COUNT_OUTPUTS = "'point', 'window'"
 
 
-def _time_zone(value: Union[str, Column]) -> Column:
+def _time_zone(value: str | Column) -> Column:
     if isinstance(value, Column):
         return value
     if isinstance(value, str):
         return F.lit(value)
     raise invalid_type(
         f"`time_zone` must be a time zone ID such as 'Europe/Berlin', None or a Column, got "
-        f"{type(value).__name__}: {value!r}")
+        f"{type(value).__name__}: {value!r}"
+    )
 
 
 def _hopping_parameters(
-        alignment: Optional[TimeLike],
-        output: Optional[Union[str, Column]],
-        horizon: Optional[TimeLike],
-        time_zone: Optional[Union[str, Column]]) -> List[Column]:
+    alignment: TimeLike | None,
+    output: str | Column | None,
+    horizon: TimeLike | None,
+    time_zone: str | Column | None,
+) -> list[Column]:
     return _optional(
         None if alignment is None else _time(alignment, "alignment"),
         None if output is None else _output(output),
         None if horizon is None else _time(horizon, "horizon"),
-        None if time_zone is None else _time_zone(time_zone))
+        None if time_zone is None else _time_zone(time_zone),
+    )
 
 
 @documented(WINDOW)
 @end_keyword(durations=2)
 def hopping_window(
-        start: ColumnOrName,
-        size: DurationLike,
-        hop: DurationLike,
-        alignment: Optional[TimeLike] = None,
-        output: Optional[Union[str, Column]] = None,
-        horizon: Optional[TimeLike] = None,
-        time_zone: Optional[Union[str, Column]] = None,
-        *,
-        end: Optional[ColumnOrName] = None) -> Column:
+    start: ColumnOrName,
+    size: DurationLike,
+    hop: DurationLike,
+    alignment: TimeLike | None = None,
+    output: str | Column | None = None,
+    horizon: TimeLike | None = None,
+    time_zone: str | Column | None = None,
+    *,
+    end: ColumnOrName | None = None,
+) -> Column:
     """
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``size`` and ``hop`` may be strings, ``datetime.timedelta`` or ``int``
@@ -98,20 +103,22 @@ def hopping_window(
         *_lifetime(start, end),
         _duration(size, "size"),
         _duration(hop, "hop"),
-        *_hopping_parameters(alignment, output, horizon, time_zone))
+        *_hopping_parameters(alignment, output, horizon, time_zone),
+    )
 
 
 @documented(WINDOW)
 @end_keyword(durations=1)
 def tumbling_window(
-        start: ColumnOrName,
-        size: DurationLike,
-        alignment: Optional[TimeLike] = None,
-        output: Optional[Union[str, Column]] = None,
-        horizon: Optional[TimeLike] = None,
-        time_zone: Optional[Union[str, Column]] = None,
-        *,
-        end: Optional[ColumnOrName] = None) -> Column:
+    start: ColumnOrName,
+    size: DurationLike,
+    alignment: TimeLike | None = None,
+    output: str | Column | None = None,
+    horizon: TimeLike | None = None,
+    time_zone: str | Column | None = None,
+    *,
+    end: ColumnOrName | None = None,
+) -> Column:
     """
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``size`` may be a string, a ``datetime.timedelta`` or ``int`` ticks,
@@ -135,12 +142,13 @@ def tumbling_window(
         "tumbling_window",
         *_lifetime(start, end),
         _duration(size, "size"),
-        *_hopping_parameters(alignment, output, horizon, time_zone))
+        *_hopping_parameters(alignment, output, horizon, time_zone),
+    )
 
 
 @documented(WINDOW)
 @end_keyword(durations=0)
-def snapshot_window(start: ColumnOrName, *, end: Optional[ColumnOrName] = None) -> Column:
+def snapshot_window(start: ColumnOrName, *, end: ColumnOrName | None = None) -> Column:
     """
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events.
@@ -164,11 +172,12 @@ def snapshot_window(start: ColumnOrName, *, end: Optional[ColumnOrName] = None) 
 @documented(WINDOW)
 @end_keyword(durations=1)
 def count_window(
-        start: ColumnOrName,
-        n: IntegerLike,
-        output: Optional[Union[str, Column]] = None,
-        *,
-        end: Optional[ColumnOrName] = None) -> Column:
+    start: ColumnOrName,
+    n: IntegerLike,
+    output: str | Column | None = None,
+    *,
+    end: ColumnOrName | None = None,
+) -> Column:
     """
     In Python, the start comes first, then the durations, as in ``F.window``; ``end`` is a keyword,
     omitted for point events; ``n`` is an ``int`` (or a constant Column); ``output=None`` omits it
@@ -191,4 +200,5 @@ def count_window(
         "count_window",
         *_lifetime(start, end),
         _integer(n, "n"),
-        *_optional(None if output is None else _choice(output, "output", _COUNT_OUTPUTS)))
+        *_optional(None if output is None else _choice(output, "output", _COUNT_OUTPUTS)),
+    )

@@ -7,6 +7,7 @@ worker reads from every command. The wrappers only take away what the plan adds 
 rows (whether its window has events, and the window's number in the partition) and pass the
 rest as it comes, so the user's function sees each window as it sees a group of Spark's own.
 """
+
 import inspect
 import itertools
 import pickle
@@ -36,8 +37,10 @@ def _takes_batches(eval_type):
     """True for the grouped-aggregate UDFs over an iterator of batches (pandas or Arrow)."""
     from pyspark.util import PythonEvalType
 
-    return eval_type in {getattr(PythonEvalType, name, None) for name in (
-        "SQL_GROUPED_AGG_PANDAS_ITER_UDF", "SQL_GROUPED_AGG_ARROW_ITER_UDF")}
+    return eval_type in {
+        getattr(PythonEvalType, name, None)
+        for name in ("SQL_GROUPED_AGG_PANDAS_ITER_UDF", "SQL_GROUPED_AGG_ARROW_ITER_UDF")
+    }
 
 
 def aggregate(command, eval_type, arguments):

@@ -39,7 +39,8 @@ object EventWindowsConf {
     val text = SQLConf.get.getConfString(MaxWindowsPerEvent, DefaultMaxWindowsPerEvent.toString)
     // An event's windows on a stream are one array: at most Int.MaxValue of them.
     text.trim.toLongOption.filter(n => n > 0 && n <= Int.MaxValue).getOrElse(
-      throw EventWindowsErrors.invalidParameter(MaxWindowsPerEvent,
+      throw EventWindowsErrors.invalidParameter(
+        MaxWindowsPerEvent,
         s"must be a whole number from 1 to ${Int.MaxValue}, got '$text'"))
   }
 

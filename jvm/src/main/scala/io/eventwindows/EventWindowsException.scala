@@ -32,7 +32,8 @@ object EventWindowsErrors {
 
   private lazy val conditions: Map[String, Condition] = {
     val resource = getClass.getResourceAsStream("/error/eventwindows-error-conditions.json")
-    val json = try new ObjectMapper().readTree(resource) finally resource.close()
+    val json = try new ObjectMapper().readTree(resource)
+    finally resource.close()
     json.properties().asScala.map { entry =>
       val message = entry.getValue.get("message").elements().asScala.map(_.asText).mkString("\n")
       entry.getKey -> Condition(message, entry.getValue.get("sqlState").asText)
@@ -52,12 +53,14 @@ object EventWindowsErrors {
 
   /** A parameter of `function` of the wrong type or value, found at analysis. */
   def invalidParameter(function: String, reason: String): EventWindowsAnalysisException =
-    new EventWindowsAnalysisException("EVENTWINDOWS_INVALID_PARAMETER",
+    new EventWindowsAnalysisException(
+      "EVENTWINDOWS_INVALID_PARAMETER",
       Map("function" -> function, "reason" -> reason))
 
   /** A use of `function` that the extension does not run, found at analysis. */
   def unsupported(function: String, reason: String): EventWindowsAnalysisException =
-    new EventWindowsAnalysisException("EVENTWINDOWS_UNSUPPORTED",
+    new EventWindowsAnalysisException(
+      "EVENTWINDOWS_UNSUPPORTED",
       Map("function" -> function, "reason" -> reason))
 
   /** A row whose end is before its start; `message` names the row. */
@@ -90,9 +93,14 @@ class EventWindowsAnalysisException private[eventwindows] (
     parameters: Map[String, String],
     line: Option[Int] = None,
     startPosition: Option[Int] = None)
-  extends AnalysisException(
-    EventWindowsErrors.message(condition, parameters), line, startPosition, None, Some(condition),
-    parameters, Array.empty) {
+    extends AnalysisException(
+      EventWindowsErrors.message(condition, parameters),
+      line,
+      startPosition,
+      None,
+      Some(condition),
+      parameters,
+      Array.empty) {
 
   override def getSqlState: String = EventWindowsErrors.sqlState(condition)
 
@@ -112,9 +120,9 @@ class EventWindowsAnalysisException private[eventwindows] (
  * Connect clients raise their `IllegalArgumentException` with this condition and message.
  */
 class EventWindowsInputException private[eventwindows] (condition: String, message: String)
-  extends IllegalArgumentException(
-    EventWindowsErrors.message(condition, Map("message" -> message)))
-  with SparkThrowable {
+    extends IllegalArgumentException(
+      EventWindowsErrors.message(condition, Map("message" -> message)))
+    with SparkThrowable {
 
   override def getCondition: String = condition
 

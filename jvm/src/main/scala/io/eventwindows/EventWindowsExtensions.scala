@@ -1,15 +1,31 @@
 package io.eventwindows
 
-import io.eventwindows.analysis.{AnchorWindowTime, AsofJoinTableFunction, CheckStreaming, ClippedLifetimes, DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark, SliceAnchorWindows, SweepAnchorSlices, StreamingAsofJoins, StreamingRangeJoins, StreamingUpdateMode, StreamingWindows, TemporalJoinTableFunction}
-import io.eventwindows.execution.{AsofJoinStrategy, EventWindowStrategy, RangeJoinStrategy}
-import io.eventwindows.expressions.EventWindowsFunctions
-import io.eventwindows.shims.SparkLine
-
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.eventwindows.analysis.{
+  AnchorWindowTime,
+  AsofJoinTableFunction,
+  CheckStreaming,
+  ClippedLifetimes,
+  DynamicWindowTableFunction,
+  EventWindowAggregation,
+  EventWindowing,
+  LateRowWatermark,
+  SliceAnchorWindows,
+  StreamingAsofJoins,
+  StreamingRangeJoins,
+  StreamingUpdateMode,
+  StreamingWindows,
+  SweepAnchorSlices,
+  TemporalJoinTableFunction
+}
+import io.eventwindows.execution.{AsofJoinStrategy, EventWindowStrategy, RangeJoinStrategy}
+import io.eventwindows.expressions.EventWindowsFunctions
+import io.eventwindows.shims.SparkLine
 
 /**
  * The entry point: `spark.sql.extensions=io.eventwindows.EventWindowsExtensions`. It only
@@ -69,7 +85,9 @@ object EventWindowsExtensions {
    * ASOF join of two tables (pandas' merge_asof).
    */
   val TableFunctions: Seq[(FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan)] =
-    Seq(DynamicWindowTableFunction.registration, TemporalJoinTableFunction.registration,
+    Seq(
+      DynamicWindowTableFunction.registration,
+      TemporalJoinTableFunction.registration,
       AsofJoinTableFunction.registration)
 
   /** The Spark lines eventwindows builds a jar for (as project/SparkLines.scala lists them). */

@@ -70,8 +70,9 @@ class AggregatesSuite extends EventWindowsSuite {
   }
 
   test("FILTER, HAVING and expressions over aggregates and keys") {
-    assert(query("count(*) FILTER (WHERE v > 4), sum(v) * 2 + 1, upper(k)",
-        "HAVING count(*) > 1") === Seq(
+    assert(query(
+      "count(*) FILTER (WHERE v > 4), sum(v) * 2 + 1, upper(k)",
+      "HAVING count(*) > 1") === Seq(
       Seq("a", 0L, 1L, 13L, "A"),
       Seq("a", 10L, 2L, 37L, "A")))
   }
@@ -80,7 +81,9 @@ class AggregatesSuite extends EventWindowsSuite {
     assert(bothPlans(
       """SELECT k = 'a' AS isA, window.start, count(*) FROM events
         |GROUP BY k = 'a', WINDOW ORDER BY 1, 2""".stripMargin) === Seq(
-      Seq(false, 0L, 1L), Seq(true, 0L, 2L), Seq(true, 10L, 3L)))
+      Seq(false, 0L, 1L),
+      Seq(true, 0L, 2L),
+      Seq(true, 10L, 3L)))
     assert(bothPlans("SELECT window.end, count(*) FROM events GROUP BY WINDOW ORDER BY 1") ===
       Seq(Seq(10L, 3L), Seq(20L, 3L)))
   }

@@ -29,8 +29,10 @@ class BadInputSuite extends EventWindowsSuite {
     rejected("hopping_window(ts, '-1 month', '1 day')", "`size` must be positive")
     rejected("hopping_window(ts, 'five seconds', '1 second')", "`size` is not a valid interval")
     rejected("tumbling_window(s, '5 seconds')", "`size` must be an integer number of ticks")
-    rejected("tumbling_window(ts, 5.0)", "`size` must be an interval string such as '5 seconds' " +
-      "or a day-time interval for TIMESTAMP time")
+    rejected(
+      "tumbling_window(ts, 5.0)",
+      "`size` must be an interval string such as '5 seconds' " +
+        "or a day-time interval for TIMESTAMP time")
     rejected("hopping_window(s, e, s, 1L)", "`size` must be a constant")
   }
 
@@ -39,12 +41,16 @@ class BadInputSuite extends EventWindowsSuite {
   }
 
   test("unknown output policy") {
-    rejected("tumbling_window(s, e, 5L, 0L, 'hopping')",
-      "`output` must be one of 'window', 'point', 'changes'", "'hopping'")
+    rejected(
+      "tumbling_window(s, e, 5L, 0L, 'hopping')",
+      "`output` must be one of 'window', 'point', 'changes'",
+      "'hopping'")
   }
 
   test("time columns must be time types, and end must match start") {
-    rejected("tumbling_window(name, 5L)", "`start` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT",
+    rejected(
+      "tumbling_window(name, 5L)",
+      "`start` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT",
       "STRING")
     rejected("snapshot_window(s, ts)", "`end` must have the type of `start` (BIGINT)", "TIMESTAMP")
     rejected("snapshot_window(k)", "snapshot_window", "`start` must be")
@@ -52,7 +58,8 @@ class BadInputSuite extends EventWindowsSuite {
 
   test("alignment of the wrong type") {
     rejected("tumbling_window(ts, '5 seconds', 7.5)", "`alignment` must be TIMESTAMP", "DECIMAL")
-    rejected("tumbling_window(s, 5L, TIMESTAMP '2024-01-01 00:00:00')",
+    rejected(
+      "tumbling_window(s, 5L, TIMESTAMP '2024-01-01 00:00:00')",
       "`alignment` must be BIGINT")
     rejected("tumbling_window(ts, '5 seconds', 'not a time')", "`alignment` is not a valid")
   }
@@ -99,7 +106,8 @@ class BadInputSuite extends EventWindowsSuite {
       """SELECT id, count(*) FROM VALUES ('ok', 1L, 3L), ('bad', 7L, 4L) AS t(id, s, e)
         |GROUP BY id, snapshot_window(s, e)""".stripMargin).collect())
     assert(message.contains("an event must not end before it starts"))
-    assert(message.contains("id=bad") && message.contains("s=7") && message.contains("e=4"),
+    assert(
+      message.contains("id=bad") && message.contains("s=7") && message.contains("e=4"),
       message)
   }
 
@@ -108,8 +116,10 @@ class BadInputSuite extends EventWindowsSuite {
     val message = errorOf(sql(
       """SELECT count(*) FROM VALUES (3L, 2L) AS t(s, e)
         |GROUP BY hopping_window(s, e, 5L, 2L, 0L, 'changes')""".stripMargin).collect())
-    assert(message.contains("an event must not end before it starts") &&
-      message.contains("start 3") && message.contains("end 2"), message)
+    assert(
+      message.contains("an event must not end before it starts") &&
+        message.contains("start 3") && message.contains("end 2"),
+      message)
   }
 
   test("an empty lifetime is in no window") {
@@ -134,7 +144,10 @@ class BadInputSuite extends EventWindowsSuite {
   }
 
   test("index windows: integer bounds, lo <= hi, hi not NULL") {
-    rejected("index_window(s, 1, -1)", "index_window", "`lo` must not exceed `hi`, got lo 1 > hi -1")
+    rejected(
+      "index_window(s, 1, -1)",
+      "index_window",
+      "`lo` must not exceed `hi`, got lo 1 > hi -1")
     rejected("index_window(s, -1, CAST(NULL AS INT))", "`hi` must not be NULL")
     rejected("index_window(s, 'a', 0)", "`lo` must be an integer")
     rejected("index_window(name, -1, 0)", "`time` must be TIMESTAMP, TIMESTAMP_NTZ or BIGINT")

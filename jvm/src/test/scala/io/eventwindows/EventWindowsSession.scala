@@ -1,7 +1,8 @@
 package io.eventwindows
 
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 
 /** One local Spark session with the extension, shared by every suite of the test run. */
 object EventWindowsSession {
@@ -45,9 +46,10 @@ trait EventWindowsSuite extends AnyFunSuite {
   protected def withConf[T](conf: (String, String)*)(body: => T): T = {
     val previous = conf.map { case (key, _) => key -> spark.conf.getOption(key) }
     conf.foreach { case (key, value) => spark.conf.set(key, value) }
-    try body finally previous.foreach {
-      case (key, Some(value)) => spark.conf.set(key, value)
-      case (key, None) => spark.conf.unset(key)
-    }
+    try body
+    finally previous.foreach {
+        case (key, Some(value)) => spark.conf.set(key, value)
+        case (key, None) => spark.conf.unset(key)
+      }
   }
 }

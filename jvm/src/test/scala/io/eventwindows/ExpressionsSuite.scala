@@ -1,7 +1,5 @@
 package io.eventwindows
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, EventTime, SnapToBoundary}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjection
@@ -9,12 +7,15 @@ import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.execution.debug.codegenString
 import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, TimestampNTZType, TimestampType}
 
+import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, EventTime, SnapToBoundary}
+
 class ExpressionsSuite extends EventWindowsSuite {
 
   /** Evaluates `e` on `input` both interpreted and through generated code; they must agree. */
   private def evaluate(e: Expression, input: InternalRow): Any = {
     val interpreted = e.eval(input)
-    val projection = GenerateUnsafeProjection.generate(Seq(e), subexpressionEliminationEnabled = false)
+    val projection =
+      GenerateUnsafeProjection.generate(Seq(e), subexpressionEliminationEnabled = false)
     val generated = projection(input)
     val fromCode = if (generated.isNullAt(0)) null else generated.getLong(0)
     assert(interpreted === fromCode, s"interpreted and generated code disagree on $e")
@@ -43,7 +44,7 @@ class ExpressionsSuite extends EventWindowsSuite {
     val period = Literal(2 * second, DayTimeIntervalType())
     val e = SnapToBoundary(ts, alignment, period)
     assert(evaluate(e, InternalRow(-1L)) === -2 * second + second) // 1969-12-31 23:59:59.999999
-    assert(evaluate(e, InternalRow(-second)) === -second)          // on a boundary: itself
+    assert(evaluate(e, InternalRow(-second)) === -second) // on a boundary: itself
     assert(evaluate(e, InternalRow(3 * second)) === 3 * second)
     assert(evaluate(e, InternalRow(3 * second - 1)) === second)
   }
@@ -86,8 +87,13 @@ class ExpressionsSuite extends EventWindowsSuite {
   }
 
   test("DESCRIBE FUNCTION EXTENDED shows usage and examples") {
-    for (name <- Seq("hopping_window", "tumbling_window", "snapshot_window", "snap_to_boundary",
-        "adjust_start_time", "adjust_end_time")) {
+    for (name <- Seq(
+        "hopping_window",
+        "tumbling_window",
+        "snapshot_window",
+        "snap_to_boundary",
+        "adjust_start_time",
+        "adjust_end_time")) {
       val text = rows(sql(s"DESCRIBE FUNCTION EXTENDED $name")).map(_.head.toString).mkString("\n")
       assert(text.contains(s"Function: $name"))
       assert(text.contains("Examples:"), text)

@@ -9,14 +9,19 @@ import scala.reflect.runtime.{universe => ru}
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ObjectNode
-import io.eventwindows.analysis.{AsofJoinTableFunction, DynamicWindowTableFunction, TemporalJoinTableFunction}
-import io.eventwindows.expressions.EventWindowsFunctions
-import io.eventwindows.plans.WindowFamily
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.HiveResult
+
+import io.eventwindows.analysis.{
+  AsofJoinTableFunction,
+  DynamicWindowTableFunction,
+  TemporalJoinTableFunction
+}
+import io.eventwindows.expressions.EventWindowsFunctions
+import io.eventwindows.plans.WindowFamily
 
 /**
  * `DESCRIBE FUNCTION EXTENDED` of every registered function (new ones are covered as soon as they
@@ -98,11 +103,20 @@ class FunctionDocsSuite extends EventWindowsSuite {
   }
 
   for ((owner, info, name, tables) <- Seq(
-      (DynamicWindowTableFunction, DynamicWindowTableFunction.info, DynamicWindowTableFunction.Name,
+      (
+        DynamicWindowTableFunction,
+        DynamicWindowTableFunction.info,
+        DynamicWindowTableFunction.Name,
         "TABLE(anchors), TABLE(messages)"),
-      (TemporalJoinTableFunction, TemporalJoinTableFunction.info, TemporalJoinTableFunction.Name,
+      (
+        TemporalJoinTableFunction,
+        TemporalJoinTableFunction.info,
+        TemporalJoinTableFunction.Name,
         "TABLE(left), TABLE(right)"),
-      (AsofJoinTableFunction, AsofJoinTableFunction.info, AsofJoinTableFunction.Name,
+      (
+        AsofJoinTableFunction,
+        AsofJoinTableFunction.info,
+        AsofJoinTableFunction.Name,
         "TABLE(left), TABLE(right)"))) {
     test(s"DESCRIBE FUNCTION EXTENDED $name (a table function): usage and examples") {
       val described =
@@ -128,7 +142,8 @@ class FunctionDocsSuite extends EventWindowsSuite {
     if (sys.env.get("EVENTWINDOWS_GENERATE_GOLDEN").contains("1")) {
       Files.write(pythonTexts, actual.getBytes(UTF_8))
     } else {
-      assert(actual === new String(Files.readAllBytes(pythonTexts), UTF_8),
+      assert(
+        actual === new String(Files.readAllBytes(pythonTexts), UTF_8),
         s"$pythonTexts is not what the functions' texts give; regenerate it (see the scaladoc)")
     }
     val parsed = mapper.readTree(actual).asInstanceOf[ObjectNode]

@@ -1,10 +1,10 @@
 package io.eventwindows
 
-import io.eventwindows.expressions.WindowParameters
-
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
 import org.apache.spark.sql.types.{IntegerType, LongType, TimestampType}
+
+import io.eventwindows.expressions.WindowParameters
 
 /**
  * Constant parameters follow Spark's own functions: every integral type widens to the BIGINT a
@@ -24,7 +24,10 @@ class ParametersSuite extends EventWindowsSuite {
       s"GROUP BY $groupBy ORDER BY 1"))
 
   /** Each spelling of the same constants must give the rows of the BIGINT spelling. */
-  private def sameRows(events: String, call: Seq[String] => String, bigint: Seq[String],
+  private def sameRows(
+      events: String,
+      call: Seq[String] => String,
+      bigint: Seq[String],
       others: Seq[String]*): Seq[Seq[Any]] = {
     val expected = windows(events, call(bigint))
     for (spelling <- others) {
@@ -34,37 +37,50 @@ class ParametersSuite extends EventWindowsSuite {
   }
 
   test("BIGINT time: size, hop, alignment and horizon as INT, SMALLINT, TINYINT and INT " +
-      "arithmetic") {
+    "arithmetic") {
     // hopping_window(s, e, 6, 5, -3, 'window', 20): windows [-3 + 5n, 3 + 5n).
     // A meets [-3, 3) and [2, 8); B meets [2, 8); C meets [2, 8) and [7, 13); D lasts through
     // the horizon 20, so [14, 21) meets [12, 18) and [17, 23).
-    val expected = sameRows(bigintEvents,
+    val expected = sameRows(
+      bigintEvents,
       p => s"hopping_window(s, e, ${p(0)}, ${p(1)}, ${p(2)}, 'window', ${p(3)})",
       Seq("6L", "5L", "-3L", "20L"),
       Seq("6", "5", "-3", "20"),
       Seq("6S", "5S", "-3S", "20S"),
       Seq("CAST(6 AS TINYINT)", "5Y", "-3Y", "20Y"),
       Seq("2 + 4", "10 - 5", "1 - 4", "4 * 5"))
-    assert(expected === Seq(Seq(-3L, 3L, 1L), Seq(2L, 8L, 3L), Seq(7L, 13L, 1L),
-      Seq(12L, 18L, 1L), Seq(17L, 23L, 1L)))
+    assert(expected === Seq(
+      Seq(-3L, 3L, 1L),
+      Seq(2L, 8L, 3L),
+      Seq(7L, 13L, 1L),
+      Seq(12L, 18L, 1L),
+      Seq(17L, 23L, 1L)))
     // The two calls.
     assert(windows(bigintEvents, "hopping_window(s, e, 6, 5, -5)") ===
       windows(bigintEvents, "hopping_window(s, e, 6L, 5L, -5L)"))
     assert(windows(bigintEvents, "hopping_window(s, e, 5, 1, 0, 'window')") ===
       windows(bigintEvents, "hopping_window(s, e, 5L, 1L, 0L, 'window')"))
-    sameRows(bigintEvents, p => s"tumbling_window(s, e, ${p(0)}, ${p(1)}, 'changes')",
-      Seq("5L", "2L"), Seq("5", "2"), Seq("5S", "2Y"), Seq("2 + 3", "1 + 1"))
+    sameRows(
+      bigintEvents,
+      p => s"tumbling_window(s, e, ${p(0)}, ${p(1)}, 'changes')",
+      Seq("5L", "2L"),
+      Seq("5", "2"),
+      Seq("5S", "2Y"),
+      Seq("2 + 3", "1 + 1"))
   }
 
   test("BIGINT time: the scalar helpers take any integral constant, and snap_to_boundary any " +
-      "integral column") {
+    "integral column") {
     // snap_to_boundary(6, 2, 5) = 2 and (-1, 2, 5) = -3; windows [1 + 2n, 6 + 2n): the earliest
     // holding 3 is [-1, 4), the latest starting before 10 is [9, 14), and 14 + 2 = 16.
-    val query = (p: Seq[String]) => s"SELECT snap_to_boundary(6L, ${p(0)}, ${p(1)}), " +
-      s"snap_to_boundary(-1L, ${p(0)}, ${p(1)}), adjust_start_time(3L, ${p(2)}, ${p(3)}, " +
-      s"${p(4)}), adjust_end_time(10L, ${p(2)}, ${p(3)}, ${p(4)})"
+    val query = (p: Seq[String]) =>
+      s"SELECT snap_to_boundary(6L, ${p(0)}, ${p(1)}), " +
+        s"snap_to_boundary(-1L, ${p(0)}, ${p(1)}), adjust_start_time(3L, ${p(2)}, ${p(3)}, " +
+        s"${p(4)}), adjust_end_time(10L, ${p(2)}, ${p(3)}, ${p(4)})"
     val expected = Seq(Seq(2L, -3L, 4L, 16L))
-    for (spelling <- Seq(Seq("2L", "5L", "5L", "2L", "1L"), Seq("2", "5", "5", "2", "1"),
+    for (spelling <- Seq(
+        Seq("2L", "5L", "5L", "2L", "1L"),
+        Seq("2", "5", "5", "2", "1"),
         Seq("2S", "5Y", "5S", "2Y", "CAST(1 AS SMALLINT)"),
         Seq("1 + 1", "2 + 3", "7 - 2", "1 + 1", "3 - 2"))) {
       assert(rows(sql(query(spelling))) === expected, spelling)
@@ -85,30 +101,49 @@ class ParametersSuite extends EventWindowsSuite {
   test("timestamps: a bare integer size or hop is an error saying what to write") {
     // Python's F.window refuses an integer duration; Spark's SQL window() reads it as
     // microseconds, which made 600 microsecond windows of a size meant as 600 seconds.
-    rejected(timestampEvents, "hopping_window(s, 4000000, '2 seconds')",
+    rejected(
+      timestampEvents,
+      "hopping_window(s, 4000000, '2 seconds')",
       "hopping_window: `size` must be an interval string such as '5 seconds' or a day-time " +
         "interval for TIMESTAMP time, got the integer 4000000",
       "for microseconds write '4000000 microseconds'")
     rejected(timestampEvents, "tumbling_window(s, 3000000L)", "`size`", "the integer 3000000")
-    rejected(timestampEvents, "hopping_window(s, '4 seconds', 2 * 1000000)", "`hop`",
+    rejected(
+      timestampEvents,
+      "hopping_window(s, '4 seconds', 2 * 1000000)",
+      "`hop`",
       "the integer 2000000")
-    sameRows(timestampEvents, p => s"hopping_window(s, ${p(0)}, ${p(1)})",
-      Seq("'4 seconds'", "'2 seconds'"), Seq("'4000000 microseconds'", "'2000000 microseconds'"),
+    sameRows(
+      timestampEvents,
+      p => s"hopping_window(s, ${p(0)}, ${p(1)})",
+      Seq("'4 seconds'", "'2 seconds'"),
+      Seq("'4000000 microseconds'", "'2000000 microseconds'"),
       Seq("INTERVAL 4 SECONDS", "INTERVAL '2' SECOND"))
   }
 
   test("timestamps: the alignment as an offset from the epoch, as window()'s start time") {
     // 3 s windows aligned on 00:00:01: [23:59:58, 00:00:01), [00:00:01, 00:00:04), [00:00:04, ...)
-    val plusOne = sameRows(timestampEvents, p => s"tumbling_window(s, '3 seconds', ${p.head})",
-      Seq("TIMESTAMP '1970-01-01 00:00:01'"), Seq("'1970-01-01 00:00:01'"), Seq("'1 second'"),
-      Seq("INTERVAL 1 SECOND"), Seq("1000000"), Seq("1000000L"), Seq("500000 * 2"))
+    val plusOne = sameRows(
+      timestampEvents,
+      p => s"tumbling_window(s, '3 seconds', ${p.head})",
+      Seq("TIMESTAMP '1970-01-01 00:00:01'"),
+      Seq("'1970-01-01 00:00:01'"),
+      Seq("'1 second'"),
+      Seq("INTERVAL 1 SECOND"),
+      Seq("1000000"),
+      Seq("1000000L"),
+      Seq("500000 * 2"))
     assert(plusOne === Seq(
       Seq(ts("2023-12-31 23:59:58"), ts("2024-01-01 00:00:01"), 1L),
       Seq(ts("2024-01-01 00:00:01"), ts("2024-01-01 00:00:04"), 1L),
       Seq(ts("2024-01-01 00:00:04"), ts("2024-01-01 00:00:07"), 1L)))
     // Aligned on 23:59:59: [23:59:59, 00:00:02), [00:00:02, 00:00:05).
-    val minusOne = sameRows(timestampEvents, p => s"tumbling_window(s, '3 seconds', ${p.head})",
-      Seq("TIMESTAMP '1969-12-31 23:59:59'"), Seq("'-1 second'"), Seq("INTERVAL -1 SECOND"),
+    val minusOne = sameRows(
+      timestampEvents,
+      p => s"tumbling_window(s, '3 seconds', ${p.head})",
+      Seq("TIMESTAMP '1969-12-31 23:59:59'"),
+      Seq("'-1 second'"),
+      Seq("INTERVAL -1 SECOND"),
       Seq("-1000000"))
     assert(minusOne === Seq(
       Seq(ts("2023-12-31 23:59:59"), ts("2024-01-01 00:00:02"), 2L),
@@ -118,13 +153,21 @@ class ParametersSuite extends EventWindowsSuite {
   test("timestamps: the scalar helpers take the same spellings") {
     val snapped = "SELECT snap_to_boundary(TIMESTAMP '2024-01-01 00:00:04', %s, %s), " +
       "adjust_start_time(TIMESTAMP '2024-01-01 00:00:04', %s, %s, %s)"
-    val expected = rows(sql(snapped.format("TIMESTAMP '1970-01-01 00:00:01'", "'3 seconds'",
-      "'3 seconds'", "'3 seconds'", "TIMESTAMP '1970-01-01 00:00:01'")))
+    val expected = rows(sql(snapped.format(
+      "TIMESTAMP '1970-01-01 00:00:01'",
+      "'3 seconds'",
+      "'3 seconds'",
+      "'3 seconds'",
+      "TIMESTAMP '1970-01-01 00:00:01'")))
     // 00:00:04 is on a boundary of 00:00:01 + 3n: it snaps to itself, and the earliest window
     // holding it, [00:00:04, 00:00:07), ends at 00:00:07.
     assert(expected === Seq(Seq(ts("2024-01-01 00:00:04"), ts("2024-01-01 00:00:07"))))
-    assert(rows(sql(snapped.format("'1 second'", "'3000000 microseconds'", "INTERVAL 3 SECONDS",
-      "INTERVAL 3 SECONDS", "1000000"))) === expected)
+    assert(rows(sql(snapped.format(
+      "'1 second'",
+      "'3000000 microseconds'",
+      "INTERVAL 3 SECONDS",
+      "INTERVAL 3 SECONDS",
+      "1000000"))) === expected)
   }
 
   /** Analysis of `groupBy` over `events` must fail with all of `fragments`. */
@@ -137,31 +180,58 @@ class ParametersSuite extends EventWindowsSuite {
   }
 
   test("what is not accepted fails with a message naming the parameter") {
-    rejected(bigintEvents, "tumbling_window(s, e, 2.5)",
+    rejected(
+      bigintEvents,
+      "tumbling_window(s, e, 2.5)",
       "tumbling_window: `size` must be an integer number of ticks for BIGINT time, got DECIMAL")
-    rejected(bigintEvents, "tumbling_window(s, e, 5, TIMESTAMP '2024-01-01 00:00:00')",
+    rejected(
+      bigintEvents,
+      "tumbling_window(s, e, 5, TIMESTAMP '2024-01-01 00:00:00')",
       "`alignment` must be BIGINT like the time column (or a narrower integer), got TIMESTAMP")
-    rejected(bigintEvents, "tumbling_window(s, e, 5, 0, 'window', '2024-01-01')",
+    rejected(
+      bigintEvents,
+      "tumbling_window(s, e, 5, 0, 'window', '2024-01-01')",
       "`horizon` must be BIGINT like the time column (or a narrower integer), got STRING")
-    rejected(bigintEvents, "tumbling_window(s, e, CAST(NULL AS INT))",
+    rejected(
+      bigintEvents,
+      "tumbling_window(s, e, CAST(NULL AS INT))",
       "`size` must not be NULL")
-    rejected(timestampEvents, "tumbling_window(s, 2.5)", "`size` must be an interval string " +
-      "such as '5 seconds' or a day-time interval for TIMESTAMP time, got DECIMAL(2,1)")
-    rejected(bigintEvents, "tumbling_window(s, e, INTERVAL 1 MONTH)", "`size` must be",
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, 2.5)",
+      "`size` must be an interval string " +
+        "such as '5 seconds' or a day-time interval for TIMESTAMP time, got DECIMAL(2,1)")
+    rejected(
+      bigintEvents,
+      "tumbling_window(s, e, INTERVAL 1 MONTH)",
+      "`size` must be",
       "got INTERVAL MONTH")
-    rejected(timestampEvents, "tumbling_window(s, INTERVAL -1 MONTH)",
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, INTERVAL -1 MONTH)",
       "`size` must be positive, with no negative part")
-    rejected(timestampEvents, "tumbling_window(s, '3 seconds', 1.5)",
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, '3 seconds', 1.5)",
       "`alignment` must be TIMESTAMP like the time column or a timestamp string, or an offset " +
-        "from the epoch as window() takes its start time", "got DECIMAL(2,1)")
-    rejected(timestampEvents, "tumbling_window(s, '3 seconds', '1 month')",
+        "from the epoch as window() takes its start time",
+      "got DECIMAL(2,1)")
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, '3 seconds', '1 month')",
       "`alignment` must not have months")
-    rejected(timestampEvents, "tumbling_window(s, '3 seconds', 'soon')",
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, '3 seconds', 'soon')",
       "`alignment` is not a valid TIMESTAMP nor an interval: 'soon'")
     // The horizon is an instant: no window() equivalent, so no offsets and no integers.
-    rejected(timestampEvents, "tumbling_window(s, '3 seconds', NULL, 'window', 5)",
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, '3 seconds', NULL, 'window', 5)",
       "`horizon` must be TIMESTAMP like the time column (or a timestamp string), got INT")
-    rejected(timestampEvents, "tumbling_window(s, '3 seconds', NULL, 'window', '1 second')",
+    rejected(
+      timestampEvents,
+      "tumbling_window(s, '3 seconds', NULL, 'window', '1 second')",
       "`horizon` is not a valid TIMESTAMP: '1 second'")
   }
 
@@ -171,6 +241,7 @@ class ParametersSuite extends EventWindowsSuite {
     assert(integer("f", "n", Literal(-4.toShort)) === -4L)
     assert(integer("f", "n", Literal(5)) === 5L)
     assert(integer("f", "n", Literal(Long.MaxValue)) === Long.MaxValue)
+
     /** The error's function and reason, once its condition and SQLSTATE are checked. */
     def error(body: => Any): String = {
       val e = intercept[AnalysisException](body)

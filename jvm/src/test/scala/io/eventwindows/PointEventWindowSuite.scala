@@ -2,11 +2,11 @@ package io.eventwindows
 
 import scala.util.Random
 
-import io.eventwindows.execution.EventWindowAggregateExec
-import io.eventwindows.expressions.EventTime
-
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.execution.debug.codegenString
+
+import io.eventwindows.execution.EventWindowAggregateExec
+import io.eventwindows.expressions.EventTime
 
 /**
  * Point events in windows that cannot overlap (tumbling, or hopping with gaps) under per-window
@@ -35,14 +35,21 @@ class PointEventWindowSuite extends EventWindowsSuite {
   }
 
   test("overlapping windows, interval events, 'changes' and order-sensitive aggregates keep " +
-      "the window operator") {
-    for (groupBy <- Seq("hopping_window(id, 7L, 3L)", "tumbling_window(id, id + 2, 7L)",
-        "tumbling_window(id, 7L, 0L, 'changes')", "snapshot_window(id)")) {
+    "the window operator") {
+    for (groupBy <- Seq(
+        "hopping_window(id, 7L, 3L)",
+        "tumbling_window(id, id + 2, 7L)",
+        "tumbling_window(id, 7L, 0L, 'changes')",
+        "snapshot_window(id)")) {
       val plan = physicalPlan(s"SELECT count(*) FROM range(10) GROUP BY $groupBy")
       assert(plan.exists(_.isInstanceOf[EventWindowAggregateExec]), groupBy)
     }
     // The operator feeds events in time order; Spark's hash aggregate does not.
-    for (aggregate <- Seq("first(id)", "last(id)", "collect_list(id)", "max_by(id, id % 2)",
+    for (aggregate <- Seq(
+        "first(id)",
+        "last(id)",
+        "collect_list(id)",
+        "max_by(id, id % 2)",
         "percentile_approx(id, 0.5)")) {
       val plan = physicalPlan(s"SELECT $aggregate FROM range(10) GROUP BY tumbling_window(id, 7L)")
       assert(plan.exists(_.isInstanceOf[EventWindowAggregateExec]), aggregate)
@@ -55,9 +62,13 @@ class PointEventWindowSuite extends EventWindowsSuite {
    * Random point events, with times near both ends of the time line, as (k, s, e) where e is the
    * one-tick end the operator gives a point event (`e == s` at the end of time: an empty lifetime).
    */
-  private def pointEvents(seed: Long, lineMin: Long, lineMax: Long): Seq[(Int, Option[Long], Long)] = {
+  private def pointEvents(
+      seed: Long,
+      lineMin: Long,
+      lineMax: Long): Seq[(Int, Option[Long], Long)] = {
     val rng = new Random(seed)
-    val edges = Seq(lineMin, lineMin + 1, lineMin + 5, lineMax - 5, lineMax - 1, lineMax, -3L, 0L, 4L)
+    val edges =
+      Seq(lineMin, lineMin + 1, lineMin + 5, lineMax - 5, lineMax - 1, lineMax, -3L, 0L, 4L)
     Seq.fill(900) {
       val s = rng.nextInt(4) match {
         case 0 => edges(rng.nextInt(edges.size))
@@ -71,7 +82,11 @@ class PointEventWindowSuite extends EventWindowsSuite {
     }.map { case (k, s, v) => (k, s, v.toLong) }
   }
 
-  private def compareWithOperator(time: String, lineMin: Long, lineMax: Long, window: String => String): Unit = {
+  private def compareWithOperator(
+      time: String,
+      lineMin: Long,
+      lineMax: Long,
+      window: String => String): Unit = {
     // One query over many events: a query costs more than its events.
     val events = pointEvents(1L, lineMin, lineMax).map { case (k, s, v) =>
       (k, s, s.map(t => math.min(t + (if (t == Long.MaxValue) 0 else 1), lineMax)), v)
@@ -79,7 +94,8 @@ class PointEventWindowSuite extends EventWindowsSuite {
     val session = spark
     import session.implicits._
     events.toDF("k", "s", "e", "v").createOrReplaceTempView("raw_points")
-    val view = if (time == "BIGINT") "raw_points" else
+    val view = if (time == "BIGINT") "raw_points"
+    else
       "(SELECT k, timestamp_micros(s) AS s, timestamp_micros(e) AS e, v FROM raw_points)"
     def run(call: String) = rows(sql(
       s"""SELECT k, window, count(*), sum(v), min(v), max(v) FROM $view
@@ -105,7 +121,8 @@ class PointEventWindowSuite extends EventWindowsSuite {
   test("the hash aggregate plan gives the operator's rows, up to both ends of TIMESTAMP time") {
     for (window <- Seq[String => String](
         lifetime => s"tumbling_window($lifetime, INTERVAL 7 SECONDS, '2000-01-01 00:00:01')",
-        lifetime => s"hopping_window($lifetime, '3 microseconds', '10 microseconds', NULL, 'point')")) {
+        lifetime =>
+          s"hopping_window($lifetime, '3 microseconds', '10 microseconds', NULL, 'point')")) {
       compareWithOperator("TIMESTAMP", EventTime.TimestampMin, EventTime.TimestampMax, window)
     }
   }

@@ -1,9 +1,10 @@
 package io.eventwindows
 
-import io.eventwindows.shims.SparkLine
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.SPARK_VERSION
+
+import io.eventwindows.shims.SparkLine
 
 class SparkLineSuite extends AnyFunSuite {
 
@@ -30,8 +31,10 @@ class SparkLineSuite extends AnyFunSuite {
     for (unsupported <- Seq("3.5.1", "4.9.0", "5.0.0")) {
       val e = intercept[IllegalStateException](
         EventWindowsExtensions.checkSparkLine(unsupported))
-      assert(e.getMessage.endsWith(s"but this is Spark $unsupported: eventwindows runs on the " +
-        "Spark lines 4.0, 4.1, 4.2, 4.3"), e.getMessage)
+      assert(
+        e.getMessage.endsWith(s"but this is Spark $unsupported: eventwindows runs on the " +
+          "Spark lines 4.0, 4.1, 4.2, 4.3"),
+        e.getMessage)
     }
   }
 }

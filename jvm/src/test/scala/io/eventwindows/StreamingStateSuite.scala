@@ -8,13 +8,13 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import scala.jdk.CollectionConverters._
 
-import io.eventwindows.analysis.StreamingWindows
-
 import org.apache.spark.sql.{AnalysisException, DataFrame, Encoders, Row}
 import org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.streaming.StreamingQuery
+
+import io.eventwindows.analysis.StreamingWindows
 
 /** An event whose columns are all fixed-width (its unsafe row has no variable-length part). */
 case class FixedWidthEvent(k: Long, ts: Timestamp, v: Long)
@@ -51,13 +51,30 @@ class StreamingStateSuite extends EventWindowsSuite {
   // Watermarks after each batch (max time - 1.5 s): 1.1 s, 2.7 s, 4.6 s, 6.5 s, 10.5 s.
   private val late = ev("a", 2500, 2600, 12) // At or before 2.7 s when batch 3 arrives: dropped.
   private val batches = Seq(
-    Seq(ev("a", 0, 3000, 1), ev("b", 500, 1500, 2), ev("a", 1000, 2500, 3),
-      ev("a", 1000, 4000, 4), ev("c", 1200, 1300, 5), ev("a", 2600, 2700, 6)),
-    Seq(ev("a", 1800, 5000, 7), ev("b", 2000, 2100, 8), ev("b", 4000, 6000, 9),
-      ev("c", 3500, 3600, 10), ev("a", 4200, 4300, 11)),
-    Seq(late, ev("a", 5000, 5100, 13), ev("b", 4500, 7000, 14), ev("c", 4500, 4600, 15),
-      ev("c", 4500, 4700, 16), ev("a", 6100, 6200, 17)),
-    Seq(ev("a", 7000, 7500, 18), ev("b", 6500, 6600, 19), ev("c", 8000, 8100, 20),
+    Seq(
+      ev("a", 0, 3000, 1),
+      ev("b", 500, 1500, 2),
+      ev("a", 1000, 2500, 3),
+      ev("a", 1000, 4000, 4),
+      ev("c", 1200, 1300, 5),
+      ev("a", 2600, 2700, 6)),
+    Seq(
+      ev("a", 1800, 5000, 7),
+      ev("b", 2000, 2100, 8),
+      ev("b", 4000, 6000, 9),
+      ev("c", 3500, 3600, 10),
+      ev("a", 4200, 4300, 11)),
+    Seq(
+      late,
+      ev("a", 5000, 5100, 13),
+      ev("b", 4500, 7000, 14),
+      ev("c", 4500, 4600, 15),
+      ev("c", 4500, 4700, 16),
+      ev("a", 6100, 6200, 17)),
+    Seq(
+      ev("a", 7000, 7500, 18),
+      ev("b", 6500, 6600, 19),
+      ev("c", 8000, 8100, 20),
       ev("b", 7900, 8000, 21)),
     Seq(ev("a", 12000, 12100, 22)))
   private val finalWatermarkMs = 10500L
@@ -77,8 +94,13 @@ class StreamingStateSuite extends EventWindowsSuite {
       classOf[FileSystemBasedCheckpointFileManager].getName)(body)
 
   /** Aggregates of every kind: declarative, order-sensitive, typed imperative (collect_list). */
-  private val measures = Seq("count(*) AS n", "sum(v) AS total", "avg(v) AS mean", "max(v) AS top",
-    "first(v) AS head", "collect_list(v) AS vs")
+  private val measures = Seq(
+    "count(*) AS n",
+    "sum(v) AS total",
+    "avg(v) AS mean",
+    "max(v) AS top",
+    "first(v) AS head",
+    "collect_list(v) AS vs")
 
   private def aggregated(
       events: DataFrame,
@@ -105,15 +127,19 @@ class StreamingStateSuite extends EventWindowsSuite {
    * buffer (foreachBatch, which, unlike the memory sink, restarts from a checkpoint).
    */
   private def start(
-      stream: MemoryStream[StreamEvent], window: String, mode: String,
+      stream: MemoryStream[StreamEvent],
+      window: String,
+      mode: String,
       checkpoint: Option[String],
       aggregates: Seq[String] = measures): (StreamingQuery, ConcurrentLinkedQueue[Seq[Any]]) = {
     val emitted = new ConcurrentLinkedQueue[Seq[Any]]
-    val sink: (DataFrame, Long) => Unit = (batch, _) => batch.collect().foreach(r => emitted.add(r.toSeq))
+    val sink: (DataFrame, Long) => Unit =
+      (batch, _) => batch.collect().foreach(r => emitted.add(r.toSeq))
     val writer = aggregated(stream.toDF().withWatermark("ts", delay), window, aggregates)
       .writeStream.queryName(s"eventwindows_state_${queries.incrementAndGet()}")
       .outputMode(mode).foreachBatch(sink)
-    val query = checkpoint.map(c => writer.option("checkpointLocation", c)).getOrElse(writer).start()
+    val query =
+      checkpoint.map(c => writer.option("checkpointLocation", c)).getOrElse(writer).start()
     (query, emitted)
   }
 
@@ -166,8 +192,10 @@ class StreamingStateSuite extends EventWindowsSuite {
       closed(r(1).asInstanceOf[Row], watermark))
     assert(expected.nonEmpty, s"$window: a poor test")
     val same = sorted(run.rows) == sorted(expected)
-    assert(same, s"$window: missing ${sorted(expected.diff(run.rows)).mkString("; ")}; " +
-      s"extra ${sorted(run.rows.diff(expected)).mkString("; ")}")
+    assert(
+      same,
+      s"$window: missing ${sorted(expected.diff(run.rows)).mkString("; ")}; " +
+        s"extra ${sorted(run.rows.diff(expected)).mkString("; ")}")
   }
 
   private def field(window: Row, name: String): Long = micros(window.getAs[Timestamp](name))
@@ -223,9 +251,11 @@ class StreamingStateSuite extends EventWindowsSuite {
     val expected = hoppingAnswer(window, input).filter(r =>
       hoppingClosed(r(1).asInstanceOf[Row], watermark))
     assert(expected.nonEmpty, s"$window: a poor test")
-    assert(sorted(run.rows) == sorted(expected), s"$window: missing " +
-      s"${sorted(expected.diff(run.rows)).mkString("; ")}; extra " +
-      s"${sorted(run.rows.diff(expected)).mkString("; ")}")
+    assert(
+      sorted(run.rows) == sorted(expected),
+      s"$window: missing " +
+        s"${sorted(expected.diff(run.rows)).mkString("; ")}; extra " +
+        s"${sorted(run.rows.diff(expected)).mkString("; ")}")
     assert(run.droppedByWatermark === hoppingDropped(window, input), window)
   }
 
@@ -234,11 +264,14 @@ class StreamingStateSuite extends EventWindowsSuite {
    * (one starting at b would end it there).
    */
   private val snapshotClosed = (w: Row, watermark: Long) => field(w, "end") <= watermark
+
   /** Count windows: final once every event starting at the last distinct start is known. */
   private val countClosed = (w: Row, watermark: Long) => field(w, "last") <= watermark
+
   /** Index windows: final once the anchor and the window's last message are known. */
   private val indexClosed = (w: Row, watermark: Long) =>
     Math.max(field(w, "start"), field(w, "last")) <= watermark
+
   /** Relative-time windows: final once every message up to the upper bound is known. */
   private def timeClosed(upperMicros: Long) = (w: Row, watermark: Long) =>
     Math.max(field(w, "start"), field(w, "start") + upperMicros) <= watermark
@@ -263,7 +296,9 @@ class StreamingStateSuite extends EventWindowsSuite {
    * aggregation buffer, which every later window starts from.
    */
   private val runningCases: Seq[(String, (Row, Long) => Boolean)] = Seq(
-    "index_window(ts, NULL, 0)", "index_window(ts, NULL, 2)", "index_window(ts, NULL, -2)")
+    "index_window(ts, NULL, 0)",
+    "index_window(ts, NULL, 2)",
+    "index_window(ts, NULL, -2)")
     .map(_ -> indexClosed)
 
   /**
@@ -352,8 +387,15 @@ class StreamingStateSuite extends EventWindowsSuite {
     .map(_ -> sessionClosed)
 
   /** The windows of the random streams' test. */
-  private val randomCases = Seq(cases(0), cases(2), cases(6), cases(10), hoppingCases(1),
-    changesCases(0), slidingCases(5), slidingCases(7)) ++ runningCases ++ randomSessions ++
+  private val randomCases = Seq(
+    cases(0),
+    cases(2),
+    cases(6),
+    cases(10),
+    hoppingCases(1),
+    changesCases(0),
+    slidingCases(5),
+    slidingCases(7)) ++ runningCases ++ randomSessions ++
     tumblingCases
 
   // Each window on the fixed batches, but those the random streams' test runs (on other events,
@@ -371,7 +413,12 @@ class StreamingStateSuite extends EventWindowsSuite {
   }
 
   test("update mode: families whose rows exist once closed emit the same closed rows, each once") {
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), runningCases(1), sessionCases(1),
+    for ((window, closed) <- Seq(
+        cases(0),
+        cases(2),
+        cases(6),
+        runningCases(1),
+        sessionCases(1),
         slidingCases(0))) {
       agrees(window, closed, streamed(window, mode = "update"))
     }
@@ -387,7 +434,8 @@ class StreamingStateSuite extends EventWindowsSuite {
       def byWindow(rows: Seq[Seq[Any]]) = rows.map(r => r.take(2) -> r).toMap
       assert(byWindow(run.rows) === byWindow(answer), window)
       val watermark = micros(at(run.watermarkMs))
-      assert(answer.exists(r => !closed(r(1).asInstanceOf[Row], watermark)),
+      assert(
+        answer.exists(r => !closed(r(1).asInstanceOf[Row], watermark)),
         s"$window: no row open at the end, a poor test")
       // A row is emitted again only with a new result (each version once, but for ties), not
       // because it closed.
@@ -416,17 +464,35 @@ class StreamingStateSuite extends EventWindowsSuite {
     val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
     val stream = newStream()
     val before = streamed(first, batches.take(2), mode, Some(checkpoint), stream)
-    val after = streamed(second, batches.drop(2), mode, Some(checkpoint), stream,
+    val after = streamed(
+      second,
+      batches.drop(2),
+      mode,
+      Some(checkpoint),
+      stream,
       aggregates = secondAggregates)
-    Run(before.rows ++ after.rows, before.droppedByWatermark + after.droppedByWatermark,
-      after.watermarkMs, secondAggregates)
+    Run(
+      before.rows ++ after.rows,
+      before.droppedByWatermark + after.droppedByWatermark,
+      after.watermarkMs,
+      secondAggregates)
   }
 
-  test("a query stopped and restarted from its checkpoint continues: no row lost or repeated",
-      SlowTest) {
+  test(
+    "a query stopped and restarted from its checkpoint continues: no row lost or repeated",
+    SlowTest) {
     // A window of each family and route through the state (two queries each).
-    for ((window, closed) <- Seq(cases(0), cases(2), cases(6), cases(10), runningCases(2),
-        hoppingCases(1), changesCases(0), slidingCases(7), sessionCases(4), tumblingCases(4))) {
+    for ((window, closed) <- Seq(
+        cases(0),
+        cases(2),
+        cases(6),
+        cases(10),
+        runningCases(2),
+        hoppingCases(1),
+        changesCases(0),
+        slidingCases(7),
+        sessionCases(4),
+        tumblingCases(4))) {
       val run = restarted(window, window)
       if (hoppingCases.contains(window -> closed)) hoppingAgrees(window, run)
       else {
@@ -438,8 +504,10 @@ class StreamingStateSuite extends EventWindowsSuite {
 
   test("a changed window definition against an old checkpoint is an error, not wrong rows") {
     val message = errorOf(restarted("count_window(ts, te, 2)", "count_window(ts, te, 3)"))
-    assert(message.contains("count_window: the checkpoint holds the state of another window " +
-      "definition [count_window CountWindow(2,point)"), message)
+    assert(
+      message.contains("count_window: the checkpoint holds the state of another window " +
+        "definition [count_window CountWindow(2,point)"),
+      message)
     assert(message.contains("a changed window definition needs a new checkpoint location"))
   }
 
@@ -447,8 +515,12 @@ class StreamingStateSuite extends EventWindowsSuite {
     // The prefix's buffer holds a typed imperative object (percentile's map, serialized in
     // state), an imperative one's fields (approx_count_distinct), floating point merged exactly
     // as the batch merges it (stddev), a filtered count, and order-sensitive last and max_by.
-    val aggregates = Seq("count(*) FILTER (WHERE v % 2 = 0) AS evens", "stddev(v) AS sd",
-      "percentile(v, 0.5) AS median", "approx_count_distinct(v) AS distinct", "last(v) AS tail",
+    val aggregates = Seq(
+      "count(*) FILTER (WHERE v % 2 = 0) AS evens",
+      "stddev(v) AS sd",
+      "percentile(v, 0.5) AS median",
+      "approx_count_distinct(v) AS distinct",
+      "last(v) AS tail",
       "max_by(v, te) AS latest")
     for ((window, closed) <- runningCases) {
       agrees(window, closed, streamed(window, aggregates = aggregates))
@@ -458,14 +530,19 @@ class StreamingStateSuite extends EventWindowsSuite {
   test("sessions of one piece: aggregates of every kind give the batch answer through the state") {
     // The events of an open session are folded into its buffer (as a running window's prefix);
     // with an aggregate of the clipped lifetime they are kept instead (it needs each of them).
-    val aggregates = Seq("count(*) FILTER (WHERE v % 2 = 0) AS evens", "stddev(v) AS sd",
-      "percentile(v, 0.5) AS median", "approx_count_distinct(v) AS distinct", "last(v) AS tail",
+    val aggregates = Seq(
+      "count(*) FILTER (WHERE v % 2 = 0) AS evens",
+      "stddev(v) AS sd",
+      "percentile(v, 0.5) AS median",
+      "approx_count_distinct(v) AS distinct",
+      "last(v) AS tail",
       "max_by(v, te) AS latest")
     // Under 'changes' (which takes no clipped lifetime) the batch merges a buffer per start, and
     // the stream a folded buffer with the later ones: a floating-point stddev may round otherwise
     // there (docs/sessions.md).
     val (whole, changes) = (sessionCases(0), sessionCases(3))
-    for ((window, measured) <- Seq(whole._1 -> aggregates,
+    for ((window, measured) <- Seq(
+        whole._1 -> aggregates,
         whole._1 -> (aggregates :+ "time_weighted_avg(v) AS weighted"),
         changes._1 -> aggregates.filterNot(_.startsWith("stddev")))) {
       agrees(window, sessionClosed, streamed(window, aggregates = measured))
@@ -477,14 +554,19 @@ class StreamingStateSuite extends EventWindowsSuite {
     // the aggregates over the messages it no longer keeps, a session of one piece that of its
     // earlier events.
     val changed = Seq("count(*) AS n", "sum(v) AS total", "max(v) AS top")
-    for ((window, family) <- Seq("index_window(ts, NULL, 0)" -> "IndexWindow(None,0)",
+    for ((window, family) <- Seq(
+        "index_window(ts, NULL, 0)" -> "IndexWindow(None,0)",
         "event_session_window(ts, te, '1 second')" -> "SessionWindow(")) {
       val function = window.takeWhile(_ != '(')
       val message = errorOf(restarted(window, window, changed))
-      assert(message.contains(s"$function: the checkpoint holds the state of another window " +
-        s"definition [$function $family"), message)
-      assert(message.contains("aggregates=[count(1), sum(v), avg(v), max(v), first(v), " +
-        "collect_list(v)]"), message)
+      assert(
+        message.contains(s"$function: the checkpoint holds the state of another window " +
+          s"definition [$function $family"),
+        message)
+      assert(
+        message.contains("aggregates=[count(1), sum(v), avg(v), max(v), first(v), " +
+          "collect_list(v)]"),
+        message)
       assert(message.contains("a changed window definition needs a new checkpoint location"))
     }
   }
@@ -514,8 +596,11 @@ class StreamingStateSuite extends EventWindowsSuite {
     // ends it at 1.100001 s.
     val input = Seq(
       Seq(ev("a", 500, 2000, 1), ev("a", 2600, 2700, 2)),
-      Seq(StreamEvent("a", new Timestamp(baseMillis + 1100) { setNanos(100001000) },
-        at(3000), 3)),
+      Seq(StreamEvent(
+        "a",
+        new Timestamp(baseMillis + 1100) { setNanos(100001000) },
+        at(3000),
+        3)),
       Seq(ev("a", 12000, 12100, 4)))
     val run = streamed("snapshot_window(ts, te)", input)
     val expected = batchAnswer("snapshot_window(ts, te)", input.flatten).filter(r =>
@@ -533,21 +618,29 @@ class StreamingStateSuite extends EventWindowsSuite {
 
   test("without the RocksDB state store provider: an analysis error saying what to set") {
     val message = rejected(newStream().toDF().withWatermark("ts", delay), "count_window(ts, 2)")
-    assert(message.startsWith("count_window: on a streaming DataFrame event windows keep their " +
-      "state in Spark's RocksDB state store"), message)
-    assert(message.contains("set spark.sql.streaming.stateStore.providerClass=" +
-      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"), message)
+    assert(
+      message.startsWith("count_window: on a streaming DataFrame event windows keep their " +
+        "state in Spark's RocksDB state store"),
+      message)
+    assert(
+      message.contains("set spark.sql.streaming.stateStore.providerClass=" +
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"),
+      message)
   }
 
   test("without a watermark on the window's time column: an analysis error") {
     withRocksDB {
-      for (window <- Seq("snapshot_window(ts, te)", "index_window(ts, -1, 0)",
+      for (window <- Seq(
+          "snapshot_window(ts, te)",
+          "index_window(ts, -1, 0)",
           "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'changes')")) {
         val function = window.takeWhile(_ != '(')
         for (events <- Seq(newStream().toDF(), newStream().toDF().withWatermark("te", delay))) {
           val message = rejected(events, window)
-          assert(message.startsWith(s"$function: on a streaming DataFrame the window's time " +
-            "column ts needs an event-time watermark on that column"), message)
+          assert(
+            message.startsWith(s"$function: on a streaming DataFrame the window's time " +
+              "column ts needs an event-time watermark on that column"),
+            message)
         }
       }
     }
@@ -556,8 +649,10 @@ class StreamingStateSuite extends EventWindowsSuite {
   test("per-window hopping output over an open-ended event needs a horizon on a stream") {
     val openEnded = Seq(Seq(StreamEvent("a", at(0), null, 1L)), Seq(ev("a", 9000, 9100, 2)))
     val message = errorOf(streamed("hopping_window(ts, te, '2 seconds', '1 second')", openEnded))
-    assert(message.contains("hopping_window: the event starting at 2024-01-01 00:00:00 is " +
-      "open-ended (NULL end): on a stream it would lie in windows without end."), message)
+    assert(
+      message.contains("hopping_window: the event starting at 2024-01-01 00:00:00 is " +
+        "open-ended (NULL end): on a stream it would lie in windows without end."),
+      message)
     // With a horizon at 3 s it lies in the windows up to [3 s, 5 s), as in a batch.
     val window = "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'window', " +
       "TIMESTAMP'2024-01-01 00:00:03')"
@@ -571,16 +666,20 @@ class StreamingStateSuite extends EventWindowsSuite {
     withRocksDB {
       val events = newStream().toDF().withWatermark("ts", delay)
       val message = rejected(events, "spl_tumbling_window(ts, 'count(2)', flush_at_end => true)")
-      assert(message.startsWith("spl_tumbling_window: `flush_at_end` => true is not supported " +
-        "on streaming DataFrames: a stream's groups never end"), message)
+      assert(
+        message.startsWith("spl_tumbling_window: `flush_at_end` => true is not supported " +
+          "on streaming DataFrames: a stream's groups never end"),
+        message)
     }
   }
 
   test("dynamic windows on a stream without a watermark on the messages' time: an error") {
     withRocksDB {
       val message = rejected(newStream().toDF(), "anchor_window(ts, ts, te, named_struct('v', v))")
-      assert(message.startsWith("anchor_window: on a streaming DataFrame the messages' time " +
-        "column ts needs an event-time watermark"), message)
+      assert(
+        message.startsWith("anchor_window: on a streaming DataFrame the messages' time " +
+          "column ts needs an event-time watermark"),
+        message)
     }
   }
 
@@ -618,9 +717,15 @@ class StreamingStateSuite extends EventWindowsSuite {
     // session never ends, and its pieces of 2 s close one after the other. The open rows lie in
     // the piece holding the watermark (after six batches 4.3 s: [4 s, 6 s); after twelve,
     // 10.3 s: [10 s, 12 s)): its 10 events are all the state keeps, with the session's start.
-    val input = (0 until 12).map(b => (0 until 5).map(i => ev("a", b * 1000L + i * 200L,
-      b * 1000L + i * 200L + 100L, b * 5L + i)))
-    for (window <- Seq("event_session_window(ts, te, '500 milliseconds', '2 seconds')",
+    val input = (0 until 12).map(b =>
+      (0 until 5).map(i =>
+        ev(
+          "a",
+          b * 1000L + i * 200L,
+          b * 1000L + i * 200L + 100L,
+          b * 5L + i)))
+    for (window <- Seq(
+        "event_session_window(ts, te, '500 milliseconds', '2 seconds')",
         "event_session_window(ts, te, '500 milliseconds', '2 seconds', 'changes')")) {
       val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
       val stream = newStream()
@@ -649,12 +754,14 @@ class StreamingStateSuite extends EventWindowsSuite {
     // after w, not its 30 or 60 events: its earlier ones are one aggregation buffer. Under
     // 'changes' the session's rows up to the watermark are emitted, each over every event since
     // 0 s, folded or not.
-    val input = (0 until 12).map(b => (0 until 5).flatMap { i =>
-      val t = b * 1000L + i * 200L
-      Seq(ev("a", t, t + 100L, b * 5L + i)) ++
-        (if (b < 2 || (b >= 4 && b <= 8)) Seq(ev("b", t, t + 100L, 100L + b * 5L + i)) else Nil)
-    })
-    for (window <- Seq("event_session_window(ts, te, '500 milliseconds')",
+    val input = (0 until 12).map(b =>
+      (0 until 5).flatMap { i =>
+        val t = b * 1000L + i * 200L
+        Seq(ev("a", t, t + 100L, b * 5L + i)) ++
+          (if (b < 2 || (b >= 4 && b <= 8)) Seq(ev("b", t, t + 100L, 100L + b * 5L + i)) else Nil)
+      })
+    for (window <- Seq(
+        "event_session_window(ts, te, '500 milliseconds')",
         "event_session_window(ts, te, '500 milliseconds', NULL, 'changes')")) {
       val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
       val stream = newStream()
@@ -692,8 +799,10 @@ class StreamingStateSuite extends EventWindowsSuite {
       def state(name: String) = spark.read.format("statestore").option("path", checkpoint)
         .option("stateVarName", name).load()
       withRocksDB {
-        assert(state("events").groupBy("key.k").count().collect()
-          .map(r => r.getString(0) -> r.getLong(1)).toMap === events, window)
+        assert(
+          state("events").groupBy("key.k").count().collect()
+            .map(r => r.getString(0) -> r.getLong(1)).toMap === events,
+          window)
         val prefixes = state("progress")
           .selectExpr("key.k", "value.prefixCount", "value.prefixFirstTime").collect()
         assert(prefixes.map(r => r.getString(0) -> r.getLong(1)).toMap === folded, window)
@@ -702,14 +811,18 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("random streams (ties, disorder within the delay, late rows) agree with the batch query",
-      SlowTest) {
+  test(
+    "random streams (ties, disorder within the delay, late rows) agree with the batch query",
+    SlowTest) {
     val random = new scala.util.Random(20240101)
     // Times on a 100 ms grid (ties), up to 2 s before each batch's second (some late).
     val input = (0 until 6).map { b =>
       (0 until 14).map { _ =>
         val t = (b * 1000L + random.nextInt(2600) - 2000) / 100 * 100
-        ev(Seq("a", "b")(random.nextInt(2)), t, t + 100L * (1 + random.nextInt(25)),
+        ev(
+          Seq("a", "b")(random.nextInt(2)),
+          t,
+          t + 100L * (1 + random.nextInt(25)),
           random.nextInt(50))
       }
     }
@@ -731,8 +844,10 @@ class StreamingStateSuite extends EventWindowsSuite {
 
   test("events whose columns are all fixed-width are each kept, not the serializer's buffer") {
     val input = batches.map(_.map(e => FixedWidthEvent(e.k.head.toLong, e.ts, e.v)))
-    def aggregate(events: DataFrame) = events.groupBy(expr("k"), expr("time_window(ts, " +
-      "'-2 seconds', '0 seconds')")).agg(expr("collect_list(v) AS vs"))
+    def aggregate(events: DataFrame) = events.groupBy(
+      expr("k"),
+      expr("time_window(ts, " +
+        "'-2 seconds', '0 seconds')")).agg(expr("collect_list(v) AS vs"))
     val stream = MemoryStream[FixedWidthEvent](spark)(Encoders.product[FixedWidthEvent])
     val emitted = new ConcurrentLinkedQueue[Seq[Any]]
     val sink: (DataFrame, Long) => Unit = (b, _) => b.collect().foreach(r => emitted.add(r.toSeq))

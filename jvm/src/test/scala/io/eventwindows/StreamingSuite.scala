@@ -2,13 +2,13 @@ package io.eventwindows
 
 import java.sql.Timestamp
 
-import io.eventwindows.execution.EventWindowStrategy
-import io.eventwindows.plans.EventWindowAggregate
-
-import org.apache.spark.sql.{AnalysisException, DataFrame, Encoders, classic}
+import org.apache.spark.sql.{classic, AnalysisException, DataFrame, Encoders}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.streaming.StreamingQuery
+
+import io.eventwindows.execution.EventWindowStrategy
+import io.eventwindows.plans.EventWindowAggregate
 
 /** A point event `ts` with an end `te` (for interval events) and a value. */
 case class StreamEvent(k: String, ts: Timestamp, te: Timestamp, v: Long)
@@ -104,8 +104,10 @@ class StreamingSuite extends EventWindowsSuite {
     val node = session.analyzer.execute(parsed).collectFirst { case a: EventWindowAggregate => a }
     assert(node.exists(_.isStreaming))
     val e = intercept[AnalysisException](EventWindowStrategy(node.get))
-    assert(e.getMessage.startsWith("[EVENTWINDOWS_UNSUPPORTED] spl_tumbling_window: " +
-      "`flush_at_end` => true is not supported on streaming DataFrames"), e.getMessage)
+    assert(
+      e.getMessage.startsWith("[EVENTWINDOWS_UNSUPPORTED] spl_tumbling_window: " +
+        "`flush_at_end` => true is not supported on streaming DataFrames"),
+      e.getMessage)
   }
 
   // Tumbling 2 s windows [0, 2), [2, 4), [4, 6), [10, 12); hopping 1 s every 2 s: [0, 1),
@@ -142,10 +144,15 @@ class StreamingSuite extends EventWindowsSuite {
     val window = "tumbling_window(ts, '2 seconds')"
     val steps = streamed(window, "update")
     assert(steps === Seq(
-      Seq(Seq("a", at(0), at(2), 1L, 1L), Seq("b", at(0), at(2), 1L, 2L),
+      Seq(
+        Seq("a", at(0), at(2), 1L, 1L),
+        Seq("b", at(0), at(2), 1L, 2L),
         Seq("a", at(2), at(4), 2L, 7L)),
-      Seq(Seq("a", at(2), at(4), 3L, 17L), Seq("b", at(2), at(4), 1L, 20L),
-        Seq("a", at(4), at(6), 1L, 30L), Seq("b", at(4), at(6), 1L, 40L)),
+      Seq(
+        Seq("a", at(2), at(4), 3L, 17L),
+        Seq("b", at(2), at(4), 1L, 20L),
+        Seq("a", at(4), at(6), 1L, 30L),
+        Seq("b", at(4), at(6), 1L, 40L)),
       Seq(Seq("a", at(10), at(12), 1L, 100L))))
     val last = steps.flatten.map(r => (r(0), r(1)) -> r).toMap
     assert(sorted(last.values.toSeq) === batchAnswer(window))
@@ -154,7 +161,9 @@ class StreamingSuite extends EventWindowsSuite {
   test("update mode: a late event does not reopen a window the watermark has closed") {
     // After the second batch the watermark is 4.5 s: [0, 2) is closed, its state evicted.
     val late = Seq(event("a", 1, 1000), event("a", 10, 100))
-    val steps = streamed("tumbling_window(ts, '2 seconds')", "update",
+    val steps = streamed(
+      "tumbling_window(ts, '2 seconds')",
+      "update",
       Seq(firstBatch, secondBatch, late))
     assert(steps.last === Seq(Seq("a", at(10), at(12), 1L, 100L)))
   }
@@ -181,14 +190,20 @@ class StreamingSuite extends EventWindowsSuite {
   test("overlapping windows on a stream: each event in each of its windows, as worked out") {
     // Hopping 3 s every 1 s over the first batch (a at 0, 2, 3 with values 1, 3, 4; b at 1 with
     // 2), watermark 2.5 s after it, then 4.5 s: windows ending by 2.5 s, then by 4.5 s.
-    val steps = streamed("hopping_window(ts, '3 seconds', '1 second')", "append",
+    val steps = streamed(
+      "hopping_window(ts, '3 seconds', '1 second')",
+      "append",
       Seq(firstBatch, Seq(event("b", 5, 0))))
     assert(steps === Seq(
-      Seq(Seq("a", ts("2023-12-31 23:59:58"), at(1), 1L, 1L),
+      Seq(
+        Seq("a", ts("2023-12-31 23:59:58"), at(1), 1L, 1L),
         Seq("a", ts("2023-12-31 23:59:59"), at(2), 1L, 1L),
         Seq("b", ts("2023-12-31 23:59:59"), at(2), 1L, 2L)),
-      Seq(Seq("a", at(0), at(3), 2L, 4L), Seq("b", at(0), at(3), 1L, 2L),
-        Seq("a", at(1), at(4), 2L, 7L), Seq("b", at(1), at(4), 1L, 2L))))
+      Seq(
+        Seq("a", at(0), at(3), 2L, 4L),
+        Seq("b", at(0), at(3), 1L, 2L),
+        Seq("a", at(1), at(4), 2L, 7L),
+        Seq("b", at(1), at(4), 1L, 2L))))
   }
 
   test("complete mode: every window so far after each batch; after the last, the batch answer") {
@@ -198,7 +213,9 @@ class StreamingSuite extends EventWindowsSuite {
     assert(table === batchAnswer(window))
   }
 
-  test("a query restarted from its checkpoint between batches repeats and loses nothing", SlowTest) {
+  test(
+    "a query restarted from its checkpoint between batches repeats and loses nothing",
+    SlowTest) {
     val window = "hopping_window(ts, te, '3 seconds', '1 second')"
     val stream = newStream()
     val checkpoint = java.nio.file.Files.createTempDirectory("eventwindows-checkpoint").toString
@@ -212,14 +229,24 @@ class StreamingSuite extends EventWindowsSuite {
   test("a changed window against the checkpoint of another fails the query, not wrong rows") {
     val stream = newStream()
     val checkpoint = java.nio.file.Files.createTempDirectory("eventwindows-checkpoint").toString
-    streamed("hopping_window(ts, '3 seconds', '1 second')", "append", batches.take(2), stream,
+    streamed(
+      "hopping_window(ts, '3 seconds', '1 second')",
+      "append",
+      batches.take(2),
+      stream,
       Some(checkpoint))
     // Windows of the old definition are still open in the state: the next batch closes them.
-    val message = errorOf(streamed("hopping_window(ts, '2 seconds', '1 second')", "append",
-      batches.drop(2), stream, Some(checkpoint)))
-    assert(message.contains("hopping_window: the checkpoint holds the state of another window " +
-      "definition, not of this query's [hopping_window Hopping(2000000,1000000,0,window,None) " +
-      "start=ts end=point]; a changed window definition needs a new checkpoint location"), message)
+    val message = errorOf(streamed(
+      "hopping_window(ts, '2 seconds', '1 second')",
+      "append",
+      batches.drop(2),
+      stream,
+      Some(checkpoint)))
+    assert(
+      message.contains("hopping_window: the checkpoint holds the state of another window " +
+        "definition, not of this query's [hopping_window Hopping(2000000,1000000,0,window,None) " +
+        "start=ts end=point]; a changed window definition needs a new checkpoint location"),
+      message)
     assert(message.contains("[EVENTWINDOWS_CHECKPOINT_MISMATCH]"), message)
   }
 
@@ -228,10 +255,13 @@ class StreamingSuite extends EventWindowsSuite {
     // and drops it; it still counts in [2, 5) and [3, 6).
     val late = Seq(event("a", 3, 1000), event("a", 10, 100))
     var dropped = 0L
-    val steps = streamed("hopping_window(ts, '3 seconds', '1 second')", "update",
+    val steps = streamed(
+      "hopping_window(ts, '3 seconds', '1 second')",
+      "update",
       Seq(firstBatch, secondBatch, late),
-      last = (q, _) => dropped = q.recentProgress.flatMap(_.stateOperators)
-        .map(_.numRowsDroppedByWatermark).sum)
+      last = (q, _) =>
+        dropped = q.recentProgress.flatMap(_.stateOperators)
+          .map(_.numRowsDroppedByWatermark).sum)
     assert(dropped > 0)
     assert(steps.last.filter(r => r(0) == "a" && r(1) == at(3)) ===
       Seq(Seq("a", at(3), at(6), 3L, 1034L)))
@@ -241,9 +271,11 @@ class StreamingSuite extends EventWindowsSuite {
     val openEnded = Seq(StreamEvent("a", at(1), null, 5L), event("a", 3, 1))
     val message = errorOf(
       streamed("hopping_window(ts, te, '2 seconds', '1 second')", "append", Seq(openEnded)))
-    assert(message.contains("hopping_window: the event starting at " +
-      "2024-01-01 00:00:01 is open-ended (NULL end): on a stream it would lie in windows " +
-      "without end."), message)
+    assert(
+      message.contains("hopping_window: the event starting at " +
+        "2024-01-01 00:00:01 is open-ended (NULL end): on a stream it would lie in windows " +
+        "without end."),
+      message)
     // With a horizon it lasts through 00:00:06, as in a batch.
     val window = "hopping_window(ts, te, '2 seconds', '1 second', NULL, 'window', " +
       "TIMESTAMP'2024-01-01 00:00:06')"
@@ -256,11 +288,14 @@ class StreamingSuite extends EventWindowsSuite {
   test("an event in more than a million windows fails the query, pointing to 'changes'") {
     // 2 s windows [w, w + 2 s) every microsecond: the event [0, 1 s) lies in those with
     // -2 s < w < 1 s, 2,999,999 of them, each a row.
-    val message = errorOf(streamed("hopping_window(ts, te, '2 seconds', '1 microsecond')",
-      "append", Seq(Seq(event("a", 0, 1)))))
-    assert(message.contains("hopping_window: the event from 2024-01-01 00:00:00 to " +
-      "2024-01-01 00:00:01 lies in 2999999 windows, more than the limit of 1000000 for one event " +
-      "(spark.eventwindows.maxWindowsPerEvent): each window is a row. Use output 'changes'"),
+    val message = errorOf(streamed(
+      "hopping_window(ts, te, '2 seconds', '1 microsecond')",
+      "append",
+      Seq(Seq(event("a", 0, 1)))))
+    assert(
+      message.contains("hopping_window: the event from 2024-01-01 00:00:00 to " +
+        "2024-01-01 00:00:01 lies in 2999999 windows, more than the limit of 1000000 for one event " +
+        "(spark.eventwindows.maxWindowsPerEvent): each window is a row. Use output 'changes'"),
       message)
   }
 
@@ -270,8 +305,10 @@ class StreamingSuite extends EventWindowsSuite {
       .groupBy(expr("hopping_window(ts, '3 seconds', '1 second')")).agg(expr("count(*) AS n"))
     val message = errorOf(counted.writeStream.outputMode("append").format("memory")
       .queryName("eventwindows_no_watermark").start().stop())
-    assert(message.contains("This output mode is not supported for streaming aggregations " +
-      "without watermark"), message)
+    assert(
+      message.contains("This output mode is not supported for streaming aggregations " +
+        "without watermark"),
+      message)
     val query = counted.writeStream.outputMode("update").format("memory")
       .queryName("eventwindows_no_watermark_update").start()
     try {

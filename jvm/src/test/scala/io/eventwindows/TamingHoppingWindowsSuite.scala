@@ -70,10 +70,14 @@ class TamingHoppingWindowsSuite extends EventWindowsSuite {
     // last window holding anything but e0 ... and e0 up to that horizon is [00:00:08, 00:00:13).
     assert(points === Seq(1 -> 1L, 3 -> 2L, 5 -> 3L, 7 -> 2L, 9 -> 2L, 11 -> 3L, 13 -> 3L)
       .map { case (s, n) => Seq(at(s), n) })
-    val expanded = rows(sql(query + " ORDER BY 1")).flatMap { case Seq(from: java.sql.Timestamp,
-        to: java.sql.Timestamp, n) =>
-      Iterator.iterate(from.getTime)(_ + 2000L).takeWhile(t => t < to.getTime && t <= at(13).getTime)
-        .map(t => Seq(new java.sql.Timestamp(t), n))
+    val expanded = rows(sql(query + " ORDER BY 1")).flatMap {
+      case Seq(
+            from: java.sql.Timestamp,
+            to: java.sql.Timestamp,
+            n) =>
+        Iterator.iterate(from.getTime)(_ + 2000L).takeWhile(t =>
+          t < to.getTime && t <= at(13).getTime)
+          .map(t => Seq(new java.sql.Timestamp(t), n))
     }
     assert(expanded === points)
   }

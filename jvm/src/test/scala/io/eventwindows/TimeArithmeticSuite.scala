@@ -1,16 +1,17 @@
 package io.eventwindows
 
+import org.scalatest.funsuite.AnyFunSuite
+
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.expressions.TimeArithmetic._
-import org.scalatest.funsuite.AnyFunSuite
 
 class TimeArithmeticSuite extends AnyFunSuite {
   private val Min = Long.MinValue
   private val Max = Long.MaxValue
 
   /** The obvious definition, by search, for small values. */
-  private def snapBySearch(t: Long, a: Long, p: Long): Long =
-    (-1000L to 1000L).map(n => a + n * p).filter(_ <= t).max
+  private def snapBySearch(t: Long, a: Long, p: Long): Long = (-1000L to 1000L).map(n =>
+    a + n * p).filter(_ <= t).max
 
   test("snap_to_boundary rounds down, also before the alignment and on boundaries") {
     for (t <- -60L to 60L; a <- Seq(-7L, 0L, 3L, 10L); p <- Seq(1L, 2L, 5L, 7L)) {
@@ -74,12 +75,17 @@ class TimeArithmeticSuite extends AnyFunSuite {
   test("boundaryPlus is exact where the index lies beyond Long and the window before the line") {
     val rng = new scala.util.Random(11)
     for (_ <- 1 to 2000) {
-      val (n, shift, a, off) = (rng.nextLong(), rng.nextLong() >> rng.nextInt(64), rng.nextLong(),
+      val (n, shift, a, off) = (
+        rng.nextLong(),
+        rng.nextLong() >> rng.nextInt(64),
+        rng.nextLong(),
         rng.nextLong() >> rng.nextInt(64))
       val p = 1L + rng.nextInt(1000)
       val exact = BigInt(a) + (BigInt(n) + shift) * p + off
-      assert(boundaryPlus(n, shift, a, p, off, Min, Max) ===
-        exact.max(BigInt(Min)).min(BigInt(Max)).toLong, s"n=$n shift=$shift a=$a p=$p off=$off")
+      assert(
+        boundaryPlus(n, shift, a, p, off, Min, Max) ===
+          exact.max(BigInt(Min)).min(BigInt(Max)).toLong,
+        s"n=$n shift=$shift a=$a p=$p off=$off")
     }
     // The window [Min - 9, Min + 1) of hop 1, size 10: clipped start, exact end.
     assert(boundaryPlus(Min, -9L, 0L, 1L, 0L, Min, Max) === Min)
@@ -110,7 +116,7 @@ class TimeArithmeticSuite extends AnyFunSuite {
     assert(adjustStartTime(Min, 100L, 7L, 0L, Min, Max) === Min + 3)
     assert(adjustEndTime(Min + 1, 100L, 7L, 0L, Min, Max) === Min + 101)
     for (t <- Seq(Min, Min + 1, Min + 6, Min + 7, Min + 1000); size <- Seq(1L, 7L, 100L);
-         hop <- Seq(1L, 3L, 7L) if hop <= size) {
+      hop <- Seq(1L, 3L, 7L) if hop <= size) {
       val byIndex = (BigInt(t) - size) / hop - 2 to (BigInt(t) / hop + 2)
       val firstEnd = byIndex.map(_ * hop + size).filter(e => e - size <= t && e > t).min
       assert(adjustStartTime(t, size, hop, 0L, Min, Max) === firstEnd.min(BigInt(Max)).toLong)

@@ -20,7 +20,9 @@ class TimeTypesSuite extends EventWindowsSuite {
     // [13,14) meets [06,16), [11,21).
     def at(s: String) = LocalDateTime.parse(s"2024-03-01T10:00:$s")
     assert(rows(df.selectExpr("window.start", "window.end", "n")) === Seq(
-      Seq(at("01"), at("11"), 1L), Seq(at("06"), at("16"), 2L), Seq(at("11"), at("21"), 2L)))
+      Seq(at("01"), at("11"), 1L),
+      Seq(at("06"), at("16"), 2L),
+      Seq(at("11"), at("21"), 2L)))
   }
 
   test("windows before 1970 and before the alignment start on the right boundary") {
@@ -42,6 +44,7 @@ class TimeTypesSuite extends EventWindowsSuite {
     assert(df.schema("window").dataType.asInstanceOf[StructType].map(_.dataType) ===
       Seq(LongType, LongType))
     assert(rows(df.selectExpr("k", "window.start", "window.end", "n")) === Seq(
-      Seq(null, -8L, -4L, 2L), Seq("x", -8L, -4L, 1L)))
+      Seq(null, -8L, -4L, 2L),
+      Seq("x", -8L, -4L, 1L)))
   }
 }

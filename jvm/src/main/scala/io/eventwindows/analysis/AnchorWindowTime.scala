@@ -1,6 +1,14 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, GetStructField, Literal, PreciseTimestampConversion, Subtract}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  Attribute,
+  Expression,
+  GetStructField,
+  Literal,
+  PreciseTimestampConversion,
+  Subtract
+}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.{LongType, MetadataBuilder}
@@ -33,17 +41,28 @@ object AnchorWindowTime extends Rule[LogicalPlan] {
     case p: Project if p.projectList.exists(lastInstant(_).isDefined) =>
       p.copy(projectList = p.projectList.map { column =>
         lastInstant(column).map { end =>
-          Alias(end, column.name)(exprId = column.exprId, explicitMetadata = Some(
-            new MetadataBuilder().withMetadata(column.metadata).remove(InclusiveEnd).build()))
+          Alias(end, column.name)(
+            exprId = column.exprId,
+            explicitMetadata = Some(
+              new MetadataBuilder().withMetadata(column.metadata).remove(InclusiveEnd).build()))
         }.getOrElse(column)
       })
   }
 
   /** `w.end` if `column` is Spark's `window_time(w)` over a window with an inclusive end. */
   private def lastInstant(column: Expression): Option[Expression] = column match {
-    case Alias(PreciseTimestampConversion(Subtract(PreciseTimestampConversion(
-        end @ GetStructField(w: Attribute, 1, _), _, LongType), Literal(1L, LongType), _),
-        LongType, _), _) if w.metadata.contains(InclusiveEnd) => Some(end)
+    case Alias(
+          PreciseTimestampConversion(
+            Subtract(
+              PreciseTimestampConversion(
+                end @ GetStructField(w: Attribute, 1, _),
+                _,
+                LongType),
+              Literal(1L, LongType),
+              _),
+            LongType,
+            _),
+          _) if w.metadata.contains(InclusiveEnd) => Some(end)
     case _ => None
   }
 }

@@ -1,14 +1,14 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.WindowParameters
-import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoinShape}
-
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
+
+import io.eventwindows.expressions.WindowParameters
+import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoinShape}
 
 /**
  * The ASOF join of pandas' `merge_asof` as a table-valued function:
@@ -25,7 +25,9 @@ object AsofJoinTableFunction {
 
   final val Name = "asof_join"
 
-  val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
+  val info: ExpressionInfo = new ExpressionInfo(
+    getClass.getCanonicalName.stripSuffix("$"),
+    null,
     Name,
     """
     _FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on[, direction[, tolerance[,
@@ -54,7 +56,11 @@ object AsofJoinTableFunction {
         1	a	10
         5	b	30
     """,
-    "", "table_funcs", "0.1.0", "", "built-in")
+    "",
+    "table_funcs",
+    "0.1.0",
+    "",
+    "built-in")
 
   /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
   val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
@@ -63,17 +69,27 @@ object AsofJoinTableFunction {
   private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(Name, args, 4 to 8, "TABLE(left), TABLE(right), " +
-      "left_time, right_time[, on[, direction[, tolerance[, allow_exact_matches]]]]")
+    val arguments = new TableFunctionArguments(
+      Name,
+      args,
+      4 to 8,
+      "TABLE(left), TABLE(right), " +
+        "left_time, right_time[, on[, direction[, tolerance[, allow_exact_matches]]]]")
     val direction = arguments.text(5, "direction").map { d =>
       AsofDirection.of(d).getOrElse(fail(s"`direction` must be one of " +
         s"${AsofDirection.all.map(a => s"'${a.name}'").mkString(", ")}, got '$d'"))
     }.getOrElse(AsofDirection.Backward)
     val allowExactMatches =
       arguments.argument(7).forall(WindowParameters.flag(Name, "allow_exact_matches", _))
-    AsofJoinRequest(arguments.table(0, "left"), arguments.table(1, "right"),
-      arguments.names(4, "on"), arguments.required(2, "left_time"),
-      arguments.required(3, "right_time"), direction, arguments.argument(6), allowExactMatches)
+    AsofJoinRequest(
+      arguments.table(0, "left"),
+      arguments.table(1, "right"),
+      arguments.names(4, "on"),
+      arguments.required(2, "left_time"),
+      arguments.required(3, "right_time"),
+      direction,
+      arguments.argument(6),
+      allowExactMatches)
   }
 
   /**
@@ -109,9 +125,16 @@ object AsofJoinTableFunction {
         if (t < 0) fail(s"`tolerance` must not be negative, got ${e.sql}")
         t
       }
-      val join = AsofJoin(request.left, request.right, leftKeys, rightKeys,
-        RangeJoinShape.asTicks(leftTime), RangeJoinShape.asTicks(rightTime), request.direction,
-        tolerance, request.allowExactMatches)
+      val join = AsofJoin(
+        request.left,
+        request.right,
+        leftKeys,
+        rightKeys,
+        RangeJoinShape.asTicks(leftTime),
+        RangeJoinShape.asTicks(rightTime),
+        request.direction,
+        tolerance,
+        request.allowExactMatches)
       val dropped = rightKeys ++ Some(rightTime).filter(r => resolver(r.name, leftTime.name))
       val rightKept = join.output.drop(request.left.output.size)
         .filterNot(a => dropped.exists(_.exprId == a.exprId))

@@ -1,9 +1,9 @@
 package io.eventwindows.analysis
 
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.plans.{AsofJoin, EventWindowAggregate}
-
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /**
  * Rejects the event windows over streaming plans that do not run on streams: run per micro-batch,
@@ -31,10 +31,12 @@ object CheckStreaming extends (LogicalPlan => Unit) {
    * runs instead (one of two streams is [[StreamingAsofJoins]]').
    */
   private def rejectStreamingRight(): Nothing =
-    throw EventWindowsErrors.unsupported("asof_join", "the right side is a stream and the left " +
-      "a static table (as for Spark's left outer join, a static left row's match would change " +
-      "as the stream goes on); an ASOF join runs with the stream on the left and a static table " +
-      "or a stream (each with a watermark on its time column) on the right")
+    throw EventWindowsErrors.unsupported(
+      "asof_join",
+      "the right side is a stream and the left " +
+        "a static table (as for Spark's left outer join, a static left row's match would change " +
+        "as the stream goes on); an ASOF join runs with the stream on the left and a static table " +
+        "or a stream (each with a watermark on its time column) on the right")
 
   /**
    * The error for a streaming [[EventWindowAggregate]] that does not run on streams: the family

@@ -1,12 +1,12 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{ClippedLifetime, EventWindow, TimeWeighted, WindowParameters}
-import io.eventwindows.plans.WindowFamily
-
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+
+import io.eventwindows.expressions.{ClippedLifetime, EventWindow, TimeWeighted, WindowParameters}
+import io.eventwindows.plans.WindowFamily
 
 /**
  * Gives `clipped_start()` and `clipped_end()` (which the time-weighted aggregates read too) the
@@ -20,19 +20,21 @@ import org.apache.spark.sql.catalyst.rules.Rule
 object ClippedLifetimes extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case p if p.expressions.exists(_.exists(untyped)) => p match {
-      case a: Aggregate if windowOf(a).isDefined =>
-        a.groupingExpressions.find(ClippedLifetime.isUsedIn).foreach(misplaced(_, "GROUP BY"))
-        typed(a, windowOf(a).get)
-      case a: Aggregate if a.groupingExpressions.exists(e => !e.resolved || e.exists(isWindow)) =>
-        a // The window is not placed yet, or GROUP BY is not resolved yet.
-      case _ if !p.childrenResolved => p
-      case _ if p.children.size == 1 && windowBelow(p.children.head).isDefined =>
-        typed(p, windowBelow(p.children.head).get) // HAVING or ORDER BY over the aggregate.
-      case a: Aggregate => misplaced(a.aggregateExpressions.find(_.exists(untyped)).get,
-        "an aggregation without a window function")
-      case other => misplaced(other.expressions.find(_.exists(untyped)).get, other.nodeName)
-    }
+    case p if p.expressions.exists(_.exists(untyped)) =>
+      p match {
+        case a: Aggregate if windowOf(a).isDefined =>
+          a.groupingExpressions.find(ClippedLifetime.isUsedIn).foreach(misplaced(_, "GROUP BY"))
+          typed(a, windowOf(a).get)
+        case a: Aggregate if a.groupingExpressions.exists(e => !e.resolved || e.exists(isWindow)) =>
+          a // The window is not placed yet, or GROUP BY is not resolved yet.
+        case _ if !p.childrenResolved => p
+        case _ if p.children.size == 1 && windowBelow(p.children.head).isDefined =>
+          typed(p, windowBelow(p.children.head).get) // HAVING or ORDER BY over the aggregate.
+        case a: Aggregate => misplaced(
+            a.aggregateExpressions.find(_.exists(untyped)).get,
+            "an aggregation without a window function")
+        case other => misplaced(other.expressions.find(_.exists(untyped)).get, other.nodeName)
+      }
   }
 
   /** Fails on a clipped lifetime left in an analyzed plan: one outside a window's aggregates. */
@@ -43,8 +45,9 @@ object ClippedLifetimes extends Rule[LogicalPlan] {
   private def typed(p: LogicalPlan, window: EventWindow): LogicalPlan = {
     checkFamily(culprit(p.expressions), window.family)
     val time = Some(window.start.dataType)
-    p.transformExpressions { case c: ClippedLifetime if c.timeType.isEmpty =>
-      c.copy(timeType = time)
+    p.transformExpressions {
+      case c: ClippedLifetime if c.timeType.isEmpty =>
+        c.copy(timeType = time)
     }
   }
 
@@ -68,9 +71,11 @@ object ClippedLifetimes extends Rule[LogicalPlan] {
    * (e.g. the plan node). Named by the time-weighted aggregate that reads it, if one does.
    */
   def misplaced(e: Expression, where: String): Nothing =
-    WindowParameters.fail(culprit(Seq(e)), "allowed only inside the arguments or FILTER of the " +
-      s"aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}, where each event's " +
-      s"lifetime is clipped to each window; got it in $where: ${e.sql}")
+    WindowParameters.fail(
+      culprit(Seq(e)),
+      "allowed only inside the arguments or FILTER of the " +
+        s"aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}, where each event's " +
+        s"lifetime is clipped to each window; got it in $where: ${e.sql}")
 
   private def checkFamily(function: String, family: WindowFamily): Unit =
     family.clippedLifetimeRefusal.foreach(WindowParameters.fail(function, _))

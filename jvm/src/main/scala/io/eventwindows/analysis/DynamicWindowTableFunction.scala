@@ -1,15 +1,27 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{EventWindow, WindowParameters}
-import io.eventwindows.plans.Bounds
-
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.analysis.{
+  UnresolvedAttribute,
+  UnresolvedFunction,
+  UnresolvedStar
+}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  CreateNamedStruct,
+  CreateStruct,
+  Expression,
+  ExpressionInfo,
+  Literal,
+  NamedExpression
+}
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project, Union}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.Metadata
+
+import io.eventwindows.expressions.{EventWindow, WindowParameters}
+import io.eventwindows.plans.Bounds
 
 /**
  * The SQL form of psi's dynamic windows, the table-valued function
@@ -30,7 +42,9 @@ object DynamicWindowTableFunction {
   private val StartColumn = "__ew_start"
   private val EndColumn = "__ew_end"
 
-  val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
+  val info: ExpressionInfo = new ExpressionInfo(
+    getClass.getCanonicalName.stripSuffix("$"),
+    null,
     Name,
     """
     _FUNC_(TABLE(anchors), TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]) - psi's
@@ -61,7 +75,11 @@ object DynamicWindowTableFunction {
         x	0	2	2	3
         y	3	4	0	NULL
     """,
-    "", "table_funcs", "0.1.0", "", "built-in")
+    "",
+    "table_funcs",
+    "0.1.0",
+    "",
+    "built-in")
 
   /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
   val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
@@ -70,8 +88,12 @@ object DynamicWindowTableFunction {
   private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(Name, args, 6 to 9, "TABLE(anchors), " +
-      "TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]")
+    val arguments = new TableFunctionArguments(
+      Name,
+      args,
+      6 to 9,
+      "TABLE(anchors), " +
+        "TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]")
     val anchors = arguments.table(0, "anchors")
     val messages = arguments.table(1, "messages")
     val Seq(time, start, end, aggregates) =
@@ -83,17 +105,19 @@ object DynamicWindowTableFunction {
 
     val results = CatalystSqlParser.parsePlan(s"SELECT $aggregates") match {
       case Project(list, _) => list.map {
-        case named: Alias => named
-        case other => fail(s"every aggregate needs a name, e.g. 'count(*) AS n', got ${other.sql}")
-      }
+          case named: Alias => named
+          case other =>
+            fail(s"every aggregate needs a name, e.g. 'count(*) AS n', got ${other.sql}")
+        }
       case _ => fail(s"`aggregates` must be a list of named aggregates, got '$aggregates'")
     }
     if (anchors.output.exists(_.name.equalsIgnoreCase(EventWindow.ColumnName))) {
       fail("the anchors have a column named `window`, which the result uses for the interval; " +
         "rename it first")
     }
-    val clashes = results.map(_.name).filter(n => n.equalsIgnoreCase(EventWindow.ColumnName) ||
-      anchors.output.exists(_.name.equalsIgnoreCase(n)))
+    val clashes = results.map(_.name).filter(n =>
+      n.equalsIgnoreCase(EventWindow.ColumnName) ||
+        anchors.output.exists(_.name.equalsIgnoreCase(n)))
     if (clashes.nonEmpty) {
       fail(s"the aggregate names ${clashes.mkString(", ")} are also anchor columns (or `window`)")
     }
@@ -110,21 +134,30 @@ object DynamicWindowTableFunction {
         Alias(expression(end, "end"), EndColumn)()),
       anchors)
     val union = Union(Seq(messages, anchorSide), byName = true, allowMissingCol = true)
-    val window = UnresolvedFunction("anchor_window",
-      Seq(UnresolvedAttribute.quotedString(time), UnresolvedAttribute(StartColumn),
-        UnresolvedAttribute(EndColumn), UnresolvedAttribute(AnchorColumn), Literal(bounds)) ++
+    val window = UnresolvedFunction(
+      "anchor_window",
+      Seq(
+        UnresolvedAttribute.quotedString(time),
+        UnresolvedAttribute(StartColumn),
+        UnresolvedAttribute(EndColumn),
+        UnresolvedAttribute(AnchorColumn),
+        Literal(bounds)) ++
         arguments.raw(8),
       isDistinct = false)
     val grouping = keys.map(k => UnresolvedAttribute.quotedString(k))
-    val aggregate = Aggregate(grouping :+ window,
+    val aggregate = Aggregate(
+      grouping :+ window,
       (grouping.map(g => Alias(g, g.name)()) :+ Alias(window, EventWindow.ColumnName)()) ++ results,
       union)
     Project(
       Seq[NamedExpression](
         UnresolvedStar(Some(Seq(EventWindow.ColumnName, EventWindow.AnchorField))),
-        Alias(CreateNamedStruct(Seq(
-          Literal("start"), UnresolvedAttribute(Seq(EventWindow.ColumnName, "start")),
-          Literal("end"), UnresolvedAttribute(Seq(EventWindow.ColumnName, "end")))),
+        Alias(
+          CreateNamedStruct(Seq(
+            Literal("start"),
+            UnresolvedAttribute(Seq(EventWindow.ColumnName, "start")),
+            Literal("end"),
+            UnresolvedAttribute(Seq(EventWindow.ColumnName, "end")))),
           EventWindow.ColumnName)(explicitMetadata = intervalMetadata(messages, time, bounds))) ++
         results.map(r => UnresolvedAttribute.quoted(r.name)),
       aggregate)
@@ -138,7 +171,8 @@ object DynamicWindowTableFunction {
   private def intervalMetadata(messages: LogicalPlan, time: String, bounds: String)
       : Option[Metadata] =
     for {
-      column <- messages.resolve(UnresolvedAttribute.quotedString(time).nameParts,
+      column <- messages.resolve(
+        UnresolvedAttribute.quotedString(time).nameParts,
         SQLConf.get.resolver)
       interval <- Bounds.all.find(_.sqlName == bounds)
       metadata <- EventWindowing.columnMetadata(column, interval.upperInclusive)

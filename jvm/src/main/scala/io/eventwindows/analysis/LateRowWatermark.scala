@@ -1,10 +1,10 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.execution.streaming.StreamingWindowProcessor
-import io.eventwindows.shims.SparkShims
-
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+
+import io.eventwindows.execution.streaming.StreamingWindowProcessor
+import io.eventwindows.shims.SparkShims
 
 /**
  * Gives each [[StreamingWindowProcessor]] the watermark by which Spark drops its micro-batch's

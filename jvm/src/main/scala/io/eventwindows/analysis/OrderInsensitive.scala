@@ -1,6 +1,13 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{
+  AggregateFunction,
+  AnyValue,
+  DeclarativeAggregate,
+  First,
+  Last,
+  MaxMinBy
+}
 
 /**
  * True if an aggregate function's result does not depend on the order of its input rows, so that

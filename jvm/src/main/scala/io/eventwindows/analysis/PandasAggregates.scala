@@ -1,12 +1,20 @@
 package io.eventwindows.analysis
 
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  AttributeReference,
+  CreateStruct,
+  Expression,
+  NamedExpression,
+  PythonUDAF,
+  RowOrdering
+}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.expressions.{EventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
-
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, CreateStruct, Expression, NamedExpression, PythonUDAF, RowOrdering}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 
 /**
  * Grouped-aggregate pandas UDFs (`PythonUDAF`) over event windows. Spark runs them in its own
@@ -49,16 +57,20 @@ object PandasAggregates {
     val (pandas, builtIn) = aggregateExpressions.partition(isPandas)
     val names = pandas.map(udf(_).name).distinct.mkString(", ")
     if (streaming) {
-      throw EventWindowsErrors.unsupported(window.prettyName, s"the pandas UDFs $names are not " +
-        "supported over " +
-        "event windows on streaming DataFrames, as Spark's own streaming aggregation does not " +
-        "run grouped-aggregate pandas UDFs: use built-in aggregates (collect_list gives a " +
-        "window's values), or run the query on a batch DataFrame")
+      throw EventWindowsErrors.unsupported(
+        window.prettyName,
+        s"the pandas UDFs $names are not " +
+          "supported over " +
+          "event windows on streaming DataFrames, as Spark's own streaming aggregation does not " +
+          "run grouped-aggregate pandas UDFs: use built-in aggregates (collect_list gives a " +
+          "window's values), or run the query on a batch DataFrame")
     }
     builtIn.find(ae => !RowOrdering.isOrderable(ae.dataType)).foreach { ae =>
-      WindowParameters.fail(window.prettyName, s"${ae.sql} (${ae.dataType.sql}) cannot be " +
-        s"computed in the same aggregation as the pandas UDFs $names over event windows: its " +
-        "results are grouped by, and that type cannot be; compute it in an aggregation of its own")
+      WindowParameters.fail(
+        window.prettyName,
+        s"${ae.sql} (${ae.dataType.sql}) cannot be " +
+          s"computed in the same aggregation as the pandas UDFs $names over event windows: its " +
+          "results are grouped by, and that type cannot be; compute it in an aggregation of its own")
     }
 
     // Each distinct argument once, as a field of the collected struct.
@@ -76,8 +88,8 @@ object PandasAggregates {
 
     val udfs = pandas.map { ae =>
       val f = udf(ae)
-      val overElements = PythonOverWindows.aggregate(f, f.children.size).copy(
-        children = contents.present +: f.children.map { c =>
+      val overElements = PythonOverWindows.aggregate(f, f.children.size).copy(children =
+        contents.present +: f.children.map { c =>
           elements(arguments.indexWhere(_.semanticEquals(c)))
         })
       Alias(ae.copy(aggregateFunction = overElements), f.name)(exprId = ae.resultId)

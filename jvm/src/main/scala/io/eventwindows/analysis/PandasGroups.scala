@@ -1,13 +1,27 @@
 package io.eventwindows.analysis
 
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  Ascending,
+  Attribute,
+  AttributeReference,
+  CreateStruct,
+  NamedExpression,
+  PythonUDF,
+  SortOrder
+}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  FlatMapGroupsInPandas,
+  LogicalPlan,
+  Project,
+  Sort
+}
+import org.apache.spark.sql.types.Metadata
+
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{ClippedLifetime, EventWindow, WindowParameters}
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
-
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateStruct, NamedExpression, PythonUDF, SortOrder}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
-import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsInPandas, LogicalPlan, Project, Sort}
-import org.apache.spark.sql.types.Metadata
 
 /**
  * `groupBy(keys..., <window function>).applyInPandas(func, schema)`: `func` is called once per
@@ -66,17 +80,22 @@ object PandasGroups {
       operator: (Seq[NamedExpression], Seq[AggregateExpression]) => EventWindowAggregate)
       : LogicalPlan = {
     if (streaming) {
-      throw EventWindowsErrors.unsupported(window.prettyName, "applyInPandas over event " +
-        "windows is not " +
-        "supported on streaming DataFrames, as Spark does not run applyInPandas on streams: " +
-        "aggregate with built-in aggregates (collect_list gives a window's values), or run the " +
-        "query on a batch DataFrame")
+      throw EventWindowsErrors.unsupported(
+        window.prettyName,
+        "applyInPandas over event " +
+          "windows is not " +
+          "supported on streaming DataFrames, as Spark does not run applyInPandas on streams: " +
+          "aggregate with built-in aggregates (collect_list gives a window's values), or run the " +
+          "query on a batch DataFrame")
     }
     val udf = f.functionExpr.asInstanceOf[PythonUDF]
-    val clipped = if (!EventWindowsConf.clippedLifetimeColumns) Nil else {
+    val clipped = if (!EventWindowsConf.clippedLifetimeColumns) Nil
+    else {
       window.family.clippedLifetimeRefusal.foreach { why =>
-        WindowParameters.fail(window.prettyName, s"${EventWindowsConf.ClippedLifetimeColumns} " +
-          s"gives applyInPandas the clipped lifetimes of the events, which are $why")
+        WindowParameters.fail(
+          window.prettyName,
+          s"${EventWindowsConf.ClippedLifetimeColumns} " +
+            s"gives applyInPandas the clipped lifetimes of the events, which are $why")
       }
       Seq(false, true).map(ClippedLifetime(_, Some(window.timeType)))
     }
@@ -99,7 +118,8 @@ object PandasGroups {
     f.copy(
       groupingAttributes = groups,
       functionExpr = PythonOverWindows.apply(udf).copy(children = columns),
-      child = Project(groups ++ columns,
+      child = Project(
+        groups ++ columns,
         Sort(order.map(SortOrder(_, Ascending)), global = false, contents)))
   }
 }

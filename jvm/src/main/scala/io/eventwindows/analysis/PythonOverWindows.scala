@@ -34,7 +34,8 @@ object PythonOverWindows {
   private lazy val wrappers: String = {
     val source =
       Source.fromResource("io/eventwindows/python_over_windows.py", getClass.getClassLoader)
-    try source.mkString finally source.close()
+    try source.mkString
+    finally source.close()
   }
 
   /**

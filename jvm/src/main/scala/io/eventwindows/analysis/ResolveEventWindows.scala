@@ -1,19 +1,68 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
-import io.eventwindows.expressions.{AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow, EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters}
-import io.eventwindows.plans.{AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy,
-  WindowAxis}
-import io.eventwindows.shims.SparkShims
-
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, EqualTo, Explode, Expression, If, Inline, IsNotNull, Literal, NamedExpression, TimeWindow}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, First}
+import org.apache.spark.sql.catalyst.expressions.{
+  Add,
+  Alias,
+  Attribute,
+  AttributeReference,
+  EqualTo,
+  Explode,
+  Expression,
+  If,
+  Inline,
+  IsNotNull,
+  Literal,
+  NamedExpression,
+  TimeWindow
+}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{
+  AggregateExpression,
+  AggregateFunction,
+  First
+}
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, FlatMapGroupsInPandas, Generate, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Aggregate,
+  EventTimeWatermark,
+  Filter,
+  FlatMapGroupsInPandas,
+  Generate,
+  LogicalPlan,
+  Project
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, LongType, Metadata, MetadataBuilder, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{
+  DayTimeIntervalType,
+  LongType,
+  Metadata,
+  MetadataBuilder,
+  TimestampNTZType,
+  TimestampType
+}
+
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.expressions.{
+  AnchorSortKey,
+  CheckedEnd,
+  CheckpointMismatch,
+  ClippedLifetime,
+  EventTime,
+  EventWindow,
+  EventWindowsOf,
+  PointEventWindow,
+  SplPolicies,
+  WindowParameters
+}
+import io.eventwindows.plans.{
+  AxisFamily,
+  ClippedLifetimeColumns,
+  EventWindowAggregate,
+  SplPolicy,
+  WindowAxis
+}
+import io.eventwindows.shims.SparkShims
 
 /**
  * Places a window function used in GROUP BY below its aggregate, as Spark's `TimeWindowing` does
@@ -44,12 +93,15 @@ object EventWindowing extends Rule[LogicalPlan] {
       val window = windows.head
       if (!p.isInstanceOf[Aggregate] && !p.isInstanceOf[Project]) misplaced(window)
       if (windows.size > 1) {
-        WindowParameters.fail(window.prettyName, "only one window function may be used per " +
-          s"aggregation, got ${windows.map(_.prettyName).mkString(", ")}")
+        WindowParameters.fail(
+          window.prettyName,
+          "only one window function may be used per " +
+            s"aggregation, got ${windows.map(_.prettyName).mkString(", ")}")
       }
       p match {
-        case a: Aggregate if a.groupingExpressions.contains(window) && a.childrenResolved &&
-            !window.childrenResolved =>
+        case a: Aggregate
+            if a.groupingExpressions.contains(window) && a.childrenResolved &&
+              !window.childrenResolved =>
           checkValuesResolve(window, a.child)
           p // Wait for the lifetime columns to resolve.
         case _ if !window.childrenResolved || !p.childrenResolved =>
@@ -57,12 +109,17 @@ object EventWindowing extends Rule[LogicalPlan] {
         case a: Aggregate if a.groupingExpressions.contains(window) =>
           checkResolved(window)
           val metadata = windowMetadata(window)
-          val windowAttribute = AttributeReference(EventWindow.ColumnName, window.dataType,
-            nullable = false, metadata.getOrElse(Metadata.empty))()
+          val windowAttribute = AttributeReference(
+            EventWindow.ColumnName,
+            window.dataType,
+            nullable = false,
+            metadata.getOrElse(Metadata.empty))()
           val placed = Alias(window.copy(placed = true), EventWindow.ColumnName)(
-            exprId = windowAttribute.exprId, explicitMetadata = metadata)
-          val replaced = a.transformExpressions { case w: EventWindow if w == window =>
-            windowAttribute
+            exprId = windowAttribute.exprId,
+            explicitMetadata = metadata)
+          val replaced = a.transformExpressions {
+            case w: EventWindow if w == window =>
+              windowAttribute
           }
           replaced.withNewChildren(Project(a.child.output :+ placed, a.child) :: Nil)
         case project: Project if PandasGroups.isGroupingColumn(project, window) =>
@@ -74,8 +131,10 @@ object EventWindowing extends Rule[LogicalPlan] {
   }
 
   def misplaced(window: EventWindow): Nothing =
-    WindowParameters.fail(window.prettyName, "a window function must be used as a GROUP BY " +
-      s"expression, e.g. GROUP BY k, ${window.prettyName}(...)")
+    WindowParameters.fail(
+      window.prettyName,
+      "a window function must be used as a GROUP BY " +
+        s"expression, e.g. GROUP BY k, ${window.prettyName}(...)")
 
   /**
    * The per-row values a family reads (SPL delta attributes) come from the text of a policy, so an
@@ -89,9 +148,11 @@ object EventWindowing extends Rule[LogicalPlan] {
         policies.zip(window.values).foreach {
           case ((parameter, policy), u: UnresolvedAttribute)
               if input.resolve(u.nameParts, resolver).isEmpty =>
-            WindowParameters.fail(window.prettyName, s"`$parameter` '${policy.sql}': the " +
-              s"attribute ${u.sql} is not a column of the input " +
-              s"(${input.output.map(_.sql).mkString(", ")})")
+            WindowParameters.fail(
+              window.prettyName,
+              s"`$parameter` '${policy.sql}': the " +
+                s"attribute ${u.sql} is not a column of the input " +
+                s"(${input.output.map(_.sql).mkString(", ")})")
           case _ =>
         }
       case _ =>
@@ -191,31 +252,43 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       val (window, windowAttribute) = placedWindow(list).get
       PandasGroups.plan(f, window, list, input.isStreaming) { (grouping, aggregates) =>
         val clipped = aggregates.exists(ClippedLifetime.isUsedIn)
-        eventWindowAggregate(window, windowAttribute, input, grouping, aggregates,
+        eventWindowAggregate(
+          window,
+          windowAttribute,
+          input,
+          grouping,
+          aggregates,
           if (clipped) Some(clippedAttributes(window)) else None)
       }
     case a @ Aggregate(_, _, Project(list, _), _)
         if a.resolved && placedWindow(list).isDefined && unaggregated(a).isDefined =>
       placedWindow(list).get._1 match {
         case w if w.family.carriesAnchor =>
-          WindowParameters.fail(w.prettyName, "every result over dynamic windows is an aggregate " +
-            "over the messages or a grouping column (for dynamic_window: each of `aggregates`, " +
-            s"e.g. 'count(*) AS n'), got ${unaggregated(a).get.sql}")
+          WindowParameters.fail(
+            w.prettyName,
+            "every result over dynamic windows is an aggregate " +
+              "over the messages or a grouping column (for dynamic_window: each of `aggregates`, " +
+              s"e.g. 'count(*) AS n'), got ${unaggregated(a).get.sql}")
         case _ => a // Spark's own check names the expression (MISSING_AGGREGATION).
       }
-    case a @ Aggregate(_, _, Project(list, input), _) if a.resolved && placedWindow(list).isDefined =>
+    case a @ Aggregate(_, _, Project(list, input), _)
+        if a.resolved && placedWindow(list).isDefined =>
       val (window, windowAttribute) = placedWindow(list).get
       val PhysicalAggregation(grouping, aggregateExpressions, results, _) = a
       aggregateExpressions.find(_.isDistinct).foreach { ae =>
-        throw EventWindowsErrors.unsupported(window.prettyName, s"DISTINCT aggregates are not " +
-          "supported over " +
-          s"event windows, got ${ae.sql}")
+        throw EventWindowsErrors.unsupported(
+          window.prettyName,
+          s"DISTINCT aggregates are not " +
+            "supported over " +
+            s"event windows, got ${ae.sql}")
       }
       aggregateExpressions.find(_.references.contains(windowAttribute)).foreach { ae =>
-        WindowParameters.fail(window.prettyName, "an aggregate's input cannot use the window " +
-          "column: each event is read once, not once per window. For the event's lifetime " +
-          "clipped to the window use clipped_start() and clipped_end(), for time-weighted sums " +
-          s"and averages time_weighted_sum(v) and time_weighted_avg(v); got ${ae.sql}")
+        WindowParameters.fail(
+          window.prettyName,
+          "an aggregate's input cannot use the window " +
+            "column: each event is read once, not once per window. For the event's lifetime " +
+            "clipped to the window use clipped_start() and clipped_end(), for time-weighted sums " +
+            s"and averages time_weighted_sum(v) and time_weighted_avg(v); got ${ae.sql}")
       }
       a.aggregateExpressions.find(ClippedLifetimes.outsideAggregates(_).isDefined).foreach { e =>
         ClippedLifetimes.misplaced(e, "a result outside its aggregates")
@@ -225,23 +298,40 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         aggregateExpressions.forall(ae => OrderInsensitive(ae.aggregateFunction))
       if (aggregateExpressions.exists(PandasAggregates.isPandas)) {
         PandasAggregates.plan(window, aggregateExpressions, results, input.isStreaming) { aggs =>
-          eventWindowAggregate(window, windowAttribute, input, grouping, aggs,
+          eventWindowAggregate(
+            window,
+            windowAttribute,
+            input,
+            grouping,
+            aggs,
             if (aggs.exists(ClippedLifetime.isUsedIn)) Some(clippedAttributes(window)) else None)
         }
       } else (window.family, eventAxis(window)) match {
-        case (f: AxisFamily, Some(axis)) if window.end.isEmpty && orderInsensitive &&
-            PointEventWindow.atMostOneWindow(axis) =>
+        case (f: AxisFamily, Some(axis))
+            if window.end.isEmpty && orderInsensitive &&
+              PointEventWindow.atMostOneWindow(axis) =>
           // A point event lies whole in its one window.
           val pointClipped = clip(a, window.start, pointEnd(window.start))
-          sparkAggregate(pointClipped, window,
+          sparkAggregate(
+            pointClipped,
+            window,
             pointEventWindows(list, input, window, f, windowAttribute))
         case (f: AxisFamily, Some(_)) if input.isStreaming && orderInsensitive =>
           val lifetimes = if (clipped) Some(clippedAttributes(window)) else None
-          sparkAggregate(lifetimes.map(l => clip(a, l.start, l.end)).getOrElse(a), window,
+          sparkAggregate(
+            lifetimes.map(l => clip(a, l.start, l.end)).getOrElse(a),
+            window,
             explodedWindows(list, input, window, f, windowAttribute, lifetimes))
         case _ =>
-          Project(results, eventWindowAggregate(window, windowAttribute, input, grouping,
-            aggregateExpressions, if (clipped) Some(clippedAttributes(window)) else None))
+          Project(
+            results,
+            eventWindowAggregate(
+              window,
+              windowAttribute,
+              input,
+              grouping,
+              aggregateExpressions,
+              if (clipped) Some(clippedAttributes(window)) else None))
       }
   }
 
@@ -301,13 +391,15 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       StateDefinition.ofAggregation(window.prettyName, window.family, window.start, window.end)
     // A fingerprint, not the text: a string buffer would keep Spark from its hash aggregate.
     val fingerprint = Literal(StateDefinition.fingerprint(definition))
-    val stored = Alias(First(fingerprint, ignoreNulls = false).toAggregateExpression(),
+    val stored = Alias(
+      First(fingerprint, ignoreNulls = false).toAggregateExpression(),
       "eventwindows_definition")()
     val error = CheckpointMismatch(s"${window.prettyName}: the checkpoint holds the state of " +
       s"another window definition, not of this query's [$definition]; a changed window " +
       "definition needs a new checkpoint location")
     val check = If(EqualTo(stored.toAttribute, fingerprint), Literal.TrueLiteral, error)
-    Project(a.output,
+    Project(
+      a.output,
       Filter(check, aggregate.copy(aggregateExpressions = a.aggregateExpressions :+ stored)))
   }
 
@@ -322,11 +414,14 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       family: AxisFamily,
       windowAttribute: Attribute): LogicalPlan = {
     val computed = Alias(PointEventWindow(window.start, family), EventWindow.ColumnName)(
-      exprId = windowAttribute.exprId, explicitMetadata = Some(windowAttribute.metadata))
-    val withWindows = Project(list.map {
-      case alias: Alias if alias.exprId == windowAttribute.exprId => computed
-      case other => other
-    }, input)
+      exprId = windowAttribute.exprId,
+      explicitMetadata = Some(windowAttribute.metadata))
+    val withWindows = Project(
+      list.map {
+        case alias: Alias if alias.exprId == windowAttribute.exprId => computed
+        case other => other
+      },
+      input)
     Filter(IsNotNull(computed.toAttribute), withWindows)
   }
 
@@ -344,11 +439,18 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       windowAttribute: Attribute,
       clippedLifetime: Option[ClippedLifetimeColumns]): LogicalPlan = {
     val others = list.filterNot(_.exprId == windowAttribute.exprId)
-    val windows = EventWindowsOf(window.start, window.end, family,
-      EventWindowsConf.maxWindowsPerEvent, clipped = clippedLifetime.nonEmpty)
+    val windows = EventWindowsOf(
+      window.start,
+      window.end,
+      family,
+      EventWindowsConf.maxWindowsPerEvent,
+      clipped = clippedLifetime.nonEmpty)
     // With clipped lifetimes each window comes with the event's, as further columns.
-    Generate(if (clippedLifetime.isEmpty) Explode(windows) else Inline(windows),
-      unrequiredChildIndex = Nil, outer = false, qualifier = None,
+    Generate(
+      if (clippedLifetime.isEmpty) Explode(windows) else Inline(windows),
+      unrequiredChildIndex = Nil,
+      outer = false,
+      qualifier = None,
       generatorOutput = windowAttribute +: clippedLifetime.toSeq.flatMap(_.attributes),
       child = Project(others, input))
   }
@@ -380,26 +482,43 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
           window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
         val start = Alias(rewrite.start(window.start), "snapped_start")()
         val end = Alias(rewrite.end(checkedEnd), "snapped_end")()
-        (window.definition.copy(family = rewrite.family, start = start.toAttribute,
-          end = Some(end.toAttribute)), Seq(start, end))
+        (
+          window.definition.copy(
+            family = rewrite.family,
+            start = start.toAttribute,
+            end = Some(end.toAttribute)),
+          Seq(start, end))
       case None => (window.definition, Nil)
     }
     val child = Project(
-      input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases, input)
-    EventWindowAggregate(keys.map(_.toAttribute), definition, windowAttribute, functions, filters,
-      aggregateExpressions.map(_.resultAttribute), partialBuffers = Nil, clippedLifetime, child)
+      input.output ++ keyAliases ++ filterAliases.flatten ++ lifetimeAliases,
+      input)
+    EventWindowAggregate(
+      keys.map(_.toAttribute),
+      definition,
+      windowAttribute,
+      functions,
+      filters,
+      aggregateExpressions.map(_.resultAttribute),
+      partialBuffers = Nil,
+      clippedLifetime,
+      child)
   }
 
   private def clip(e: Expression, clippedLifetime: Option[ClippedLifetimeColumns]): Expression =
     clippedLifetime.map(c => clip(e, c.start, c.end)).getOrElse(e)
 
   private def placedWindow(list: Seq[NamedExpression]): Option[(EventWindow, Attribute)] =
-    list.collectFirst { case alias @ Alias(w: EventWindow, _) if w.placed => (w, alias.toAttribute) }
+    list.collectFirst {
+      case alias @ Alias(w: EventWindow, _) if w.placed => (w, alias.toAttribute)
+    }
 
   /** The exclusive end of a point event: one tick after its start. */
   private def pointEnd(start: Expression): Expression = start.dataType match {
     case LongType => Add(start, Literal(1L))
-    case _ => SparkShims.timestampAddInterval(start, Literal(1L, DayTimeIntervalType()),
-      Some(SQLConf.get.sessionLocalTimeZone))
+    case _ => SparkShims.timestampAddInterval(
+        start,
+        Literal(1L, DayTimeIntervalType()),
+        Some(SQLConf.get.sessionLocalTimeZone))
   }
 }

@@ -1,13 +1,18 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.EventWindowsConf
-import io.eventwindows.expressions.AnchorSortKey
-import io.eventwindows.plans.{AnchorDefinition, AnchorWindow, AnchorWindowAggregate,
-  EventWindowAggregate, WindowDefinition}
-
 import org.apache.spark.sql.catalyst.expressions.{Alias, IsNotNull, IsNull}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.expressions.AnchorSortKey
+import io.eventwindows.plans.{
+  AnchorDefinition,
+  AnchorWindow,
+  AnchorWindowAggregate,
+  EventWindowAggregate,
+  WindowDefinition
+}
 
 /**
  * Takes the messages and the anchors of dynamic windows apart, so that the messages need not
@@ -40,11 +45,25 @@ import org.apache.spark.sql.catalyst.rules.Rule
 object SliceAnchorWindows extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transformUp {
-    case a @ EventWindowAggregate(_, WindowDefinition(_, family: AnchorWindow, start, None, _,
-        Seq(_, _, anchor)), _, aggregates, _, _, Nil, None, child)
+    case a @ EventWindowAggregate(
+          _,
+          WindowDefinition(
+            _,
+            family: AnchorWindow,
+            start,
+            None,
+            _,
+            Seq(_, _, anchor)),
+          _,
+          aggregates,
+          _,
+          _,
+          Nil,
+          None,
+          child)
         if !a.isStreaming && child.deterministic &&
-        aggregates.forall(OrderInsensitive) && EventWindowsConf.sliceDynamicWindows &&
-        AnchorSortKey.messageTime(start, anchor).isDefined =>
+          aggregates.forall(OrderInsensitive) && EventWindowsConf.sliceDynamicWindows &&
+          AnchorSortKey.messageTime(start, anchor).isDefined =>
       separate(a, family)
   }
 
@@ -55,13 +74,23 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
     // too: Spark's RemoveRedundantAliases drops an alias of an attribute to its own name (and
     // maps the parent's references to the attribute), which would give both sides of this node
     // the same attributes.
-    val anchors = Project(a.keys.map(k => Alias(k, s"anchor_${k.name}")()) ++ Seq(
-      Alias(anchorStart, "start")(), Alias(anchorEnd, "end")(), Alias(anchor, "anchor")()),
+    val anchors = Project(
+      a.keys.map(k => Alias(k, s"anchor_${k.name}")()) ++ Seq(
+        Alias(anchorStart, "start")(),
+        Alias(anchorEnd, "end")(),
+        Alias(anchor, "anchor")()),
       Filter(IsNotNull(anchor), a.child))
     val (anchorKeys, Seq(start, end, row)) = anchors.output.splitAt(a.keys.size)
-    AnchorWindowAggregate(a.keys, time, a.window.function, a.windowAttribute,
-      a.aggregates, a.filters, a.aggregateAttributes,
+    AnchorWindowAggregate(
+      a.keys,
+      time,
+      a.window.function,
+      a.windowAttribute,
+      a.aggregates,
+      a.filters,
+      a.aggregateAttributes,
       AnchorDefinition(anchorKeys, start, end, Some(row), family.bounds),
-      Filter(IsNull(anchor), a.child), anchors)
+      Filter(IsNull(anchor), a.child),
+      anchors)
   }
 }

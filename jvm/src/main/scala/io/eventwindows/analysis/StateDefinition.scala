@@ -2,12 +2,17 @@ package io.eventwindows.analysis
 
 import scala.util.hashing.MurmurHash3
 
-import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
-  SnappedToWindows, StartIsEventTime}
-import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
-
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.StructType
+
+import io.eventwindows.execution.streaming.{
+  EventTimeHorizon,
+  RowEndIsEventTime,
+  SnappedStart,
+  SnappedToWindows,
+  StartIsEventTime
+}
+import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
 
 /**
  * What a stream's window state depends on, as its checkpoint keeps it, so that a query restarted
@@ -33,7 +38,10 @@ object StateDefinition {
   val Version: Int = 1
 
   /** The definition of a window run as Spark's streaming aggregation. */
-  def ofAggregation(function: String, family: WindowFamily, start: Expression,
+  def ofAggregation(
+      function: String,
+      family: WindowFamily,
+      start: Expression,
       end: Option[Expression]): String =
     s"$function ${FamilyEncoding.of(family)} ${lifetime(start, end)}"
 

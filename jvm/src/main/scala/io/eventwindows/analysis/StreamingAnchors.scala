@@ -1,16 +1,26 @@
 package io.eventwindows.analysis
 
+import org.apache.spark.sql.catalyst.analysis.StreamingJoinHelper
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  Attribute,
+  AttributeMap,
+  AttributeReference,
+  AttributeSet,
+  Expression,
+  LessThan,
+  Literal,
+  NamedExpression
+}
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, Union}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.streaming.CheckedAnchorStart
 import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
 import io.eventwindows.shims.{SparkLine, SparkShims}
-
-import org.apache.spark.sql.catalyst.analysis.StreamingJoinHelper
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, AttributeReference, AttributeSet, Expression, LessThan, Literal, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, Union}
-import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
 
 /**
  * Prepares a streaming dynamic window (a family whose window carries its anchor) for
@@ -73,21 +83,26 @@ private[analysis] object StreamingAnchors {
     val (streamed, anchors) = splitStaticAnchors(a.child, function)
     val time = AnchorSortKey.messageTime(a.window.start, a.window.values.last) match {
       case Some(t: Attribute) => t
-      case _ => WindowParameters.fail(function,
-        "on a streaming DataFrame the messages' time must be a column")
+      case _ => WindowParameters.fail(
+          function,
+          "on a streaming DataFrame the messages' time must be a column")
     }
     if (!time.metadata.contains(EventTimeWatermark.delayKey)) {
-      WindowParameters.fail(function, s"on a streaming DataFrame the messages' time column " +
-        s"${time.sql} needs an event-time watermark (withWatermark(\"${time.name}\", delay); a " +
-        "stream of anchors takes one on its own time column too): an anchor's row is emitted " +
-        "once the watermark has passed its interval's end")
+      WindowParameters.fail(
+        function,
+        s"on a streaming DataFrame the messages' time column " +
+          s"${time.sql} needs an event-time watermark (withWatermark(\"${time.name}\", delay); a " +
+          "stream of anchors takes one on its own time column too): an anchor's row is emitted " +
+          "once the watermark has passed its interval's end")
     }
     if (SparkLine.line == "4.0") {
-      throw EventWindowsErrors.unsupported(function, "on a streaming DataFrame needs Spark 4.1 " +
-        "or later: Spark " +
-        "4.0's transformWithState refuses the messages' time column beside the column the " +
-        "messages and anchors are ordered by (two event-time columns); run it on a batch " +
-        "DataFrame, or on Spark 4.1 or later")
+      throw EventWindowsErrors.unsupported(
+        function,
+        "on a streaming DataFrame needs Spark 4.1 " +
+          "or later: Spark " +
+          "4.0's transformWithState refuses the messages' time column beside the column the " +
+          "messages and anchors are ordered by (two event-time columns); run it on a batch " +
+          "DataFrame, or on Spark 4.1 or later")
     }
     val declared = a.window.family.asInstanceOf[AnchorWindow]
     val Seq(start, end, anchor) = a.window.values
@@ -107,21 +122,28 @@ private[analysis] object StreamingAnchors {
     val checkedStart = CheckedAnchorStart(start, end, anchor, family, anchorTime)
     val sortTime = AnchorSortKey.sortTime(time, checkedStart, anchor)
     val arrival = family.lookback.map { ticks =>
-      AnchorSortKey.sortTime(time, SparkShims.timestampAddInterval(checkedStart,
-        Literal(ticks, DayTimeIntervalType()), Some(SQLConf.get.sessionLocalTimeZone)), anchor)
+      AnchorSortKey.sortTime(
+        time,
+        SparkShims.timestampAddInterval(
+          checkedStart,
+          Literal(ticks, DayTimeIntervalType()),
+          Some(SQLConf.get.sessionLocalTimeZone)),
+        anchor)
     }
     def withTime(plan: LogicalPlan, metadata: Option[Metadata]): Project = {
       val columns = AttributeMap(a.child.output.zip(plan.output))
       def read(e: Expression) = e.transform { case c: Attribute => columns(c) }
-      Project(plan.output ++ Seq(
-        Some(Alias(read(sortTime), TimeColumn)(
-          explicitMetadata = if (arrival.isDefined) Some(Metadata.empty) else metadata)),
-        arrival.map(t => Alias(read(t), ArrivalColumn)(explicitMetadata = metadata))).flatten,
+      Project(
+        plan.output ++ Seq(
+          Some(Alias(read(sortTime), TimeColumn)(
+            explicitMetadata = if (arrival.isDefined) Some(Metadata.empty) else metadata)),
+          arrival.map(t => Alias(read(t), ArrivalColumn)(explicitMetadata = metadata))).flatten,
         plan)
     }
     val child = withTime(streamed, Some(time.metadata))
     val sortColumn = child.output(streamed.output.size)
-    val prepared = a.copy(window = a.window.copy(family = family, start = sortColumn),
+    val prepared = a.copy(
+      window = a.window.copy(family = family, start = sortColumn),
       child = child)
     Prepared(prepared, anchors.map(withTime(_, None)), child.output.last)
   }
@@ -142,25 +164,30 @@ private[analysis] object StreamingAnchors {
     val overAnchors = throughProjects(start, input) match {
       case (overUnion, union @ Union(Seq(_, anchors), _, _)) =>
         val positions = AttributeMap(union.output.zip(anchors.output))
-        Some(throughProjects(overUnion.transform {
-          case c: Attribute if positions.contains(c) => positions(c)
-        }, anchors)._1)
+        Some(throughProjects(
+          overUnion.transform {
+            case c: Attribute if positions.contains(c) => positions(c)
+          },
+          anchors)._1)
       case _ => None
     }
     val derived = overAnchors.flatMap { startExpression =>
       val messageTime = AttributeReference("message_time", start.dataType)()
-      StreamingJoinHelper.getStateValueWatermark(AttributeSet(messageTime),
+      StreamingJoinHelper.getStateValueWatermark(
+        AttributeSet(messageTime),
         AttributeSet(startExpression.references.filter(
           _.metadata.contains(EventTimeWatermark.delayKey))),
-        Some(LessThan(startExpression, messageTime)), Some(ProbeWatermarkMs))
+        Some(LessThan(startExpression, messageTime)),
+        Some(ProbeWatermarkMs))
     }.map(ms => Math.max(0L, (ProbeWatermarkMs - ms) * 1000L))
-    derived.orElse(declared).getOrElse(WindowParameters.fail(function,
+    derived.orElse(declared).getOrElse(WindowParameters.fail(
+      function,
       "on a stream of anchors, an anchor is late once the watermark has passed its own time, " +
-      "and the messages it can ask for must still be kept: its interval's start must be its " +
-      "watermarked time column less a constant (e.g. t - INTERVAL 5 SECONDS over anchors with " +
-      "withWatermark(\"t\", delay)), or `lookback` must say how long before its time an " +
-      s"interval may start (its time is then its start plus the lookback); got start " +
-      s"${overAnchors.getOrElse(start).sql}"))
+        "and the messages it can ask for must still be kept: its interval's start must be its " +
+        "watermarked time column less a constant (e.g. t - INTERVAL 5 SECONDS over anchors with " +
+        "withWatermark(\"t\", delay)), or `lookback` must say how long before its time an " +
+        s"interval may start (its time is then its start plus the lookback); got start " +
+        s"${overAnchors.getOrElse(start).sql}"))
   }
 
   /** `e` over the output of `plan`, over that of the first node below its projections. */
@@ -170,9 +197,11 @@ private[analysis] object StreamingAnchors {
         val defined = AttributeMap(list.collect {
           case alias: Alias => alias.toAttribute -> alias.child
         })
-        throughProjects(e.transform {
-          case c: Attribute if defined.contains(c) => defined(c)
-        }, child)
+        throughProjects(
+          e.transform {
+            case c: Attribute if defined.contains(c) => defined(c)
+          },
+          child)
       case other => (e, other)
     }
 
@@ -196,17 +225,21 @@ private[analysis] object StreamingAnchors {
         val streamed = input.transformDown { case u if u eq union => messages }
         (streamed, Some(overAnchors(chain, union, anchors)))
       case (_, Union(Seq(messages, _), _, _)) if !messages.isStreaming =>
-        WindowParameters.fail(function, "on a streaming DataFrame the messages must be a stream " +
-          "(the anchors may be a stream or a static DataFrame), but they are static")
+        WindowParameters.fail(
+          function,
+          "on a streaming DataFrame the messages must be a stream " +
+            "(the anchors may be a stream or a static DataFrame), but they are static")
       case _ => (input, None)
     }
   }
 
   /** `chain` (top first) over `anchors` in place of `union`, every column a new attribute. */
   private def overAnchors(chain: List[Project], union: Union, anchors: LogicalPlan): LogicalPlan = {
-    val bottom = Project(anchors.output.zip(union.output).map { case (column, united) =>
-      Alias(column, united.name)()
-    }, anchors)
+    val bottom = Project(
+      anchors.output.zip(union.output).map { case (column, united) =>
+        Alias(column, united.name)()
+      },
+      anchors)
     var renamed = AttributeMap(union.output.zip(bottom.output))
     chain.reverse.foldLeft(bottom: LogicalPlan) { (child, p) =>
       val list = p.projectList.map { e =>

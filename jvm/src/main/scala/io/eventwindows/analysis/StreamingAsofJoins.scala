@@ -1,12 +1,12 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.execution.streaming.{StreamingAsofJoinProcessor, StreamingAsofJoinSpec}
-import io.eventwindows.expressions.WindowParameters
-import io.eventwindows.plans.AsofJoin
-
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
+
+import io.eventwindows.execution.streaming.{StreamingAsofJoinProcessor, StreamingAsofJoinSpec}
+import io.eventwindows.expressions.WindowParameters
+import io.eventwindows.plans.AsofJoin
 
 /**
  * Runs an [[AsofJoin]] of two streams (`asof_join` with a `spark.readStream` DataFrame on each
@@ -26,17 +26,33 @@ object StreamingAsofJoins extends Rule[LogicalPlan] {
   private def rewrite(j: AsofJoin): LogicalPlan = {
     val Seq(leftTime, rightTime) = Seq("left" -> j.leftTime, "right" -> j.rightTime).map {
       case (_, t: Attribute) if StreamingRangeJoins.watermarked(t) => t
-      case (side, t) => WindowParameters.fail(AsofJoinTableFunction.Name, "both sides are " +
-        s"streams: the $side side's time column ${name(t)} needs an event-time watermark " +
-        s"(withWatermark(\"${name(t)}\", delay), or WATERMARK in SQL): a left row is emitted " +
-        "once the watermark shows that no nearer right row can still arrive")
+      case (side, t) => WindowParameters.fail(
+          AsofJoinTableFunction.Name,
+          "both sides are " +
+            s"streams: the $side side's time column ${name(t)} needs an event-time watermark " +
+            s"(withWatermark(\"${name(t)}\", delay), or WATERMARK in SQL): a left row is emitted " +
+            "once the watermark shows that no nearer right row can still arrive")
     }
     StreamingWindows.checkStateStore(AsofJoinTableFunction.Name)
-    StreamingRangeJoins.joinOfStreams(j.left, j.right, j.leftKeys, j.rightKeys, leftTime,
-        rightTime, j.output) { (input, output) =>
-      new StreamingAsofJoinProcessor(StreamingAsofJoinSpec(j.left.output, j.right.output,
-        leftTime, rightTime, AsofJoin.rightTieBreak(j.right.output, j.rightKeys, j.rightTime),
-        j.direction, j.tolerance, j.allowExactMatches, input, output,
+    StreamingRangeJoins.joinOfStreams(
+      j.left,
+      j.right,
+      j.leftKeys,
+      j.rightKeys,
+      leftTime,
+      rightTime,
+      j.output) { (input, output) =>
+      new StreamingAsofJoinProcessor(StreamingAsofJoinSpec(
+        j.left.output,
+        j.right.output,
+        leftTime,
+        rightTime,
+        AsofJoin.rightTieBreak(j.right.output, j.rightKeys, j.rightTime),
+        j.direction,
+        j.tolerance,
+        j.allowExactMatches,
+        input,
+        output,
         StateDefinition.ofAsofJoin(j.direction, j.tolerance, j.allowExactMatches, input)))
     }
   }

@@ -1,17 +1,38 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.streaming.{InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec}
-import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
-
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression, RuntimeReplaceable}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  Attribute,
+  CreateStruct,
+  Expression,
+  Literal,
+  NamedExpression,
+  RuntimeReplaceable
+}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftOuter, RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, TransformWithState, Union}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  CatalystSerde,
+  EventTimeWatermark,
+  Join,
+  LocalRelation,
+  LogicalPlan,
+  Project,
+  TransformWithState,
+  Union
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
 import org.apache.spark.sql.types.{Metadata, StructType}
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.execution.streaming.{
+  InputColumns,
+  StreamingRangeJoinProcessor,
+  StreamingRangeJoinSpec
+}
+import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
 
 /**
  * Runs a range join of two streams (an overlap or a point in an interval,
@@ -41,13 +62,16 @@ import org.apache.spark.sql.types.{Metadata, StructType}
 object StreamingRangeJoins extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case join: Join if EventWindowsConf.rangeJoinEnabled && join.left.isStreaming &&
-        join.right.isStreaming => join match {
-      case RangeJoinShape(shape) if planned(shape.joinType) &&
-          watermarked(shape.leftLifetime.lo) && watermarked(shape.rightLifetime.lo) =>
-        rewrite(join, shape)
-      case _ => join
-    }
+    case join: Join
+        if EventWindowsConf.rangeJoinEnabled && join.left.isStreaming &&
+          join.right.isStreaming =>
+      join match {
+        case RangeJoinShape(shape)
+            if planned(shape.joinType) &&
+              watermarked(shape.leftLifetime.lo) && watermarked(shape.rightLifetime.lo) =>
+          rewrite(join, shape)
+        case _ => join
+      }
   }
 
   private def planned(joinType: JoinType): Boolean = joinType match {
@@ -73,13 +97,27 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
   private def rewrite(join: Join, shape: RangeJoinShape): LogicalPlan = {
     StreamingWindows.checkStateStore("stream-stream range join")
     val (left, right) = (join.left, join.right)
-    joinOfStreams(left, right, shape.leftKeys, shape.rightKeys,
-        shape.leftLifetime.lo.asInstanceOf[Attribute], shape.rightLifetime.lo.asInstanceOf[Attribute],
-        join.output) { (input, output) =>
-      new StreamingRangeJoinProcessor(StreamingRangeJoinSpec(join.joinType, left.output,
-        right.output, evaluable(join.condition.get), JoinLifetime(evaluable(shape.leftLifetime.lo),
-          evaluable(shape.leftLifetime.hi)), JoinLifetime(evaluable(shape.rightLifetime.lo),
-          evaluable(shape.rightLifetime.hi)), input, output))
+    joinOfStreams(
+      left,
+      right,
+      shape.leftKeys,
+      shape.rightKeys,
+      shape.leftLifetime.lo.asInstanceOf[Attribute],
+      shape.rightLifetime.lo.asInstanceOf[Attribute],
+      join.output) { (input, output) =>
+      new StreamingRangeJoinProcessor(StreamingRangeJoinSpec(
+        join.joinType,
+        left.output,
+        right.output,
+        evaluable(join.condition.get),
+        JoinLifetime(
+          evaluable(shape.leftLifetime.lo),
+          evaluable(shape.leftLifetime.hi)),
+        JoinLifetime(
+          evaluable(shape.rightLifetime.lo),
+          evaluable(shape.rightLifetime.hi)),
+        input,
+        output))
     }
   }
 
@@ -107,11 +145,11 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
         time: Attribute): LogicalPlan = {
       // Only the time carries the watermark: TransformWithState takes one event-time column.
       val keyColumns = if (keys.isEmpty) Seq(Alias(Literal(0), "__eventwindows_key")())
-        else keys.zipWithIndex.map { case (k, i) =>
-          Alias(k, s"__eventwindows_key$i")(explicitMetadata = Some(Metadata.empty))
-        }
+      else keys.zipWithIndex.map { case (k, i) =>
+        Alias(k, s"__eventwindows_key$i")(explicitMetadata = Some(Metadata.empty))
+      }
       val structs = if (tag == 0) Seq(leftStruct, Literal(null, rightStruct.dataType))
-        else Seq(Literal(null, leftStruct.dataType), rightStruct)
+      else Seq(Literal(null, leftStruct.dataType), rightStruct)
       val columns: Seq[NamedExpression] = keyColumns ++ Seq(
         Alias(Literal(tag), InputColumns.Side)(),
         Alias(structs(0), InputColumns.Left)(),
@@ -128,7 +166,8 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
     val keyDeserializer = StreamingWindows.resolvedDeserializer(keyEncoder, grouping)
     val node = TransformWithState(
       keyDeserializer = keyDeserializer,
-      valueDeserializer = StreamingWindows.resolvedDeserializer(ExpressionEncoder(inputSchema), input),
+      valueDeserializer =
+        StreamingWindows.resolvedDeserializer(ExpressionEncoder(inputSchema), input),
       groupingAttributes = grouping,
       dataAttributes = input,
       statefulProcessor = processorOf(inputSchema, outputEncoder.schema)
@@ -145,8 +184,10 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
       initialStateDeserializer = keyDeserializer,
       initialState = LocalRelation(keyEncoder.schema))
     val serialized = CatalystSerde.serialize(node)(outputEncoder)
-    Project(serialized.output.zip(output).map { case (column, named) =>
-      Alias(column, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
-    }, serialized)
+    Project(
+      serialized.output.zip(output).map { case (column, named) =>
+        Alias(column, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
+      },
+      serialized)
   }
 }

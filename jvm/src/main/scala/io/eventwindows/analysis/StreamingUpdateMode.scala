@@ -1,11 +1,11 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.execution.streaming.StreamingWindowProcessor
-
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, TransformWithState}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.WriteToStream
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor}
+
+import io.eventwindows.execution.streaming.StreamingWindowProcessor
 
 /**
  * Gives the windows that [[StreamingWindows]] put on `transformWithState` the output mode of
@@ -29,13 +29,13 @@ object StreamingUpdateMode extends Rule[LogicalPlan] {
       val query = AnalysisHelper.allowInvokingTransformsInAnalyzer {
         write.inputQuery.transformDown {
           case node: TransformWithState => (node.statefulProcessor: AnyRef) match {
-            case windows: StreamingWindowProcessor
-                if windows.spec.rules.knowsOpenRows && !windows.spec.emission.earlyRows =>
-              node.copy(statefulProcessor = new StreamingWindowProcessor(
-                windows.spec.copy(emission = windows.spec.emission.copy(earlyRows = true)))
-                .asInstanceOf[StatefulProcessor[Any, Any, Any]])
-            case _ => node
-          }
+              case windows: StreamingWindowProcessor
+                  if windows.spec.rules.knowsOpenRows && !windows.spec.emission.earlyRows =>
+                node.copy(statefulProcessor = new StreamingWindowProcessor(
+                  windows.spec.copy(emission = windows.spec.emission.copy(earlyRows = true)))
+                  .asInstanceOf[StatefulProcessor[Any, Any, Any]])
+              case _ => node
+            }
         }
       }
       write.copy(inputQuery = query)

@@ -1,22 +1,61 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.streaming.{EventTimeHorizon, RowEndIsEventTime, SnappedStart,
-  SnappedToWindows, StartIsEventTime, StoredDefinition, StreamingAggregation, StreamingEmission,
-  StreamingRows, StreamingWindowProcessor, StreamingWindowSpec}
-import io.eventwindows.expressions.{AdjustStartTime, EventTime, LastRowEnd, SnapToWindows,
-  WindowParameters}
-import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
-
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, BoundReference, Cast, CreateStruct, Expression, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  Attribute,
+  AttributeMap,
+  BoundReference,
+  Cast,
+  CreateStruct,
+  Expression,
+  Literal,
+  NamedExpression
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.CollectList
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CatalystSerde, EventTimeWatermark, LocalRelation, LogicalPlan, Project, TransformWithState}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Aggregate,
+  CatalystSerde,
+  EventTimeWatermark,
+  LocalRelation,
+  LogicalPlan,
+  Project,
+  TransformWithState
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
-import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{
+  MetadataBuilder,
+  StructField,
+  StructType,
+  TimestampNTZType,
+  TimestampType
+}
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.execution.streaming.{
+  EventTimeHorizon,
+  RowEndIsEventTime,
+  SnappedStart,
+  SnappedToWindows,
+  StartIsEventTime,
+  StoredDefinition,
+  StreamingAggregation,
+  StreamingEmission,
+  StreamingRows,
+  StreamingWindowProcessor,
+  StreamingWindowSpec
+}
+import io.eventwindows.expressions.{
+  AdjustStartTime,
+  EventTime,
+  LastRowEnd,
+  SnapToWindows,
+  WindowParameters
+}
+import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
 
 /**
  * Runs a streaming [[EventWindowAggregate]] of a family that runs on streams
@@ -86,17 +125,22 @@ object StreamingWindows extends Rule[LogicalPlan] {
     // State holding aggregation buffers depends on the aggregates too.
     val buffersInState =
       rules.foldsPrefix || (rules.foldsSessions && a.clippedLifetime.isEmpty)
-    val spec = StreamingWindowSpec(a.window, rules, horizon,
+    val spec = StreamingWindowSpec(
+      a.window,
+      rules,
+      horizon,
       StreamingAggregation(a.keys, a.aggregates, a.filters, a.clippedLifetime),
       StreamingRows(input, inputEncoder, outputEncoder.resolveAndBind()),
-      StoredDefinition(definition(a, horizon, input, buffersInState),
+      StoredDefinition(
+        definition(a, horizon, input, buffersInState),
         former =
           // Before late rows counted in their open windows, the state was the same but for this.
           if (lastRowEnd.isDefined) Some(definition(a, startHorizon, input, buffersInState))
           // Before sessions folded their events, they kept them all: the next firing folds them.
           else if (rules.foldsSessions && buffersInState) Some(definition(a, horizon, input, false))
           else None),
-      StreamingEmission(EventWindowsConf.maxWindowsPerEvent,
+      StreamingEmission(
+        EventWindowsConf.maxWindowsPerEvent,
         hasInitialState = staticAnchors.isDefined))
 
     val keyDeserializer = resolvedDeserializer(keyEncoder, grouping)
@@ -121,12 +165,14 @@ object StreamingWindows extends Rule[LogicalPlan] {
       initialStateDeserializer = initial.map(_.deserializer).getOrElse(keyDeserializer),
       initialState = initial.map(_.plan).getOrElse(LocalRelation(keyEncoder.schema)))
     val serialized = CatalystSerde.serialize(node)(outputEncoder)
-    Project(serialized.output.zip(original.output).map { case (column, named) =>
-      // A struct's fields lose their metadata (an anchor column's watermark) through the
-      // encoder; the cast gives them back.
-      val typed = if (column.dataType == named.dataType) column else Cast(column, named.dataType)
-      Alias(typed, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
-    }, serialized)
+    Project(
+      serialized.output.zip(original.output).map { case (column, named) =>
+        // A struct's fields lose their metadata (an anchor column's watermark) through the
+        // encoder; the cast gives them back.
+        val typed = if (column.dataType == named.dataType) column else Cast(column, named.dataType)
+        Alias(typed, named.name)(exprId = named.exprId, explicitMetadata = Some(named.metadata))
+      },
+      serialized)
   }
 
   /**
@@ -140,8 +186,12 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val input = Project(rows.output ++ constantKey.map(k => Alias(k.child, k.name)()), rows)
     val grouping = keys.map(input.output)
     // The rows first: Spark reads the state's value from the first columns of its rows.
-    val plan = Aggregate(grouping, Alias(
-      CollectList(CreateStruct(input.output)).toAggregateExpression(), "rows")() +: grouping, input)
+    val plan = Aggregate(
+      grouping,
+      Alias(
+        CollectList(CreateStruct(input.output)).toAggregateExpression(),
+        "rows")() +: grouping,
+      input)
     val array = plan.output.head
     val encoder = ExpressionEncoder(StructType(Seq(StructField(array.name, array.dataType))))
     InitialState(plan, grouping, array, resolvedDeserializer(encoder, Seq(array)))
@@ -164,7 +214,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
       rules: StreamingRules,
       time: Attribute): Option[(Alias, EventTimeHorizon)] = (rules, a.window.family) match {
     case (_, family: HoppingFamily) if rules.lateByLastRow =>
-      val end = Alias(LastRowEnd(a.window.start, a.window.end, family),
+      val end = Alias(
+        LastRowEnd(a.window.start, a.window.end, family),
         "__eventwindows_last_row_end")(explicitMetadata = Some(time.metadata))
       Some((end, RowEndIsEventTime(family.output == OutputPolicy.Point)))
     case _ => None
@@ -181,8 +232,9 @@ object StreamingWindows extends Rule[LogicalPlan] {
       a: EventWindowAggregate,
       time: Option[Attribute]): (EventWindowAggregate, Seq[NamedExpression]) = {
     val columns = a.child.output.map {
-      case c if !time.exists(_.exprId == c.exprId) &&
-          c.metadata.contains(EventTimeWatermark.delayKey) =>
+      case c
+          if !time.exists(_.exprId == c.exprId) &&
+            c.metadata.contains(EventTimeWatermark.delayKey) =>
         Alias(c, c.name)(explicitMetadata = Some(new MetadataBuilder().withMetadata(c.metadata)
           .remove(EventTimeWatermark.delayKey).build()))
       case c => c
@@ -190,7 +242,8 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val renamed = AttributeMap(columns.collect { case alias: Alias =>
       alias.child.asInstanceOf[Attribute] -> alias.toAttribute
     })
-    val rewritten = if (renamed.isEmpty) a else a.transformExpressions {
+    val rewritten = if (renamed.isEmpty) a
+    else a.transformExpressions {
       case c: Attribute if renamed.contains(c) => renamed(c)
     }.asInstanceOf[EventWindowAggregate]
     (rewritten, columns)
@@ -209,31 +262,45 @@ object StreamingWindows extends Rule[LogicalPlan] {
     val start = a.window.start
     val snapped = (start, a.child) match {
       case (start: Attribute, Project(list, _)) => list.collectFirst {
-        case alias @ Alias(s: AdjustStartTime, _) if alias.exprId == start.exprId => s
-        case alias @ Alias(s: SnapToWindows, _) if alias.exprId == start.exprId => s
-      }
+          case alias @ Alias(s: AdjustStartTime, _) if alias.exprId == start.exprId => s
+          case alias @ Alias(s: SnapToWindows, _) if alias.exprId == start.exprId => s
+        }
       case _ => None
     }
     val (time, horizon) = (eventTime.getOrElse(start), snapped) match {
       case (t: Attribute, _) if watermarked(t) => (t, StartIsEventTime)
       case (_, Some(s @ AdjustStartTime(t: Attribute, size, hop, alignment))) if watermarked(t) =>
-        (t, SnappedStart(size, hop, alignment, EventTime.lineMin(s.dataType),
-          EventTime.lineMax(s.dataType)))
+        (
+          t,
+          SnappedStart(
+            size,
+            hop,
+            alignment,
+            EventTime.lineMin(s.dataType),
+            EventTime.lineMax(s.dataType)))
       case (_, Some(s @ SnapToWindows(t: Attribute, windows, _))) if watermarked(t) =>
-        (t, SnappedToWindows(windows, EventTime.lineMin(s.dataType),
-          EventTime.lineMax(s.dataType)))
+        (
+          t,
+          SnappedToWindows(
+            windows,
+            EventTime.lineMin(s.dataType),
+            EventTime.lineMax(s.dataType)))
       case _ =>
         val column = snapped.map(_.children.head).getOrElse(start)
-        WindowParameters.fail(a.window.function, "on a streaming DataFrame the window's time " +
-          s"column ${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
-          s"${column.sql}\", delay), or WATERMARK in SQL): a window is emitted once the " +
-          "watermark has passed it, so that each window is emitted once and complete")
+        WindowParameters.fail(
+          a.window.function,
+          "on a streaming DataFrame the window's time " +
+            s"column ${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
+            s"${column.sql}\", delay), or WATERMARK in SQL): a window is emitted once the " +
+            "watermark has passed it, so that each window is emitted once and complete")
     }
     time.dataType match {
       case TimestampType | TimestampNTZType => (time, horizon)
-      case other => WindowParameters.fail(a.window.function, "on a streaming DataFrame the " +
-        s"window's time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
-        s"${other.sql} (${time.sql})")
+      case other => WindowParameters.fail(
+          a.window.function,
+          "on a streaming DataFrame the " +
+            s"window's time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
+            s"${other.sql} (${time.sql})")
     }
   }
 
@@ -243,10 +310,12 @@ object StreamingWindows extends Rule[LogicalPlan] {
   private[analysis] def checkStateStore(function: String): Unit = {
     val provider = SQLConf.get.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
     if (provider != RocksDBProvider) {
-      WindowParameters.fail(function, "on a streaming DataFrame event windows keep their state " +
-        "in Spark's RocksDB state store (transformWithState needs it), but the session uses " +
-        s"$provider: set spark.sql.streaming.stateStore.providerClass=$RocksDBProvider before " +
-        "starting the query")
+      WindowParameters.fail(
+        function,
+        "on a streaming DataFrame event windows keep their state " +
+          "in Spark's RocksDB state store (transformWithState needs it), but the session uses " +
+          s"$provider: set spark.sql.streaming.stateStore.providerClass=$RocksDBProvider before " +
+          "starting the query")
     }
   }
 
@@ -262,8 +331,16 @@ object StreamingWindows extends Rule[LogicalPlan] {
       input: Seq[Attribute],
       buffersInState: Boolean): String = {
     val w = a.window
-    StateDefinition.ofReplay(w.function, w.family, horizon, w.start, w.end, w.order, w.values,
-      a.keys.map(_.name), schemaOf(input),
+    StateDefinition.ofReplay(
+      w.function,
+      w.family,
+      horizon,
+      w.start,
+      w.end,
+      w.order,
+      w.values,
+      a.keys.map(_.name),
+      schemaOf(input),
       if (buffersInState) Some((a.aggregates, a.filters)) else None)
   }
 

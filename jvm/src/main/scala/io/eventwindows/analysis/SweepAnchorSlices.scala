@@ -1,17 +1,28 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.AnchorSortKey
-import io.eventwindows.plans.{AnchorSlices, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition}
-
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression, Union}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  LogicalPlan,
+  Project,
+  RepartitionByExpression,
+  Union
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.UnsafeFixedWidthAggregationMap
 import org.apache.spark.sql.execution.adaptive.{LogicalQueryStage, ShuffleQueryStageExec}
 import org.apache.spark.sql.internal.SQLConf
+
+import io.eventwindows.expressions.AnchorSortKey
+import io.eventwindows.plans.{
+  AnchorSlices,
+  AnchorWindow,
+  AnchorWindowAggregate,
+  EventWindowAggregate,
+  WindowDefinition
+}
 
 /**
  * Picks the plan of [[AnchorWindowAggregate]] once Spark's operator optimizations have put its
@@ -88,8 +99,8 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
   private def measurable: Boolean = {
     val conf = SQLConf.get
     conf.adaptiveExecutionEnabled &&
-      conf.getConf(SQLConf.ADAPTIVE_AUTO_BROADCASTJOIN_THRESHOLD)
-        .getOrElse(conf.autoBroadcastJoinThreshold) >= 0
+    conf.getConf(SQLConf.ADAPTIVE_AUTO_BROADCASTJOIN_THRESHOLD)
+      .getOrElse(conf.autoBroadcastJoinThreshold) >= 0
   }
 
   /** True if the aggregates' buffers can be updated in place in an UnsafeRow. */
@@ -105,27 +116,51 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
     val ends = Project(anchor.interval.columns, a.anchors)
     val slice = AttributeReference("slice", a.time.dataType, nullable = false)()
     val buffers = a.aggregates.flatMap(_.aggBufferAttributes).map(_.newInstance())
-    val slices = AnchorSlices(a.keys, a.time, slice, a.aggregates, a.filters, buffers,
-      anchor.interval, a.messages, ends)
+    val slices = AnchorSlices(
+      a.keys,
+      a.time,
+      slice,
+      a.aggregates,
+      a.filters,
+      buffers,
+      anchor.interval,
+      a.messages,
+      ends)
 
     def nullOf(e: Expression, name: String): Alias = Alias(Literal(null, e.dataType), name)()
     // Union columns: keys, message time, buffers, anchor start, end and row.
     val row = anchor.row.get // An AnchorWindowAggregate's anchors have their row.
     val union = Union(
-      Project(a.keys ++ (Alias(slice, "time")() +: buffers) ++ Seq(
-        nullOf(anchor.start, "start"), nullOf(anchor.end, "end"), nullOf(row, "anchor")),
+      Project(
+        a.keys ++ (Alias(slice, "time")() +: buffers) ++ Seq(
+          nullOf(anchor.start, "start"),
+          nullOf(anchor.end, "end"),
+          nullOf(row, "anchor")),
         slices),
-      Project(anchor.keys ++ (nullOf(a.time, "time") +: buffers.map(b => nullOf(b, b.name))) ++
-        Seq(anchor.start, anchor.end, row), a.anchors))
+      Project(
+        anchor.keys ++ (nullOf(a.time, "time") +: buffers.map(b => nullOf(b, b.name))) ++
+          Seq(anchor.start, anchor.end, row),
+        a.anchors))
     val columns = union.output
     val (keys, rest) = columns.splitAt(a.keys.size)
     val Seq(unionTime, unionStart, unionEnd, unionAnchor) = rest.head +: rest.takeRight(3)
     val (sortTime, side) = AnchorSortKey(unionTime, unionStart, unionAnchor, anchor.bounds)
-    val window = WindowDefinition(a.function, AnchorWindow(anchor.bounds), sortTime, None,
+    val window = WindowDefinition(
+      a.function,
+      AnchorWindow(anchor.bounds),
+      sortTime,
+      None,
       Seq(side),
       Seq(unionStart, unionEnd, unionAnchor))
-    EventWindowAggregate(keys, window, a.windowAttribute, a.aggregates,
-      a.filters.map(_ => Literal.TrueLiteral), a.aggregateAttributes,
-      rest.slice(1, 1 + buffers.size), clippedLifetime = None, union)
+    EventWindowAggregate(
+      keys,
+      window,
+      a.windowAttribute,
+      a.aggregates,
+      a.filters.map(_ => Literal.TrueLiteral),
+      a.aggregateAttributes,
+      rest.slice(1, 1 + buffers.size),
+      clippedLifetime = None,
+      union)
   }
 }

@@ -1,9 +1,12 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.WindowParameters
-
-import org.apache.spark.sql.catalyst.expressions.{Expression, FunctionTableSubqueryArgumentExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Expression,
+  FunctionTableSubqueryArgumentExpression
+}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.eventwindows.expressions.WindowParameters
 
 /**
  * The arguments of one of this project's table-valued functions (`dynamic_window`,

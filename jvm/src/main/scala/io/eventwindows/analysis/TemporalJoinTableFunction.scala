@@ -1,14 +1,44 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.expressions.{CheckedEnd, EventTime, WindowParameters}
-
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, ExpressionInfo, Greatest, If, Least, LessThan, LessThanOrEqual, Literal, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan, Project, SubqueryAlias}
+import org.apache.spark.sql.catalyst.expressions.{
+  Add,
+  Alias,
+  And,
+  Coalesce,
+  CreateNamedStruct,
+  EqualTo,
+  Expression,
+  ExpressionInfo,
+  Greatest,
+  If,
+  Least,
+  LessThan,
+  LessThanOrEqual,
+  Literal,
+  NamedExpression
+}
+import org.apache.spark.sql.catalyst.plans.{
+  FullOuter,
+  Inner,
+  JoinType,
+  LeftAnti,
+  LeftOuter,
+  LeftSemi,
+  RightOuter
+}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Join,
+  JoinHint,
+  LogicalPlan,
+  Project,
+  SubqueryAlias
+}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
+
+import io.eventwindows.expressions.{CheckedEnd, EventTime, WindowParameters}
 
 /**
  * StreamInsight's temporal join as a table-valued function (SPEC 3.9):
@@ -38,7 +68,9 @@ object TemporalJoinTableFunction {
 
   final val LifetimeColumn = "lifetime"
 
-  val info: ExpressionInfo = new ExpressionInfo(getClass.getCanonicalName.stripSuffix("$"), null,
+  val info: ExpressionInfo = new ExpressionInfo(
+    getClass.getCanonicalName.stripSuffix("$"),
+    null,
     Name,
     """
     _FUNC_(TABLE(left), TABLE(right), on, how, left_start, left_end, right_start, right_end) -
@@ -66,7 +98,11 @@ object TemporalJoinTableFunction {
         m	1	idle	0	3
         m	2	idle	4	5
     """,
-    "", "table_funcs", "0.1.0", "", "built-in")
+    "",
+    "table_funcs",
+    "0.1.0",
+    "",
+    "built-in")
 
   /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
   val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
@@ -76,37 +112,65 @@ object TemporalJoinTableFunction {
 
   private val joinTypes: Map[String, JoinType] = Map(
     "inner" -> Inner,
-    "left" -> LeftOuter, "leftouter" -> LeftOuter, "left_outer" -> LeftOuter,
-    "right" -> RightOuter, "rightouter" -> RightOuter, "right_outer" -> RightOuter,
-    "full" -> FullOuter, "outer" -> FullOuter, "fullouter" -> FullOuter,
+    "left" -> LeftOuter,
+    "leftouter" -> LeftOuter,
+    "left_outer" -> LeftOuter,
+    "right" -> RightOuter,
+    "rightouter" -> RightOuter,
+    "right_outer" -> RightOuter,
+    "full" -> FullOuter,
+    "outer" -> FullOuter,
+    "fullouter" -> FullOuter,
     "full_outer" -> FullOuter,
-    "semi" -> LeftSemi, "leftsemi" -> LeftSemi, "left_semi" -> LeftSemi,
-    "anti" -> LeftAnti, "leftanti" -> LeftAnti, "left_anti" -> LeftAnti)
+    "semi" -> LeftSemi,
+    "leftsemi" -> LeftSemi,
+    "left_semi" -> LeftSemi,
+    "anti" -> LeftAnti,
+    "leftanti" -> LeftAnti,
+    "left_anti" -> LeftAnti)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(Name, args, 8 to 8, "TABLE(left), TABLE(right), " +
-      "on, how, left_start, left_end, right_start, right_end")
+    val arguments = new TableFunctionArguments(
+      Name,
+      args,
+      8 to 8,
+      "TABLE(left), TABLE(right), " +
+        "on, how, left_start, left_end, right_start, right_end")
     val on = arguments.names(2, "on")
     val how = arguments.text(3, "how").getOrElse("inner")
-    val joinType = joinTypes.getOrElse(how.toLowerCase(java.util.Locale.ROOT), fail(
-      s"`how` must be one of 'inner', 'left', 'right', 'full', 'left_semi', 'left_anti', " +
-        s"got '$how'"))
-    val left = Side(arguments.table(0, "left"), "left", "__eventwindows_left",
-      arguments.required(4, "left_start"), arguments.text(5, "left_end"))
-    val right = Side(arguments.table(1, "right"), "right", "__eventwindows_right",
-      arguments.required(6, "right_start"), arguments.text(7, "right_end"))
+    val joinType = joinTypes.getOrElse(
+      how.toLowerCase(java.util.Locale.ROOT),
+      fail(
+        s"`how` must be one of 'inner', 'left', 'right', 'full', 'left_semi', 'left_anti', " +
+          s"got '$how'"))
+    val left = Side(
+      arguments.table(0, "left"),
+      "left",
+      "__eventwindows_left",
+      arguments.required(4, "left_start"),
+      arguments.text(5, "left_end"))
+    val right = Side(
+      arguments.table(1, "right"),
+      "right",
+      "__eventwindows_right",
+      arguments.required(6, "right_start"),
+      arguments.text(7, "right_end"))
     if (left.timeType != right.timeType) {
       fail(s"the lifetimes must be of one time type, but the left's is ${left.timeType.sql} " +
         s"and the right's ${right.timeType.sql}")
     }
     on.foreach { k => left.column(k, "on"); right.column(k, "on") }
 
-    val condition = (on.map(k => EqualTo(left.ref(k), right.ref(k))) ++ Seq(
-      left.startsBeforeEndOf(right), right.startsBeforeEndOf(left),
-      left.nonEmpty, right.nonEmpty)).reduce(And)
+    val condition =
+      (on.map(k => EqualTo(left.ref(k), right.ref(k))) ++ Seq(
+        left.startsBeforeEndOf(right),
+        right.startsBeforeEndOf(left),
+        left.nonEmpty,
+        right.nonEmpty)).reduce(And)
     val join = Join(left.aliased, right.aliased, joinType, Some(condition), JoinHint.NONE)
     def lifetime(start: Expression, end: Expression): NamedExpression = Alias(
-      CreateNamedStruct(Seq(Literal("start"), start, Literal("end"), end)), LifetimeColumn)()
+      CreateNamedStruct(Seq(Literal("start"), start, Literal("end"), end)),
+      LifetimeColumn)()
     val output: Seq[NamedExpression] = joinType match {
       case LeftSemi | LeftAnti =>
         left.names.map(left.ref) :+ lifetime(left.start, left.end)
@@ -121,7 +185,8 @@ object TemporalJoinTableFunction {
         }
         def others(side: Side) = side.names.filterNot(n => on.exists(resolver(_, n))).map(side.ref)
         keys ++ others(left) ++ others(right) :+ lifetime(
-          Greatest(Seq(left.start, right.start)), Least(Seq(left.end, right.end)))
+          Greatest(Seq(left.start, right.start)),
+          Least(Seq(left.end, right.end)))
     }
     Project(output, join)
   }
@@ -133,7 +198,11 @@ object TemporalJoinTableFunction {
    * `<alias>_end` (NULL: open-ended).
    */
   private case class Side(
-      plan: LogicalPlan, side: String, alias: String, startName: String, endName: Option[String]) {
+      plan: LogicalPlan,
+      side: String,
+      alias: String,
+      startName: String,
+      endName: Option[String]) {
 
     if (plan.output.exists(a => resolver(a.name, LifetimeColumn))) {
       fail(s"the $side table has a column `$LifetimeColumn`, the name of the output's " +
@@ -141,7 +210,8 @@ object TemporalJoinTableFunction {
     }
 
     def column(name: String, parameter: String): Expression = plan.resolve(
-      UnresolvedAttribute.quotedString(name).nameParts, resolver).getOrElse(fail(
+      UnresolvedAttribute.quotedString(name).nameParts,
+      resolver).getOrElse(fail(
       s"`$parameter` names no column of the $side table: '$name' (its columns: " +
         s"${plan.output.map(_.name).mkString(", ")})"))
 
@@ -173,8 +243,14 @@ object TemporalJoinTableFunction {
           val tick = if (timeType == LongType) Literal(1L) else Literal(1L, DayTimeIntervalType())
           If(LessThan(start, endOfTime), Add(start, tick), start)
       }
-      SubqueryAlias(alias, Project(Seq(UnresolvedStar(None),
-        Alias(start, s"${alias}_start")(), Alias(end, s"${alias}_end")()), plan))
+      SubqueryAlias(
+        alias,
+        Project(
+          Seq(
+            UnresolvedStar(None),
+            Alias(start, s"${alias}_start")(),
+            Alias(end, s"${alias}_end")()),
+          plan))
     }
 
     def names: Seq[String] = plan.output.map(_.name)

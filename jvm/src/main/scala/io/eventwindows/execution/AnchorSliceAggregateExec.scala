@@ -1,19 +1,28 @@
 package io.eventwindows.execution
 
-import io.eventwindows.execution.aggregate.AggregateBuffers
-import io.eventwindows.execution.slices.{AnchorPartials, AnchorSliceLookup, SliceBuffers}
-import io.eventwindows.plans.AnchorDefinition
-
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, BoundReference, Expression, JoinedRow, MutableProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeSet,
+  BindReferences,
+  BoundReference,
+  Expression,
+  JoinedRow,
+  MutableProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{BlockingOperatorWithCodegen, CodegenSupport, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import io.eventwindows.execution.aggregate.AggregateBuffers
+import io.eventwindows.execution.slices.{AnchorPartials, AnchorSliceLookup, SliceBuffers}
+import io.eventwindows.plans.AnchorDefinition
 
 /**
  * Spark's partial aggregation of dynamic windows by anchor, for Spark's final aggregate by anchor
@@ -55,7 +64,8 @@ private[execution] case class AnchorSliceAggregateExec(
 
   /** The new buffer values after a message, bound to the functions' buffers and the message. */
   private def updateExpressions: Seq[Expression] =
-    BindReferences.bindReferences(AggregateBuffers.updateExpressions(aggregates, filters),
+    BindReferences.bindReferences(
+      AggregateBuffers.updateExpressions(aggregates, filters),
       aggregates.flatMap(_.aggBufferAttributes) ++ messages.output)
 
   private def initialValues: Seq[Expression] = aggregates.flatMap(_.initialValues)
@@ -107,15 +117,22 @@ private[execution] case class AnchorSliceAggregateExec(
     endpoints = endpointsTerm(ctx)
     val buffersClass = classOf[SliceBuffers].getName
     val initial = ctx.addReferenceObj("initialValues", initialValues)
-    buffers = ctx.addMutableState(buffersClass, "sliceBuffers",
-      v => s"$v = new $buffersClass($initial, $endpoints.sliceCount());", forceInline = true)
-    buffer = ctx.addMutableState("UnsafeRow", "sliceBuffer",
-      v => s"$v = new UnsafeRow($bufferSize);", forceInline = true)
+    buffers = ctx.addMutableState(
+      buffersClass,
+      "sliceBuffers",
+      v => s"$v = new $buffersClass($initial, $endpoints.sliceCount());",
+      forceInline = true)
+    buffer = ctx.addMutableState(
+      "UnsafeRow",
+      "sliceBuffer",
+      v => s"$v = new UnsafeRow($bufferSize);",
+      forceInline = true)
     val partialsClass = classOf[AnchorPartials].getName
     val partials = ctx.addMutableState(partialsClass, "anchorPartials", forceInline = true)
     val functions = ctx.addReferenceObj("aggregates", aggregates, "scala.collection.immutable.Seq")
     val aggregateName = ctx.freshName("aggregateSlices")
-    val aggregate = ctx.addNewFunction(aggregateName,
+    val aggregate = ctx.addNewFunction(
+      aggregateName,
       s"""
          |private void $aggregateName() throws java.io.IOException {
          |  ${messages.asInstanceOf[CodegenSupport].produce(ctx, this)}
@@ -166,6 +183,7 @@ private[execution] case class AnchorSliceAggregateExec(
   }
 
   override protected def withNewChildrenInternal(
-      newLeft: SparkPlan, newRight: SparkPlan): AnchorSliceAggregateExec =
+      newLeft: SparkPlan,
+      newRight: SparkPlan): AnchorSliceAggregateExec =
     copy(messages = newLeft, anchors = newRight)
 }

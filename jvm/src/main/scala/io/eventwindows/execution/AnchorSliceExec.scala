@@ -1,17 +1,29 @@
 package io.eventwindows.execution
 
-import io.eventwindows.execution.slices.AnchorSliceLookup
-import io.eventwindows.plans.AnchorDefinition
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, JoinedRow, SpecificInternalRow, UnsafeProjection}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode, FalseLiteral, JavaCode}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BoundReference,
+  Expression,
+  JoinedRow,
+  SpecificInternalRow,
+  UnsafeProjection
+}
+import org.apache.spark.sql.catalyst.expressions.codegen.{
+  CodegenContext,
+  ExprCode,
+  FalseLiteral,
+  JavaCode
+}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.types.LongType
+
+import io.eventwindows.execution.slices.AnchorSliceLookup
+import io.eventwindows.plans.AnchorDefinition
 
 /**
  * Gives each message its slice (see [[io.eventwindows.plans.AnchorSlices]]): the start of the
@@ -86,6 +98,7 @@ private[execution] case class AnchorSliceExec(
   }
 
   override protected def withNewChildrenInternal(
-      newLeft: SparkPlan, newRight: SparkPlan): AnchorSliceExec =
+      newLeft: SparkPlan,
+      newRight: SparkPlan): AnchorSliceExec =
     copy(messages = newLeft, anchors = newRight)
 }

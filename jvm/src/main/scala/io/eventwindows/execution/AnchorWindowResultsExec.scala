@@ -1,16 +1,31 @@
 package io.eventwindows.execution
 
-import io.eventwindows.execution.slices.AnchorSliceLookup
-import io.eventwindows.expressions.EventWindow
-import io.eventwindows.plans.{AnchorDefinition, WindowFields}
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, CreateNamedStruct, Expression, JoinedRow, KnownNotNull, Literal, UnsafeProjection}
-import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning, UnknownPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeSet,
+  BindReferences,
+  CreateNamedStruct,
+  Expression,
+  JoinedRow,
+  KnownNotNull,
+  Literal,
+  UnsafeProjection
+}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  Distribution,
+  Partitioning,
+  UnknownPartitioning,
+  UnspecifiedDistribution
+}
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import io.eventwindows.execution.slices.AnchorSliceLookup
+import io.eventwindows.expressions.EventWindow
+import io.eventwindows.plans.{AnchorDefinition, WindowFields}
 
 /**
  * The rows of dynamic windows planned with the anchors broadcast
@@ -52,9 +67,12 @@ private[execution] case class AnchorWindowResultsExec(
     def bind(e: Expression) = BindReferences.bindReference(e, anchors.output ++ results.output)
     // The interval was checked when the anchors were broadcast: its ends are not NULL.
     val window = CreateNamedStruct(Seq(
-      Literal(WindowFields.Start), KnownNotNull(bind(anchor.start)),
-      Literal(WindowFields.End), KnownNotNull(bind(anchor.end)),
-      Literal(EventWindow.AnchorField), KnownNotNull(bind(anchor.row.get))))
+      Literal(WindowFields.Start),
+      KnownNotNull(bind(anchor.start)),
+      Literal(WindowFields.End),
+      KnownNotNull(bind(anchor.end)),
+      Literal(EventWindow.AnchorField),
+      KnownNotNull(bind(anchor.row.get))))
     (anchor.keys.map(bind) :+ window) ++ aggregateAttributes.map(bind)
   }
 
@@ -75,6 +93,7 @@ private[execution] case class AnchorWindowResultsExec(
   }
 
   override protected def withNewChildrenInternal(
-      newLeft: SparkPlan, newRight: SparkPlan): AnchorWindowResultsExec =
+      newLeft: SparkPlan,
+      newRight: SparkPlan): AnchorWindowResultsExec =
     copy(results = newLeft, anchors = newRight)
 }

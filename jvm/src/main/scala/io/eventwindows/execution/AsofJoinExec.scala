@@ -1,16 +1,22 @@
 package io.eventwindows.execution
 
-import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter}
-import io.eventwindows.plans.{AsofDirection, AsofJoin}
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  AllTuples,
+  ClusteredDistribution,
+  Distribution,
+  Partitioning,
+  SinglePartition
+}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter}
+import io.eventwindows.plans.{AsofDirection, AsofJoin}
 
 /**
  * An [[AsofJoin]] as one merge of the two sorted sides ([[AsofJoinSweep]]): O((n + m) log) for
@@ -46,7 +52,8 @@ case class AsofJoinExec(
     else AllTuples :: AllTuples :: Nil
 
   /** The right side's ties on (keys, time) ordered by its other columns, where they have an order. */
-  private def rightTieBreak: Seq[Attribute] = AsofJoin.rightTieBreak(right.output, rightKeys, rightTime)
+  private def rightTieBreak: Seq[Attribute] =
+    AsofJoin.rightTieBreak(right.output, rightKeys, rightTime)
 
   /** Every left row stays where it is, in its key's partition. */
   override def outputPartitioning: Partitioning =
@@ -67,14 +74,16 @@ case class AsofJoinExec(
         s"${rightKeys.map(sql).mkString("(", ", ", ")")}, "
     } else "no keys, "
     s"AsofJoin $direction, ${keys}times ${sql(leftTime)} and ${sql(rightTime)}, tolerance " +
-      s"${tolerance.getOrElse("none")}, exact matches ${if (allowExactMatches) "allowed" else "not allowed"}"
+      s"${tolerance.getOrElse("none")}, exact matches ${if (allowExactMatches) "allowed"
+        else "not allowed"}"
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
     val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
     val (lKeys, rKeys, lTime, rTime) = (leftKeys, rightKeys, leftTime, rightTime)
-    val (towards, within, exact, tieBreak) = (direction, tolerance, allowExactMatches, rightTieBreak)
+    val (towards, within, exact, tieBreak) =
+      (direction, tolerance, allowExactMatches, rightTieBreak)
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
     left.execute().zipPartitions(right.execute()) { (leftRows, rightRows) =>
@@ -84,13 +93,28 @@ case class AsofJoinExec(
       val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
         .sort(leftRows, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"AsofJoin $towards")
-      new AsofJoinSweep(sortedLeft, sortedRight, lKeys, rKeys, lTime, rTime, towards, within,
-        exact, leftAttributes, rightAttributes, outputAttributes, ordinals, memory, numOutputRows)
+      new AsofJoinSweep(
+        sortedLeft,
+        sortedRight,
+        lKeys,
+        rKeys,
+        lTime,
+        rTime,
+        towards,
+        within,
+        exact,
+        leftAttributes,
+        rightAttributes,
+        outputAttributes,
+        ordinals,
+        memory,
+        numOutputRows)
     }
   }
 
   override protected def withNewChildrenInternal(
-      newLeft: SparkPlan, newRight: SparkPlan): AsofJoinExec =
+      newLeft: SparkPlan,
+      newRight: SparkPlan): AsofJoinExec =
     copy(left = newLeft, right = newRight)
 }
 
@@ -98,8 +122,16 @@ case class AsofJoinExec(
 object AsofJoinStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case j: AsofJoin =>
-      AsofJoinExec(j.leftKeys, j.rightKeys, j.leftTime, j.rightTime, j.direction, j.tolerance,
-        j.allowExactMatches, planLater(j.left), planLater(j.right)) :: Nil
+      AsofJoinExec(
+        j.leftKeys,
+        j.rightKeys,
+        j.leftTime,
+        j.rightTime,
+        j.direction,
+        j.tolerance,
+        j.allowExactMatches,
+        planLater(j.left),
+        planLater(j.right)) :: Nil
     case _ => Nil
   }
 }

@@ -1,19 +1,35 @@
 package io.eventwindows.execution
 
-import io.eventwindows.EventWindowsConf
-import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{KeyTimeSorter, SweepPolicy, WindowAggregates, WindowSweepIterator}
-import io.eventwindows.expressions.EventTime
-import io.eventwindows.plans.{ClippedLifetimeColumns, WindowDefinition}
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, MutableProjection, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeSet,
+  Expression,
+  MutableProjection,
+  SpecificInternalRow
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
-import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning}
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  AllTuples,
+  ClusteredDistribution,
+  Distribution,
+  Partitioning
+}
 import org.apache.spark.sql.eventwindows.SparkInternals
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.execution.sweep.{
+  KeyTimeSorter,
+  SweepPolicy,
+  WindowAggregates,
+  WindowSweepIterator
+}
+import io.eventwindows.expressions.EventTime
+import io.eventwindows.plans.{ClippedLifetimeColumns, WindowDefinition}
 
 /**
  * The physical operator of [[io.eventwindows.plans.EventWindowAggregate]]: Spark clusters its input
@@ -66,7 +82,12 @@ case class EventWindowAggregateExec(
     // Only open-ended events use the horizon: without a nullable end no job computes it.
     lazy val horizon = if (window.end.exists(_.nullable)) latestFiniteTime() else lineMax
     // Policies are built on the driver so that the horizon job runs once, before the tasks.
-    val newPolicy = SweepPolicy.factory(window, child.output, lineMin, lineMax, horizon,
+    val newPolicy = SweepPolicy.factory(
+      window,
+      child.output,
+      lineMin,
+      lineMax,
+      horizon,
       EventWindowsConf.maxWindowsPerEvent)
     val inputAttributes = child.output
     val sortTieBreak = tieBreak
@@ -78,8 +99,15 @@ case class EventWindowAggregateExec(
       val memory = WindowMemory.forTask(s"EventWindowAggregate ${window.family.functionName}")
       val windowAggregates =
         new WindowAggregates(aggregates, filters, inputAttributes, partials, clipped, memory)
-      new WindowSweepIterator(sorted, inputAttributes, keys, window,
-        newPolicy(windowAggregates.buffers, memory), memory, windowAggregates, numOutputRows)
+      new WindowSweepIterator(
+        sorted,
+        inputAttributes,
+        keys,
+        window,
+        newPolicy(windowAggregates.buffers, memory),
+        memory,
+        windowAggregates,
+        numOutputRows)
     }
   }
 
@@ -101,7 +129,8 @@ case class EventWindowAggregateExec(
         // Rows with a NULL start are skipped by the operator, so they do not count here either.
         if (!times.isNullAt(0)) {
           latest = Math.max(latest, times.getLong(0))
-          if (lifetime.size > 1 && !times.isNullAt(1)) latest = Math.max(latest, times.getLong(1) - 1)
+          if (lifetime.size > 1 && !times.isNullAt(1))
+            latest = Math.max(latest, times.getLong(1) - 1)
         }
       }
       Iterator.single(latest)

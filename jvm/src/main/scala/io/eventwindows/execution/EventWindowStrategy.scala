@@ -1,14 +1,23 @@
 package io.eventwindows.execution
 
-import io.eventwindows.analysis.{CheckStreaming, EventWindowing, PandasGroups, SweepAnchorSlices}
-import io.eventwindows.plans.{AnchorSlices, AnchorWindowAggregate, EventWindowAggregate, WindowContents}
-
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, IsNotNull, Literal}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, DeclarativeAggregate}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{
+  AggregateExpression,
+  Complete,
+  DeclarativeAggregate
+}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.aggregate.AggUtils
 import org.apache.spark.sql.types.IntegerType
+
+import io.eventwindows.analysis.{CheckStreaming, EventWindowing, PandasGroups, SweepAnchorSlices}
+import io.eventwindows.plans.{
+  AnchorSlices,
+  AnchorWindowAggregate,
+  EventWindowAggregate,
+  WindowContents
+}
 
 /**
  * Plans an [[EventWindowAggregate]] as an [[EventWindowAggregateExec]]; never a streaming one,
@@ -36,10 +45,23 @@ object EventWindowStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case a: EventWindowAggregate if a.isStreaming => CheckStreaming.reject(a)
     case a: EventWindowAggregate =>
-      EventWindowAggregateExec(a.keys, a.window, a.windowAttribute, a.aggregates, a.filters,
-        a.aggregateAttributes, a.partialBuffers, a.clippedLifetime, planLater(a.child)) :: Nil
+      EventWindowAggregateExec(
+        a.keys,
+        a.window,
+        a.windowAttribute,
+        a.aggregates,
+        a.filters,
+        a.aggregateAttributes,
+        a.partialBuffers,
+        a.clippedLifetime,
+        planLater(a.child)) :: Nil
     case c: WindowContents =>
-      WindowContentsExec(c.ordinal, c.present, c.position, c.contents, c.elements,
+      WindowContentsExec(
+        c.ordinal,
+        c.present,
+        c.position,
+        c.contents,
+        c.elements,
         planLater(c.child)) :: Nil
     case p: Project if PandasGroups.placedIn(p).isDefined =>
       EventWindowing.misplaced(PandasGroups.placedIn(p).get)
@@ -62,13 +84,27 @@ object EventWindowStrategy extends SparkStrategy {
       AggregateExpression(f, Complete, isDistinct = false, filter = None, resultId = result.exprId)
     }
     val messages = planLater(a.messages)
-    val Seq(finalAggregate) = AggUtils.planAggregateWithoutDistinct(Seq(anchor),
-      aggregateExpressions, anchor +: a.aggregateAttributes, messages)
-    val partials = AnchorSliceAggregateExec(a.keys, a.time,
-      a.aggregates.map(_.asInstanceOf[DeclarativeAggregate]), a.filters,
-      finalAggregate.children.head.output, a.anchor, messages, planLater(a.anchors))
-    AnchorWindowResultsExec(a.keys, a.windowAttribute, a.aggregateAttributes, a.anchor,
-      finalAggregate.withNewChildren(Seq(partials)), planLater(a.anchors))
+    val Seq(finalAggregate) = AggUtils.planAggregateWithoutDistinct(
+      Seq(anchor),
+      aggregateExpressions,
+      anchor +: a.aggregateAttributes,
+      messages)
+    val partials = AnchorSliceAggregateExec(
+      a.keys,
+      a.time,
+      a.aggregates.map(_.asInstanceOf[DeclarativeAggregate]),
+      a.filters,
+      finalAggregate.children.head.output,
+      a.anchor,
+      messages,
+      planLater(a.anchors))
+    AnchorWindowResultsExec(
+      a.keys,
+      a.windowAttribute,
+      a.aggregateAttributes,
+      a.anchor,
+      finalAggregate.withNewChildren(Seq(partials)),
+      planLater(a.anchors))
   }
 
   /** The messages with their slice. */
@@ -77,8 +113,11 @@ object EventWindowStrategy extends SparkStrategy {
     if (SweepAnchorSlices.fitsBroadcast(s.anchors)) {
       AnchorSliceExec(s.keys, s.time, s.slice, s.anchor, messages, planLater(s.anchors))
     } else {
-      FilterExec(IsNotNull(s.slice), ProjectExec(
-        messages.output :+ Alias(s.time, s.slice.name)(exprId = s.slice.exprId), messages))
+      FilterExec(
+        IsNotNull(s.slice),
+        ProjectExec(
+          messages.output :+ Alias(s.time, s.slice.name)(exprId = s.slice.exprId),
+          messages))
     }
   }
 
@@ -90,7 +129,10 @@ object EventWindowStrategy extends SparkStrategy {
   private def partialAggregate(s: AnchorSlices, sliced: SparkPlan): SparkPlan = {
     val grouping = s.keys :+ s.slice
     val aggregateExpressions = s.aggregates.zip(s.filters).map { case (f, filter) =>
-      AggregateExpression(f, Complete, isDistinct = false,
+      AggregateExpression(
+        f,
+        Complete,
+        isDistinct = false,
         filter = Some(filter).filterNot(_ == Literal.TrueLiteral))
     }
     val Seq(finalAggregate) =

@@ -1,17 +1,33 @@
 package io.eventwindows.execution
 
-import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{KeyOrdinals, KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
-import io.eventwindows.plans.JoinLifetime
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
-import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter}
-import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, ClusteredDistribution, Distribution, IdentityBroadcastMode, Partitioning, PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.plans.{
+  FullOuter,
+  InnerLike,
+  JoinType,
+  LeftExistence,
+  LeftOuter,
+  RightOuter
+}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  BroadcastDistribution,
+  ClusteredDistribution,
+  Distribution,
+  IdentityBroadcastMode,
+  Partitioning,
+  PartitioningCollection,
+  UnknownPartitioning,
+  UnspecifiedDistribution
+}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.execution.sweep.{KeyOrdinals, KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
+import io.eventwindows.plans.JoinLifetime
 
 /**
  * A join whose condition holds a range ([[io.eventwindows.plans.RangeJoinShape]]), swept by a
@@ -113,8 +129,20 @@ case class RangeJoinExec(
       val sortedLeft = new KeyTimeSorter(lKeys, lLifetime.lo, Nil, leftAttributes, Some(ordinals))
         .sort(leftPart, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"RangeJoin $kind")
-      new RangeJoinSweep(sortedLeft, sortedRight, lKeys, rKeys, lLifetime, rLifetime,
-        joinCondition, kind, leftAttributes, rightAttributes, outputAttributes, ordinals, memory,
+      new RangeJoinSweep(
+        sortedLeft,
+        sortedRight,
+        lKeys,
+        rKeys,
+        lLifetime,
+        rLifetime,
+        joinCondition,
+        kind,
+        leftAttributes,
+        rightAttributes,
+        outputAttributes,
+        ordinals,
+        memory,
         numOutputRows)
     }
     broadcast match {
@@ -144,18 +172,22 @@ case class RangeJoinExec(
     val rightSample = TimeLineRanges.sample(rightRows, rightLifetime, right.output, ranges)
     val timeLine = TimeLineRanges.cut((leftSample ++ rightSample).toIndexedSeq, ranges)
     val (leftReach, rightReach) =
-      (leftSample.map(_.longest).foldLeft(0L)(Math.max), rightSample.map(_.longest).foldLeft(0L)(Math.max))
+      (
+        leftSample.map(_.longest).foldLeft(0L)(Math.max),
+        rightSample.map(_.longest).foldLeft(0L)(Math.max))
     val leftHome = joinType match {
       case _: InnerLike => leftReach <= rightReach
       case RightOuter => false
       case _ => true
     }
     val reach = if (leftHome) leftReach else rightReach
-    (TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine, leftHome, reach),
+    (
+      TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine, leftHome, reach),
       TimeLineRanges.spread(rightRows, rightLifetime, right.output, timeLine, !leftHome, reach))
   }
 
   override protected def withNewChildrenInternal(
-      newLeft: SparkPlan, newRight: SparkPlan): RangeJoinExec =
+      newLeft: SparkPlan,
+      newRight: SparkPlan): RangeJoinExec =
     copy(left = newLeft, right = newRight)
 }

@@ -1,14 +1,19 @@
 package io.eventwindows.execution
 
-import io.eventwindows.EventWindowsConf
-import io.eventwindows.plans.RangeJoinShape
-
 import org.apache.spark.sql.catalyst.expressions.{Alias, Literal}
-import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide, JoinSelectionHelper}
+import org.apache.spark.sql.catalyst.optimizer.{
+  BuildLeft,
+  BuildRight,
+  BuildSide,
+  JoinSelectionHelper
+}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, LeftAnti, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
+
+import io.eventwindows.EventWindowsConf
+import io.eventwindows.plans.RangeJoinShape
 
 /**
  * Plans a join whose condition holds an overlap of two lifetimes or a point in an interval
@@ -38,13 +43,15 @@ import org.apache.spark.sql.internal.SQLConf
  */
 object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case join: Join if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
-        !(join.left.isStreaming && join.right.isStreaming) =>
+    case join: Join
+        if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
+          !(join.left.isStreaming && join.right.isStreaming) =>
       join match {
         // Without keys, each side is read twice (a sample, then the rows): only if both give the
         // same rows each time, since the sample's longest lifetime decides where rows go.
-        case RangeJoinShape(shape) if shape.leftKeys.isEmpty &&
-            !(shape.left.deterministic && shape.right.deterministic) => Nil
+        case RangeJoinShape(shape)
+            if shape.leftKeys.isEmpty &&
+              !(shape.left.deterministic && shape.right.deterministic) => Nil
         case RangeJoinShape(shape) if shape.leftKeys.isEmpty && shape.joinType == FullOuter =>
           fullOuterByTime(shape) :: Nil
         case RangeJoinShape(shape) if shape.leftKeys.isEmpty =>
@@ -61,8 +68,16 @@ object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
       left: SparkPlan,
       right: SparkPlan,
       broadcast: Option[BuildSide] = None): RangeJoinExec =
-    RangeJoinExec(shape.leftKeys, shape.rightKeys, shape.joinType, shape.leftLifetime,
-      shape.rightLifetime, shape.condition, left, right, broadcast)
+    RangeJoinExec(
+      shape.leftKeys,
+      shape.rightKeys,
+      shape.joinType,
+      shape.leftLifetime,
+      shape.rightLifetime,
+      shape.condition,
+      left,
+      right,
+      broadcast)
 
   /** The side Spark's `JoinSelection` would broadcast by size alone (no hints here), if any. */
   private def broadcastSide(shape: RangeJoinShape): Option[BuildSide] = {
@@ -71,7 +86,7 @@ object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
     val right = canBuildBroadcastRight(shape.joinType) && canBroadcastBySize(shape.right, conf)
     if (left && right) {
       Some(if (shape.right.stats.sizeInBytes <= shape.left.stats.sizeInBytes) BuildRight
-        else BuildLeft)
+      else BuildLeft)
     } else if (left) Some(BuildLeft)
     else if (right) Some(BuildRight)
     else None
@@ -80,9 +95,15 @@ object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
   private def fullOuterByTime(shape: RangeJoinShape): SparkPlan = {
     val leftOuter =
       exec(shape.copy(joinType = LeftOuter), planLater(shape.left), planLater(shape.right))
-    val rightAlone = exec(shape.copy(joinType = LeftAnti, leftLifetime = shape.rightLifetime,
-      rightLifetime = shape.leftLifetime, left = shape.right, right = shape.left),
-      planLater(shape.right), planLater(shape.left))
+    val rightAlone = exec(
+      shape.copy(
+        joinType = LeftAnti,
+        leftLifetime = shape.rightLifetime,
+        rightLifetime = shape.leftLifetime,
+        left = shape.right,
+        right = shape.left),
+      planLater(shape.right),
+      planLater(shape.left))
     val nullLeft = shape.left.output.map(a => Alias(Literal(null, a.dataType), a.name)(a.exprId))
     UnionExec(Seq(leftOuter, ProjectExec(nullLeft ++ shape.right.output, rightAlone)))
   }

@@ -1,15 +1,25 @@
 package io.eventwindows.execution
 
-import io.eventwindows.plans.WindowContents
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BoundReference, GetStructField, JoinedRow, SortOrder, SpecificInternalRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending,
+  Attribute,
+  AttributeSet,
+  BoundReference,
+  GetStructField,
+  JoinedRow,
+  SortOrder,
+  SpecificInternalRow,
+  UnsafeProjection
+}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.types.{ArrayType, BooleanType, IntegerType, LongType, StructType}
+
+import io.eventwindows.plans.WindowContents
 
 /**
  * The physical operator of [[WindowContents]]: each window row of the child becomes a row per
@@ -60,7 +70,8 @@ case class WindowContentsExec(
       val project = UnsafeProjection.create(
         Seq(BoundReference(base, LongType, nullable = false)) ++
           throughIndices.map(i => BoundReference(i, input(i).dataType, input(i).nullable)) ++
-          Seq(BoundReference(base + 1, BooleanType, nullable = false),
+          Seq(
+            BoundReference(base + 1, BooleanType, nullable = false),
             BoundReference(base + 3, IntegerType, nullable = false)) ++
           elementType.indices.map { f =>
             GetStructField(BoundReference(base + 2, elementType, nullable = true), f)

@@ -1,9 +1,13 @@
 package io.eventwindows.expressions
 
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode,
-  FalseLiteral}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{
+  CodegenContext,
+  CodeGenerator,
+  ExprCode,
+  FalseLiteral
+}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType}
 
@@ -41,7 +45,7 @@ sealed trait AdjustLifetime extends UnaryExpression {
 
 /** `adjust_start_time(t, size, hop[, alignment])`: the end of the earliest window holding `t`. */
 case class AdjustStartTime(time: Expression, size: Long, hop: Long, alignment: Long)
-  extends AdjustLifetime {
+    extends AdjustLifetime {
 
   override def prettyName: String = "adjust_start_time"
   override def nullIntolerant: Boolean = true
@@ -62,7 +66,7 @@ case class AdjustStartTime(time: Expression, size: Long, hop: Long, alignment: L
  * before `t`. A NULL end is an open-ended event: the result is the end of time.
  */
 case class AdjustEndTime(time: Expression, size: Long, hop: Long, alignment: Long)
-  extends AdjustLifetime {
+    extends AdjustLifetime {
 
   override def prettyName: String = "adjust_end_time"
   override def nullable: Boolean = false
@@ -76,7 +80,8 @@ case class AdjustEndTime(time: Expression, size: Long, hop: Long, alignment: Lon
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val t = time.genCode(ctx)
-    ev.copy(code = code"""
+    ev.copy(
+      code = code"""
       ${t.code}
       long ${ev.value} = ${t.isNull} ? ${lineMax}L : ${arithmeticCall(t.value.toString)};""",
       isNull = FalseLiteral)
@@ -96,7 +101,7 @@ case class AdjustEndTime(time: Expression, size: Long, hop: Long, alignment: Lon
  * change of the windows' contents.
  */
 case class SnapToWindows(time: Expression, windows: NumberedWindows, toEnd: Boolean)
-  extends UnaryExpression {
+    extends UnaryExpression {
 
   override def child: Expression = time
   override def dataType: DataType = time.dataType
@@ -122,13 +127,15 @@ case class SnapToWindows(time: Expression, windows: NumberedWindows, toEnd: Bool
     val self = ctx.addReferenceObj("snap", this, classOf[SnapToWindows].getName)
     val t = time.genCode(ctx)
     val value = if (toEnd) s"${t.value} >= ${lineMax}L ? ${lineMax}L : $self.snap(${t.value})"
-      else s"$self.snap(${t.value})"
+    else s"$self.snap(${t.value})"
     val isNull = if (toEnd) FalseLiteral else t.isNull
-    ev.copy(code = code"""
+    ev.copy(
+      code = code"""
       ${t.code}
       long ${ev.value} = ${CodeGenerator.defaultValue(dataType)};
       if (${t.isNull}) { ${if (toEnd) s"${ev.value} = ${lineMax}L;" else ""} }
-      else { ${ev.value} = $value; }""", isNull = isNull)
+      else { ${ev.value} = $value; }""",
+      isNull = isNull)
   }
 
   override protected def withNewChildInternal(newChild: Expression): SnapToWindows =

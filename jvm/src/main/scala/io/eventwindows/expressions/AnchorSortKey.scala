@@ -1,8 +1,8 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.Bounds
-
 import org.apache.spark.sql.catalyst.expressions.{Coalesce, Expression, If, IsNull, Literal}
+
+import io.eventwindows.plans.Bounds
 
 /**
  * Where a row of the table of messages and anchors that `anchor_window` groups sorts within its

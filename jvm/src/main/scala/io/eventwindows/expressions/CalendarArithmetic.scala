@@ -40,6 +40,7 @@ object CalendarStep {
   val Zero: CalendarStep = CalendarStep(0, 0, 0L)
   val HourMicros: Long = 3600L * 1000000L
   val DayMicros: Long = 24 * HourMicros
+
   /** The Gregorian calendar's 146097 days in 4800 months. */
   private val AverageMonthMicros: Double = 146097.0 / 4800 * DayMicros
 }
@@ -82,7 +83,7 @@ object CalendarStep {
  * @param zone      the time zone's ID (normalized as Spark's `DateTimeUtils.getZoneId` reads it)
  */
 case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Long, zone: String)
-  extends NumberedWindows {
+    extends NumberedWindows {
   require(hop != CalendarStep.Zero && size != CalendarStep.Zero, s"an empty step in $this")
 
   @transient private lazy val zoneId: ZoneId = ZoneId.of(zone)
@@ -125,7 +126,9 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
         } else {
           val hopMonths = Math.multiplyExact(n, hop.months.toLong)
           CalendarWindows.plusDaysAndMicros(
-            localAlignment.plusMonths(Math.addExact(hopMonths, stepMonths)), n, hop)
+            localAlignment.plusMonths(Math.addExact(hopMonths, stepMonths)),
+            n,
+            hop)
         }
       CalendarWindows.plusDaysAndMicros(start, k, step)
     } catch {
@@ -142,6 +145,7 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
    * sharing this (generated code's reference objects) see whole ones.
    */
   private final class Boundaries(plus: CalendarStep) {
+
     /** Window `number`'s boundary is at or before the times in `[from, until)`, the next after. */
     private final class Found(val number: Long, val from: Long, val until: Long)
     @volatile private var last: Found = new Found(0L, 0L, 0L)
@@ -172,7 +176,8 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
       if (found.from <= t && t < found.until) return found.number
       val guess = estimate(t)
       // The boundary of `low` is at or before t, that of `high` after it.
-      var (low, high) = if (at(guess) <= t) (guess, gallop(guess, 1L, t)) else
+      var (low, high) = if (at(guess) <= t) (guess, gallop(guess, 1L, t))
+      else
         (gallop(guess, -1L, t), guess)
       // high - low, read unsigned, is the distance even across the whole range of Long.
       while (java.lang.Long.compareUnsigned(high - low, 1L) > 0) {
@@ -201,7 +206,8 @@ case class CalendarWindows(size: CalendarStep, hop: CalendarStep, alignment: Lon
     /** A number near that of the last boundary at or before `t`. */
     private def estimate(t: Long): Long = {
       val local = CalendarWindows.micros(LocalDateTime.ofInstant(
-        CalendarWindows.instant(t), zoneId).toInstant(ZoneOffset.UTC))
+        CalendarWindows.instant(t),
+        zoneId).toInstant(ZoneOffset.UTC))
       val elapsed = (local.toDouble - alignment) - plus.averageMicros
       Math.floor(elapsed / hop.averageMicros).toLong
     }

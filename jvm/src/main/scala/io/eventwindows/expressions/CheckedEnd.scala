@@ -1,11 +1,11 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsErrors
-
 import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.EventWindowsErrors
 
 /**
  * An event's end, checked against its start: an end before the start fails the query with both
@@ -23,7 +23,8 @@ case class CheckedEnd(start: Expression, end: Expression) extends BinaryExpressi
   override def eval(input: org.apache.spark.sql.catalyst.InternalRow): Any = {
     val e = end.eval(input)
     val s = start.eval(input)
-    if (e != null && s != null) CheckedEnd.check(s.asInstanceOf[Long], e.asInstanceOf[Long], dataType)
+    if (e != null && s != null)
+      CheckedEnd.check(s.asInstanceOf[Long], e.asInstanceOf[Long], dataType)
     e
   }
 
@@ -48,7 +49,8 @@ case class CheckedEnd(start: Expression, end: Expression) extends BinaryExpressi
 
 object CheckedEnd {
   def check(start: Long, end: Long, timeType: DataType): Unit = if (end < start) {
-    throw EventWindowsErrors.eventEndsBeforeStart(s"eventwindows: an event must not end before it " +
-      s"starts, but one has start ${Literal(start, timeType)} and end ${Literal(end, timeType)}")
+    throw EventWindowsErrors.eventEndsBeforeStart(
+      s"eventwindows: an event must not end before it " +
+        s"starts, but one has start ${Literal(start, timeType)} and end ${Literal(end, timeType)}")
   }
 }

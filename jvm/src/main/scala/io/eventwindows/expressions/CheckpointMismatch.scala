@@ -1,12 +1,12 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsErrors
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, LeafExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{BooleanType, DataType}
+
+import io.eventwindows.EventWindowsErrors
 
 /**
  * Fails the query with `EVENTWINDOWS_CHECKPOINT_MISMATCH` and `message` where it is evaluated:

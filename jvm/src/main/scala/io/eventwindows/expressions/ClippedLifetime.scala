@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.DataType
  * aggregation groups by).
  */
 case class ClippedLifetime(isEnd: Boolean, timeType: Option[DataType] = None)
-  extends LeafExpression with Unevaluable {
+    extends LeafExpression with Unevaluable {
 
   override lazy val resolved: Boolean = timeType.isDefined
   override def dataType: DataType = timeType.getOrElse(throw new UnresolvedException("dataType"))

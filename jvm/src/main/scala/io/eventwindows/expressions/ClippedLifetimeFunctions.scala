@@ -1,11 +1,11 @@
 package io.eventwindows.expressions
 
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.types.{NullType, NumericType}
+
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
 import io.eventwindows.plans.WindowFamily
-
-import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.types.{NullType, NumericType}
 
 /**
  * Clipped lifetimes and the time-weighted aggregates over them: StreamInsight's input policy for
@@ -26,14 +26,19 @@ object ClippedLifetimeFunctions {
     """
 
   private def clippedRegistration(isEnd: Boolean, usage: String, examples: String): Registration =
-    register(if (isEnd) ClippedLifetime.End else ClippedLifetime.Start, classOf[ClippedLifetime],
-      usage, clippedArguments, examples) { args =>
+    register(
+      if (isEnd) ClippedLifetime.End else ClippedLifetime.Start,
+      classOf[ClippedLifetime],
+      usage,
+      clippedArguments,
+      examples) { args =>
       val name = if (isEnd) ClippedLifetime.End else ClippedLifetime.Start
       if (args.nonEmpty) arity(name, "no arguments", args)
       ClippedLifetime(isEnd)
     }
 
-  val clippedStart: Registration = clippedRegistration(isEnd = false,
+  val clippedStart: Registration = clippedRegistration(
+    isEnd = false,
     """
     _FUNC_() - The start of the event an aggregate reads, clipped to the window it is read for:
       the later of the event's start and the window's start, of the window's time type. The
@@ -48,7 +53,8 @@ object ClippedLifetimeFunctions {
         4	4	4
     """)
 
-  val clippedEnd: Registration = clippedRegistration(isEnd = true,
+  val clippedEnd: Registration = clippedRegistration(
+    isEnd = true,
     """
     _FUNC_() - The end of the event an aggregate reads, clipped to the window it is read for:
       the earlier of the event's exclusive end and the window's end (an open-ended event under
@@ -71,19 +77,25 @@ object ClippedLifetimeFunctions {
     O(log n) per event and per window, whatever the events' lengths or the windows they span.
     """
 
-  private def timeWeightedRegistration(name: String, expression: Class[_ <: Expression],
-      usage: String, examples: String)(make: Expression => Expression): Registration =
+  private def timeWeightedRegistration(
+      name: String,
+      expression: Class[_ <: Expression],
+      usage: String,
+      examples: String)(make: Expression => Expression): Registration =
     register(name, expression, usage, timeWeightedArguments, examples, group = "agg_funcs") {
       args =>
         if (args.size != 1) arity(name, "one argument (v)", args)
         args.head.dataType match {
           case _: NumericType | NullType => make(args.head)
-          case other => WindowParameters.fail(name, s"`v` must be numeric, got ${other.sql} " +
-            s"(${args.head.sql})")
+          case other => WindowParameters.fail(
+              name,
+              s"`v` must be numeric, got ${other.sql} " +
+                s"(${args.head.sql})")
         }
     }
 
-  val timeWeightedSum: Registration = timeWeightedRegistration(TimeWeighted.SumName,
+  val timeWeightedSum: Registration = timeWeightedRegistration(
+    TimeWeighted.SumName,
     classOf[TimeWeightedSum],
     """
     _FUNC_(v) - The sum over the window's events of v times the length of the event's lifetime
@@ -96,7 +108,8 @@ object ClippedLifetimeFunctions {
         4	16.0
     """)(v => TimeWeightedSum(v, ClippedLifetime(isEnd = false), ClippedLifetime(isEnd = true)))
 
-  val timeWeightedAvg: Registration = timeWeightedRegistration(TimeWeighted.AvgName,
+  val timeWeightedAvg: Registration = timeWeightedRegistration(
+    TimeWeighted.AvgName,
     classOf[TimeWeightedAvg],
     """
     _FUNC_(v) - The average of v over the window weighted by the length of each event's lifetime

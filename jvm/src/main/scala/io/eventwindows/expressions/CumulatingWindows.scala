@@ -73,11 +73,12 @@ sealed trait CumulatingWindows extends NumberedWindows {
 
   /** The number of window k of bucket b; an error if it lies beyond Long. */
   private def number(b: Long, k: Long): Long =
-    try Math.addExact(Math.multiplyExact(b, perBucket), k - 1) catch {
+    try Math.addExact(Math.multiplyExact(b, perBucket), k - 1)
+    catch {
       case _: ArithmeticException => throw EventWindowsErrors.invalidInput(
-        s"cumulate_window: the windows of bucket $b cannot be numbered ($perBucket windows per " +
-        s"bucket, $this): more than 2^64 windows reach into the time line; use a longer step, " +
-        "or times further from the ends of the time line")
+          s"cumulate_window: the windows of bucket $b cannot be numbered ($perBucket windows per " +
+            s"bucket, $this): more than 2^64 windows reach into the time line; use a longer step, " +
+            "or times further from the ends of the time line")
     }
 }
 
@@ -86,7 +87,7 @@ sealed trait CumulatingWindows extends NumberedWindows {
  * `alignment` a tick on which a bucket starts. Bounds saturate to the range of Long.
  */
 final case class ExactCumulating(size: Long, step: Long, alignment: Long)
-  extends CumulatingWindows {
+    extends CumulatingWindows {
   import TimeArithmetic._
   require(size > 0 && step > 0 && size % step == 0, s"size not a multiple of step in $this")
 
@@ -153,8 +154,11 @@ final case class CalendarCumulating(
     val bucketEnds = bucketEnd(b)
     def endOf(k: Long) = Math.min(stepEnd(b, k), bucketEnds)
     val from = bucketStart(b)
-    var k = Math.max(1L, Math.min(perBucket,
-      Math.floor((t.toDouble - from) / step.averageMicros).toLong + 1))
+    var k = Math.max(
+      1L,
+      Math.min(
+        perBucket,
+        Math.floor((t.toDouble - from) / step.averageMicros).toLong + 1))
     while (k > 1 && endOf(k - 1) > t) k -= 1
     // The bucket ends after t, so some k does; the bound only guards saturated bounds.
     while (k < perBucket && endOf(k) <= t) k += 1

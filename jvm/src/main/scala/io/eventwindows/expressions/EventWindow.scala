@@ -1,9 +1,9 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{WindowDefinition, WindowFamily}
-
 import org.apache.spark.sql.catalyst.expressions.{Expression, Unevaluable}
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
+
+import io.eventwindows.plans.{WindowDefinition, WindowFamily}
 
 /**
  * The marker a window function leaves in `GROUP BY`, like Spark's `TimeWindow`: the lifetime of
@@ -50,15 +50,19 @@ case class EventWindow(
 
   override def toString: String = s"$prettyName(${children.mkString(", ")}, $family)"
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindow = {
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression])
+      : EventWindow = {
     val lifetime = 1 + end.size
-    copy(start = newChildren.head, end = if (end.isDefined) Some(newChildren(1)) else None,
+    copy(
+      start = newChildren.head,
+      end = if (end.isDefined) Some(newChildren(1)) else None,
       order = newChildren.slice(lifetime, lifetime + order.size),
       values = newChildren.drop(lifetime + order.size))
   }
 }
 
 object EventWindow {
+
   /** The name of the grouping column a window function yields. */
   final val ColumnName = "window"
 

@@ -1,14 +1,14 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.plans.{AxisFamily, PerWindowAxis, WindowAxis, WindowFamily}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType, DataType, StructField, StructType}
+
+import io.eventwindows.EventWindowsErrors
+import io.eventwindows.plans.{AxisFamily, PerWindowAxis, WindowAxis, WindowFamily}
 
 /**
  * Every window of one event under a family whose axis has a row per position (each window known
@@ -36,10 +36,13 @@ case class EventWindowsOf(
 
   override def dataType: DataType = {
     val window = EventWindow.windowType(start.dataType)
-    ArrayType(if (!clipped) window else StructType(Seq(
-      StructField(EventWindow.ColumnName, window, nullable = false),
-      StructField(ClippedLifetime.Start, start.dataType, nullable = false),
-      StructField(ClippedLifetime.End, start.dataType, nullable = false))), containsNull = false)
+    ArrayType(
+      if (!clipped) window
+      else StructType(Seq(
+        StructField(EventWindow.ColumnName, window, nullable = false),
+        StructField(ClippedLifetime.Start, start.dataType, nullable = false),
+        StructField(ClippedLifetime.End, start.dataType, nullable = false))),
+      containsNull = false)
   }
   override def nullable: Boolean = false
   override def prettyName: String = "event_windows_of"
@@ -49,7 +52,9 @@ case class EventWindowsOf(
     if (s == null) EventWindowsOf.NoWindows
     else {
       val e = end.map(_.eval(input)).orNull
-      windowsOf(s.asInstanceOf[Long], end.isDefined && e == null,
+      windowsOf(
+        s.asInstanceOf[Long],
+        end.isDefined && e == null,
         if (e == null) 0L else e.asInstanceOf[Long])
     }
   }
@@ -64,11 +69,15 @@ case class EventWindowsOf(
     val windows = new scala.collection.mutable.ArrayBuffer[Any]
     var p = first
     while (p < leave) {
-      val window = new GenericInternalRow(Array[Any](axis.outputStart(p, leave),
+      val window = new GenericInternalRow(Array[Any](
+        axis.outputStart(p, leave),
         axis.outputEnd(p, leave)))
-      windows += (if (!clipped) window
-        else new GenericInternalRow(Array[Any](window, Math.max(start, axis.extentStart(p, leave)),
-          Math.min(exclusiveEnd, axis.extentEnd(p, leave)))))
+      windows +=
+        (if (!clipped) window
+         else new GenericInternalRow(Array[Any](
+           window,
+           Math.max(start, axis.extentStart(p, leave)),
+           Math.min(exclusiveEnd, axis.extentEnd(p, leave)))))
       p = axis.nextPosition(p)
     }
     new GenericArrayData(windows.toArray)
@@ -89,7 +98,8 @@ case class EventWindowsOf(
         : $self.windowsOf(${s.value}, $endIsNull, $endValue);""")
   }
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): EventWindowsOf =
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression])
+      : EventWindowsOf =
     copy(start = newChildren.head, end = end.map(_ => newChildren(1)))
 }
 
@@ -114,7 +124,7 @@ sealed trait WindowsOfEvent extends Expression {
     family.axis(EventTime.lineMin(timeType), lineMax, horizon = lineMax) match {
       case axis: PerWindowAxis => axis
       case other => throw new IllegalArgumentException(
-        s"$family has no window that an event alone gives ($other)")
+          s"$family has no window that an event alone gives ($other)")
     }
 
   /**
@@ -141,7 +151,7 @@ sealed trait WindowsOfEvent extends Expression {
  * `[00:07, 00:12)`, this is 00:12, and the event still counts in the four windows still open.
  */
 case class LastRowEnd(start: Expression, end: Option[Expression], family: AxisFamily)
-  extends WindowsOfEvent {
+    extends WindowsOfEvent {
 
   override def dataType: DataType = start.dataType
   override def nullable: Boolean = true
@@ -152,7 +162,9 @@ case class LastRowEnd(start: Expression, end: Option[Expression], family: AxisFa
     if (s == null) null
     else {
       val e = end.map(_.eval(input)).orNull
-      val last = lastRowEnd(s.asInstanceOf[Long], end.isDefined && e == null,
+      val last = lastRowEnd(
+        s.asInstanceOf[Long],
+        end.isDefined && e == null,
         if (e == null) 0L else e.asInstanceOf[Long])
       if (last == LastRowEnd.NoRow) null else last
     }
@@ -181,6 +193,7 @@ case class LastRowEnd(start: Expression, end: Option[Expression], family: AxisFa
 }
 
 object LastRowEnd {
+
   /** No row: no row ends at the first tick of the line, since every row ends after an event. */
   final val NoRow: Long = Long.MinValue
 }

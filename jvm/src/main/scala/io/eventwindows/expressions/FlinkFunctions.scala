@@ -1,11 +1,15 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{axisArguments, axisParameters,
-  lifetimeArguments, register}
-import io.eventwindows.plans.Cumulating
-
 import org.apache.spark.sql.catalyst.expressions.Expression
+
+import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.expressions.FunctionArguments.{
+  axisArguments,
+  axisParameters,
+  lifetimeArguments,
+  register
+}
+import io.eventwindows.plans.Cumulating
 
 /**
  * Apache Flink's windows: cumulating windows follow the `CUMULATE` window table-valued function of
@@ -72,7 +76,8 @@ object FlinkFunctions {
         4	6	2
         6	8	3
         10	14	1
-    """, named = axisParameters)(cumulateBuilder)
+    """,
+    named = axisParameters)(cumulateBuilder)
 
   private def cumulateBuilder(args: Seq[Expression]): Expression = {
     val name = "cumulate_window"
@@ -80,26 +85,34 @@ object FlinkFunctions {
     val windows = axis.windows(
       calendar = (step, size) => {
         if (step.months > 0 && size.months == 0) {
-          WindowParameters.fail(name, s"`size` must have months when `step` has them (a " +
-            s"bucket of whole months or years cumulated by months), got step $step, size $size")
+          WindowParameters.fail(
+            name,
+            s"`size` must have months when `step` has them (a " +
+              s"bucket of whole months or years cumulated by months), got step $step, size $size")
         }
         if (!step.atMost(size)) {
-          WindowParameters.fail(name, s"`step` must not be longer than `size`, got step $step, " +
-            s"size $size")
+          WindowParameters.fail(
+            name,
+            s"`step` must not be longer than `size`, got step $step, " +
+              s"size $size")
         }
         val alignment = axis.calendarAlignment(period = size)
         val windows = CalendarCumulating(size, step, alignment, axis.calendarZone)
         if (windows.perBucket > MaxWindowsPerBucket) {
-          WindowParameters.fail(name, s"`step` $step cuts `size` $size into up to " +
-            s"${windows.perBucket} windows, more than $MaxWindowsPerBucket; use a longer step")
+          WindowParameters.fail(
+            name,
+            s"`step` $step cuts `size` $size into up to " +
+              s"${windows.perBucket} windows, more than $MaxWindowsPerBucket; use a longer step")
         }
         windows
       },
       exact = (step, size) => {
         if (size % step != 0) {
           val Seq(stepArgument, sizeArgument) = axis.lengthArguments.map(_.sql)
-          WindowParameters.fail(name, s"`size` must be a multiple of `step` (as Flink's CUMULATE " +
-            s"requires), got step $stepArgument, size $sizeArgument")
+          WindowParameters.fail(
+            name,
+            s"`size` must be a multiple of `step` (as Flink's CUMULATE " +
+              s"requires), got step $stepArgument, size $sizeArgument")
         }
         // The windows depend only on the alignment modulo the size; the smallest keeps every
         // window number within Long for as long as it can be.

@@ -2,14 +2,19 @@ package io.eventwindows.expressions
 
 import java.util.Locale
 
-import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.plans.OutputPolicy
-
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, ExpressionInfo, NamedArgumentExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Cast,
+  Expression,
+  ExpressionInfo,
+  NamedArgumentExpression
+}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, LongType, NullType, TimestampType}
+
+import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.plans.OutputPolicy
 
 /**
  * What the registrations of every source share: [[register]], which builds a function's
@@ -33,15 +38,33 @@ object FunctionArguments {
    * builder reads through [[namedArguments]]; a function without them takes no named argument.
    */
   private[expressions] def register(
-      name: String, expression: Class[_ <: Expression], usage: String, arguments: String,
-      examples: String, group: String = "datetime_funcs", named: Seq[String] = Nil)(
+      name: String,
+      expression: Class[_ <: Expression],
+      usage: String,
+      arguments: String,
+      examples: String,
+      group: String = "datetime_funcs",
+      named: Seq[String] = Nil)(
       builder: Seq[Expression] => Expression): Registration = {
-    val info = new ExpressionInfo(expression.getCanonicalName, null, name, usage, arguments,
-      examples, "", group, "0.1.0", "", "built-in")
-    val checked = if (named.nonEmpty) builder else (args: Seq[Expression]) => {
+    val info = new ExpressionInfo(
+      expression.getCanonicalName,
+      null,
+      name,
+      usage,
+      arguments,
+      examples,
+      "",
+      group,
+      "0.1.0",
+      "",
+      "built-in")
+    val checked = if (named.nonEmpty) builder
+    else (args: Seq[Expression]) => {
       args.collectFirst { case n: NamedArgumentExpression =>
-        WindowParameters.fail(name, s"takes positional arguments only, got the named argument " +
-          s"`${n.key}`")
+        WindowParameters.fail(
+          name,
+          s"takes positional arguments only, got the named argument " +
+            s"`${n.key}`")
       }
       builder(args)
     }
@@ -60,8 +83,10 @@ object FunctionArguments {
     """
 
   private[expressions] def arity(name: String, expected: String, args: Seq[Expression]): Nothing =
-    WindowParameters.fail(name, s"takes $expected, got ${args.size}: " +
-      args.map(_.sql).mkString(", "))
+    WindowParameters.fail(
+      name,
+      s"takes $expected, got ${args.size}: " +
+        args.map(_.sql).mkString(", "))
 
   /**
    * Splits `start[, end], params...`: the second argument is the end column unless it is a
@@ -73,15 +98,21 @@ object FunctionArguments {
     val start = args.head
     val time = WindowParameters.timeType(name, "start", start)
     val hasEnd = args.size > 1 && (!args(1).foldable || args(1).eval() == null)
-    val end = if (!hasEnd) None else Some(args(1).dataType match {
+    val end = if (!hasEnd) None
+    else Some(args(1).dataType match {
       case NullType => Cast(args(1), time)
       case t if t == time => args(1)
-      case t => WindowParameters.fail(name, s"`end` must have the type of `start` (${time.sql}), " +
-        s"got ${t.sql} (${args(1).sql})")
+      case t => WindowParameters.fail(
+          name,
+          s"`end` must have the type of `start` (${time.sql}), " +
+            s"got ${t.sql} (${args(1).sql})")
     })
     val params = args.drop(if (hasEnd) 2 else 1)
-    if (params.size < minParams) arity(name, s"at least $minParams parameters after the " +
-      "lifetime columns", args)
+    if (params.size < minParams) arity(
+      name,
+      s"at least $minParams parameters after the " +
+        "lifetime columns",
+      args)
     (start, end, params)
   }
 
@@ -95,17 +126,22 @@ object FunctionArguments {
     val positional = args.takeWhile(!_.isInstanceOf[NamedArgumentExpression])
     val named = args.drop(positional.size).map {
       case NamedArgumentExpression(key, value) => key.toLowerCase(Locale.ROOT) -> value
-      case other => WindowParameters.fail(name, "a positional argument must not follow named " +
-        s"arguments, got ${other.sql}")
+      case other => WindowParameters.fail(
+          name,
+          "a positional argument must not follow named " +
+            s"arguments, got ${other.sql}")
     }
     named.foreach { case (key, _) =>
       if (!names.contains(key)) {
-        WindowParameters.fail(name, s"has no parameter `$key` that can be named; the named " +
-          s"parameters are ${names.map("`" + _ + "`").mkString(", ")}")
+        WindowParameters.fail(
+          name,
+          s"has no parameter `$key` that can be named; the named " +
+            s"parameters are ${names.map("`" + _ + "`").mkString(", ")}")
       }
     }
-    named.groupBy(_._1).collectFirst { case (key, uses) if uses.size > 1 =>
-      WindowParameters.fail(name, s"`$key` is named twice")
+    named.groupBy(_._1).collectFirst {
+      case (key, uses) if uses.size > 1 =>
+        WindowParameters.fail(name, s"`$key` is named twice")
     }
     (positional, named.toMap)
   }
@@ -136,10 +172,19 @@ object FunctionArguments {
     val (positional, named) = namedArguments(name, args, axisParameters)
     val (start, end, params) = lifetime(name, positional, lengths.size)
     val most = lengths.size + axisParameters.size
-    if (params.size > most) arity(name, s"at most $most parameters after the lifetime columns " +
-      s"(${(lengths ++ axisParameters).mkString(", ")})", args)
-    new AxisArguments(name, start, end, lengths, params.take(lengths.size), parameter =>
-      optional(name, params, lengths.size + axisParameters.indexOf(parameter), named, parameter))
+    if (params.size > most) arity(
+      name,
+      s"at most $most parameters after the lifetime columns " +
+        s"(${(lengths ++ axisParameters).mkString(", ")})",
+      args)
+    new AxisArguments(
+      name,
+      start,
+      end,
+      lengths,
+      params.take(lengths.size),
+      parameter =>
+        optional(name, params, lengths.size + axisParameters.indexOf(parameter), named, parameter))
   }
 }
 
@@ -166,11 +211,18 @@ private[expressions] final class AxisArguments(
   private val time = start.dataType
 
   /** What each window emits: 'window' (by default), 'point' or 'changes'. */
-  val output: OutputPolicy = OutputPolicy(WindowParameters.policy(name, "output",
-    parameter("output"), OutputPolicy.all.map(_.sqlName), OutputPolicy.Window.sqlName))
+  val output: OutputPolicy = OutputPolicy(WindowParameters.policy(
+    name,
+    "output",
+    parameter("output"),
+    OutputPolicy.all.map(_.sqlName),
+    OutputPolicy.Window.sqlName))
 
   /** The last time open-ended events cover; None: the latest finite time of the input. */
-  val horizon: Option[Long] = WindowParameters.optionalTime(name, "horizon", parameter("horizon"),
+  val horizon: Option[Long] = WindowParameters.optionalTime(
+    name,
+    "horizon",
+    parameter("horizon"),
     time)
 
   private val zone = WindowParameters.timeZone(name, parameter("time_zone"), time)
@@ -207,7 +259,11 @@ private[expressions] final class AxisArguments(
    */
   def calendarAlignment(period: CalendarStep): Long = {
     val weekly = period.months == 0 && period.micros == 0 && period.days % 7 == 0
-    WindowParameters.calendarAlignment(name, parameter("alignment"), time, calendarZone,
+    WindowParameters.calendarAlignment(
+      name,
+      parameter("alignment"),
+      time,
+      calendarZone,
       default = if (weekly) 4 * CalendarStep.DayMicros else 0L)
   }
 

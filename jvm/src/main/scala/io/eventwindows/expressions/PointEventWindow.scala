@@ -1,11 +1,11 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.plans.{AxisFamily, WindowAxis}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.plans.{AxisFamily, WindowAxis}
 
 /**
  * The window of a point event under a family whose axis has a row per position and gives a point
@@ -43,8 +43,11 @@ case class PointEventWindow(start: Expression, family: AxisFamily) extends Unary
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val axisRef = ctx.addReferenceObj("axis", axis, classOf[WindowAxis].getName)
     val self = PointEventWindow.getClass.getName.stripSuffix("$")
-    nullSafeCodeGen(ctx, ev, t =>
-      s"""${ev.value} = $self.windowOf($axisRef, ${lineMax}L, $t);
+    nullSafeCodeGen(
+      ctx,
+      ev,
+      t =>
+        s"""${ev.value} = $self.windowOf($axisRef, ${lineMax}L, $t);
          |${ev.isNull} = ${ev.value} == null;""".stripMargin)
   }
 
@@ -66,6 +69,7 @@ object PointEventWindow {
     val leave = axis.leave(start, end)
     if (leave <= window) null
     else new GenericInternalRow(Array[Any](
-      axis.outputStart(window, leave), axis.outputEnd(window, leave)))
+      axis.outputStart(window, leave),
+      axis.outputEnd(window, leave)))
   }
 }

@@ -1,11 +1,11 @@
 package io.eventwindows.expressions
 
+import org.apache.spark.sql.catalyst.expressions.{Cast, Expression}
+import org.apache.spark.sql.types.NullType
+
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
 import io.eventwindows.plans.{AnchorWindow, Bounds, IndexWindow, RelativeTimeWindow}
-
-import org.apache.spark.sql.catalyst.expressions.{Cast, Expression}
-import org.apache.spark.sql.types.NullType
 
 /**
  * The windows of \psi (Platform for Situated Intelligence), as its "Windowing Operators" page
@@ -113,22 +113,26 @@ object PsiFunctions {
 
   private def indexBuilder(args: Seq[Expression]): Expression = {
     val name = "index_window"
-    if (args.size < 3 || args.size > 4) arity(name, "3 or 4 arguments (time, lo, hi[, order])", args)
+    if (args.size < 3 || args.size > 4)
+      arity(name, "3 or 4 arguments (time, lo, hi[, order])", args)
     val time = args.head
     WindowParameters.timeType(name, "time", time)
     val lo = if (args(1).foldable && args(1).eval() == null) None
-      else Some(WindowParameters.integer(name, "lo", args(1)))
+    else Some(WindowParameters.integer(name, "lo", args(1)))
     val hi = WindowParameters.integer(name, "hi", args(2))
     lo.filter(_ > hi).foreach { l =>
-      WindowParameters.fail(name, s"`lo` must not exceed `hi`, got lo $l > hi $hi (psi would " +
-        "swap them; eventwindows does not guess)")
+      WindowParameters.fail(
+        name,
+        s"`lo` must not exceed `hi`, got lo $l > hi $hi (psi would " +
+          "swap them; eventwindows does not guess)")
     }
     EventWindow(time, None, IndexWindow(lo, hi), order = args.drop(3))
   }
 
   private def timeBuilder(args: Seq[Expression]): Expression = {
     val name = "time_window"
-    if (args.size < 3 || args.size > 4) arity(name, "3 or 4 arguments (time, lo, hi[, bounds])", args)
+    if (args.size < 3 || args.size > 4)
+      arity(name, "3 or 4 arguments (time, lo, hi[, bounds])", args)
     val time = args.head
     val timeType = WindowParameters.timeType(name, "time", time)
     val lo = WindowParameters.offsetTicks(name, "lo", args(1), timeType)
@@ -136,34 +140,51 @@ object PsiFunctions {
     if (lo > hi) {
       WindowParameters.fail(name, s"`lo` must not exceed `hi`, got ${args(1).sql} > ${args(2).sql}")
     }
-    val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(3),
-      Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
+    val bounds = Bounds(WindowParameters.policy(
+      name,
+      "bounds",
+      args.lift(3),
+      Bounds.all.map(_.sqlName),
+      Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
     EventWindow(time, None, RelativeTimeWindow(lo, hi, bounds))
   }
 
   private def anchorBuilder(args: Seq[Expression]): Expression = {
     val name = "anchor_window"
     if (args.size < 4 || args.size > 6) {
-      arity(name, "4 to 6 arguments (time, anchor_start, anchor_end, anchor[, bounds[, " +
-        "lookback]])", args)
+      arity(
+        name,
+        "4 to 6 arguments (time, anchor_start, anchor_end, anchor[, bounds[, " +
+          "lookback]])",
+        args)
     }
     val Seq(time, anchorStart, anchorEnd, anchor) = args.take(4)
     val timeType = WindowParameters.timeType(name, "time", time)
     val Seq(start, end) = Seq("anchor_start" -> anchorStart, "anchor_end" -> anchorEnd).map {
       case (_, e) if e.dataType == timeType => e
       case (_, e) if e.dataType == NullType => Cast(e, timeType)
-      case (parameter, e) => WindowParameters.fail(name, s"`$parameter` must have the type of " +
-        s"`time` (${timeType.sql}), got ${e.dataType.sql} (${e.sql})")
+      case (parameter, e) => WindowParameters.fail(
+          name,
+          s"`$parameter` must have the type of " +
+            s"`time` (${timeType.sql}), got ${e.dataType.sql} (${e.sql})")
     }
-    val bounds = Bounds(WindowParameters.policy(name, "bounds", args.lift(4),
-      Bounds.all.map(_.sqlName), Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
+    val bounds = Bounds(WindowParameters.policy(
+      name,
+      "bounds",
+      args.lift(4),
+      Bounds.all.map(_.sqlName),
+      Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
     val lookback = args.lift(5).filterNot(e => e.foldable && e.eval() == null).map { e =>
       val ticks = WindowParameters.offsetTicks(name, "lookback", e, timeType)
       if (ticks < 0) WindowParameters.fail(name, s"`lookback` must not be negative, got ${e.sql}")
       ticks
     }
     val (sortTime, side) = AnchorSortKey(time, start, anchor, bounds)
-    EventWindow(sortTime, None, AnchorWindow(bounds, lookback), order = Seq(side),
+    EventWindow(
+      sortTime,
+      None,
+      AnchorWindow(bounds, lookback),
+      order = Seq(side),
       values = Seq(start, end, anchor))
   }
 }

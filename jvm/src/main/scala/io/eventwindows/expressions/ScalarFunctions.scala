@@ -1,11 +1,19 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{arity, register}
-
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, ShortType, StringType}
+import org.apache.spark.sql.types.{
+  ByteType,
+  DataType,
+  DayTimeIntervalType,
+  IntegerType,
+  LongType,
+  ShortType,
+  StringType
+}
+
+import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.expressions.FunctionArguments.{arity, register}
 
 /**
  * The scalar time helpers of the blog post "Taming Hopping Windows" (StreamInsight): its
@@ -45,7 +53,8 @@ object ScalarFunctions {
       case a if a.eval() == null => Literal(null, time) // NULL in, NULL out (not the epoch)
       case a => Literal(WindowParameters.alignmentTicks(name, Some(a), time), time)
     }
-    val period = if (!args(2).foldable) widenedToBigint(args(2), time) else {
+    val period = if (!args(2).foldable) widenedToBigint(args(2), time)
+    else {
       val ticks = WindowParameters.durationTicks(name, "period", args(2), time)
       if (time == LongType) Literal(ticks) else Literal(ticks, DayTimeIntervalType())
     }
@@ -53,7 +62,10 @@ object ScalarFunctions {
   }
 
   private def adjustRegistration(
-      name: String, expression: Class[_ <: AdjustLifetime], what: String, example: String)(
+      name: String,
+      expression: Class[_ <: AdjustLifetime],
+      what: String,
+      example: String)(
       make: (Expression, Long, Long, Long) => Expression): Registration = register(
     name,
     expression,
@@ -75,8 +87,10 @@ object ScalarFunctions {
     val size = WindowParameters.durationTicks(name, "size", args(1), time)
     val hop = WindowParameters.durationTicks(name, "hop", args(2), time)
     if (hop > size) {
-      WindowParameters.fail(name, s"`hop` must not exceed `size`, got " +
-        s"${WindowParameters.describeTicks(hop, time)} > ${WindowParameters.describeTicks(size, time)}")
+      WindowParameters.fail(
+        name,
+        s"`hop` must not exceed `size`, got " +
+          s"${WindowParameters.describeTicks(hop, time)} > ${WindowParameters.describeTicks(size, time)}")
     }
     make(args.head, size, hop, WindowParameters.alignmentTicks(name, args.lift(3), time))
   }

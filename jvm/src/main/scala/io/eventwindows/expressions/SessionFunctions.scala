@@ -1,10 +1,17 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{arity, lifetime, lifetimeArguments, namedArguments, optional, register}
-import io.eventwindows.plans.{OutputPolicy, SessionWindow}
-
 import org.apache.spark.sql.catalyst.expressions.Expression
+
+import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.expressions.FunctionArguments.{
+  arity,
+  lifetime,
+  lifetimeArguments,
+  namedArguments,
+  optional,
+  register
+}
+import io.eventwindows.plans.{OutputPolicy, SessionWindow}
 
 /**
  * Sessions over events that last: Trill's session windows, with Azure Stream Analytics' maximum
@@ -62,21 +69,29 @@ object SessionFunctions {
     val name = "event_session_window"
     val (positional, named) = namedArguments(name, args, Seq("max_duration", "output"))
     val (start, end, params) = lifetime(name, positional, 1)
-    if (params.size > 3) arity(name, "at most 3 parameters after the lifetime columns (gap, " +
-      "max_duration, output)", args)
+    if (params.size > 3) arity(
+      name,
+      "at most 3 parameters after the lifetime columns (gap, " +
+        "max_duration, output)",
+      args)
     val time = start.dataType
     val gap = WindowParameters.durationTicks(name, "gap", params.head, time)
     val maxDurationArgument = optional(name, params, 1, named, "max_duration")
       .filterNot(e => e.foldable && e.eval() == null)
     val maxDuration = maxDurationArgument.map { e =>
       val ticks = WindowParameters.durationTicks(name, "max_duration", e, time)
-      if (ticks < gap) WindowParameters.fail(name, s"`max_duration` must be at least `gap`, got " +
-        s"${e.sql} < ${params.head.sql}")
+      if (ticks < gap) WindowParameters.fail(
+        name,
+        s"`max_duration` must be at least `gap`, got " +
+          s"${e.sql} < ${params.head.sql}")
       ticks
     }
-    val output = OutputPolicy(WindowParameters.policy(name, "output",
+    val output = OutputPolicy(WindowParameters.policy(
+      name,
+      "output",
       optional(name, params, 2, named, "output"),
-      Seq(OutputPolicy.Window, OutputPolicy.Changes).map(_.sqlName), OutputPolicy.Window.sqlName))
+      Seq(OutputPolicy.Window, OutputPolicy.Changes).map(_.sqlName),
+      OutputPolicy.Window.sqlName))
     EventWindow(start, end, SessionWindow(gap, maxDuration, output))
   }
 }

@@ -1,12 +1,12 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.EventWindowsErrors
-
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{TypeCheckFailure, TypeCheckSuccess}
 import org.apache.spark.sql.catalyst.expressions.{Expression, TernaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
+
+import io.eventwindows.EventWindowsErrors
 
 /**
  * `snap_to_boundary(t, alignment, period)`: the largest `alignment + n * period <= t` over all
@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
  * timestamps and a number of ticks for BIGINT time. NULL in, NULL out.
  */
 case class SnapToBoundary(time: Expression, alignment: Expression, period: Expression)
-  extends TernaryExpression {
+    extends TernaryExpression {
 
   override def first: Expression = time
   override def second: Expression = alignment
@@ -50,23 +50,33 @@ case class SnapToBoundary(time: Expression, alignment: Expression, period: Expre
   private def lineMax = EventTime.lineMax(time.dataType)
 
   override protected def nullSafeEval(t: Any, a: Any, p: Any): Any =
-    TimeArithmetic.snapToBoundary(t.asInstanceOf[Long], a.asInstanceOf[Long],
-      SnapToBoundary.checkedPeriod(p.asInstanceOf[Long]), lineMin, lineMax)
+    TimeArithmetic.snapToBoundary(
+      t.asInstanceOf[Long],
+      a.asInstanceOf[Long],
+      SnapToBoundary.checkedPeriod(p.asInstanceOf[Long]),
+      lineMin,
+      lineMax)
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val arithmetic = TimeArithmetic.getClass.getName.stripSuffix("$")
     val self = SnapToBoundary.getClass.getName.stripSuffix("$")
-    nullSafeCodeGen(ctx, ev, (t, a, p) =>
-      s"${ev.value} = $arithmetic.snapToBoundary($t, $a, $self.checkedPeriod($p), " +
-        s"${lineMin}L, ${lineMax}L);")
+    nullSafeCodeGen(
+      ctx,
+      ev,
+      (t, a, p) =>
+        s"${ev.value} = $arithmetic.snapToBoundary($t, $a, $self.checkedPeriod($p), " +
+          s"${lineMin}L, ${lineMax}L);")
   }
 
   override protected def withNewChildrenInternal(
-      newFirst: Expression, newSecond: Expression, newThird: Expression): SnapToBoundary =
+      newFirst: Expression,
+      newSecond: Expression,
+      newThird: Expression): SnapToBoundary =
     copy(time = newFirst, alignment = newSecond, period = newThird)
 }
 
 object SnapToBoundary {
+
   /** A period read from a column at run time must be positive too. */
   def checkedPeriod(period: Long): Long = {
     if (period <= 0) {

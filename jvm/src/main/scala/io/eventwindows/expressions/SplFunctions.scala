@@ -1,11 +1,11 @@
 package io.eventwindows.expressions
 
+import org.apache.spark.sql.catalyst.expressions.{Cast, Expression}
+import org.apache.spark.sql.types.{ByteType, IntegerType, LongType, ShortType}
+
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, namedArguments, optional, register}
 import io.eventwindows.plans.{SlidingWindow, SplTumblingWindow}
-
-import org.apache.spark.sql.catalyst.expressions.{Cast, Expression}
-import org.apache.spark.sql.types.{ByteType, IntegerType, LongType, ShortType}
 
 /**
  * IBM Streams SPL's windows: sliding windows with their eviction and trigger policies, as SPL's
@@ -102,12 +102,22 @@ object SplFunctions {
     }
     val order = splOrder(args.head)
     val orderType = WindowParameters.timeType(name, "order", order)
-    val (eviction, evictionAttribute) = SplPolicies.parse(name, "eviction",
-      WindowParameters.text(name, "eviction", args(1)), orderType, tumbling = false)
-    val (trigger, triggerAttribute) = SplPolicies.parse(name, "trigger",
-      args.lift(2).map(WindowParameters.text(name, "trigger", _)).getOrElse("count(1)"), orderType,
+    val (eviction, evictionAttribute) = SplPolicies.parse(
+      name,
+      "eviction",
+      WindowParameters.text(name, "eviction", args(1)),
+      orderType,
       tumbling = false)
-    EventWindow(order, None, SlidingWindow(eviction, trigger),
+    val (trigger, triggerAttribute) = SplPolicies.parse(
+      name,
+      "trigger",
+      args.lift(2).map(WindowParameters.text(name, "trigger", _)).getOrElse("count(1)"),
+      orderType,
+      tumbling = false)
+    EventWindow(
+      order,
+      None,
+      SlidingWindow(eviction, trigger),
       values = evictionAttribute.toSeq ++ triggerAttribute)
   }
 
@@ -119,8 +129,12 @@ object SplFunctions {
     }
     val order = splOrder(positional.head)
     val orderType = WindowParameters.timeType(name, "order", order)
-    val (eviction, attribute) = SplPolicies.parse(name, "eviction",
-      WindowParameters.text(name, "eviction", positional(1)), orderType, tumbling = true)
+    val (eviction, attribute) = SplPolicies.parse(
+      name,
+      "eviction",
+      WindowParameters.text(name, "eviction", positional(1)),
+      orderType,
+      tumbling = true)
     val flushAtEnd = optional(name, positional, 2, named, "flush_at_end")
       .exists(WindowParameters.flag(name, "flush_at_end", _))
     EventWindow(order, None, SplTumblingWindow(eviction, flushAtEnd), values = attribute.toSeq)

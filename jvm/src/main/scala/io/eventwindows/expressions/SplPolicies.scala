@@ -4,14 +4,14 @@ import java.util.Locale
 
 import scala.util.control.NonFatal
 
-import io.eventwindows.plans.SplPolicy
-
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
+
+import io.eventwindows.plans.SplPolicy
 
 /**
  * Reads SPL window policies written as in SPL: `count(4)`, `time(5 seconds)` (or a number: seconds
@@ -29,15 +29,22 @@ object SplPolicies {
    * order column has type `orderType`, and the attribute expression of a delta policy or the
    * column of a punctuation policy, which only a `tumbling` window's eviction takes.
    */
-  def parse(function: String, parameter: String, text: String, orderType: DataType,
+  def parse(
+      function: String,
+      parameter: String,
+      text: String,
+      orderType: DataType,
       tumbling: Boolean): (SplPolicy, Option[Expression]) = {
     def fail(message: String): Nothing =
       WindowParameters.fail(function, s"`$parameter` $message, got '$text'")
-    val allowed = "count(n), time(t)" + (if (tumbling) ", delta(attribute, d) or punct(column)"
-      else " or delta(attribute, d)")
+    val allowed = "count(n), time(t)" +
+      (if (tumbling) ", delta(attribute, d) or punct(column)"
+       else " or delta(attribute, d)")
+
     /** A column (or a field of one) named in a policy: not an expression, as in SPL. */
     def column(policy: String, text: String): Expression = {
-      val e = try CatalystSqlParser.parseExpression(text) catch {
+      val e = try CatalystSqlParser.parseExpression(text)
+      catch {
         case NonFatal(_) => fail(s"$policy: '$text' is not a column")
       }
       if (!e.isInstanceOf[UnresolvedAttribute]) fail(s"$policy: '$text' is not a column")
@@ -45,39 +52,41 @@ object SplPolicies {
     }
     text match {
       case Policy(kind, argument) => kind.toLowerCase(Locale.ROOT) match {
-        case "count" =>
-          val n = wholeNumber(argument.trim).getOrElse(fail("count(n) needs a whole number n"))
-          if (n.signum < 1) fail("count(n) needs n >= 1")
-          if (n.compareTo(MaxTicks) > 0) fail("count(n) needs n <= 9223372036854775807")
-          (SplPolicy.Count(n.longValueExact), None)
-        case "time" =>
-          val ticks = timeTicks(argument.trim, orderType).getOrElse(fail(
-            if (orderType == LongType) "time(t) needs a whole number of ticks for BIGINT order"
-            else "time(t) needs an interval such as '5 seconds' or a number of seconds"))
-          // A tumbling window or a trigger of period 0 would flush forever at one instant.
-          val minimum = if (parameter == "trigger" || tumbling) 1 else 0
-          if (ticks.signum < minimum) fail(s"time(t) needs t ${if (minimum == 0) ">= 0" else "> 0"}")
-          if (ticks.compareTo(MaxTicks) > 0) {
-            fail("time(t) needs t <= 9223372036854775807 " +
-              (if (orderType == LongType) "ticks" else "microseconds (about 292,000 years)"))
-          }
-          (SplPolicy.Time(ticks.longValueExact, argument.trim), None)
-        case "delta" =>
-          val comma = argument.lastIndexOf(',')
-          if (comma < 0) fail("delta(attribute, d) needs an attribute and a delta")
-          val attributeText = argument.substring(0, comma).trim
-          val deltaText = argument.substring(comma + 1).trim
-          // SPL compares an attribute of the tuple: a column (or a field of one), not an
-          // expression, which could also be an aggregate.
-          (SplPolicy.Delta(attributeText, deltaText),
-            Some(column("delta(attribute, d)", attributeText)))
-        case "punct" if !tumbling =>
-          fail("punct(column) is a policy of tumbling windows (spl_tumbling_window); must be " +
-            allowed)
-        case "punct" =>
-          val columnText = argument.trim
-          (SplPolicy.Punct(columnText), Some(column("punct(column)", columnText)))
-      }
+          case "count" =>
+            val n = wholeNumber(argument.trim).getOrElse(fail("count(n) needs a whole number n"))
+            if (n.signum < 1) fail("count(n) needs n >= 1")
+            if (n.compareTo(MaxTicks) > 0) fail("count(n) needs n <= 9223372036854775807")
+            (SplPolicy.Count(n.longValueExact), None)
+          case "time" =>
+            val ticks = timeTicks(argument.trim, orderType).getOrElse(fail(
+              if (orderType == LongType) "time(t) needs a whole number of ticks for BIGINT order"
+              else "time(t) needs an interval such as '5 seconds' or a number of seconds"))
+            // A tumbling window or a trigger of period 0 would flush forever at one instant.
+            val minimum = if (parameter == "trigger" || tumbling) 1 else 0
+            if (ticks.signum < minimum)
+              fail(s"time(t) needs t ${if (minimum == 0) ">= 0" else "> 0"}")
+            if (ticks.compareTo(MaxTicks) > 0) {
+              fail("time(t) needs t <= 9223372036854775807 " +
+                (if (orderType == LongType) "ticks" else "microseconds (about 292,000 years)"))
+            }
+            (SplPolicy.Time(ticks.longValueExact, argument.trim), None)
+          case "delta" =>
+            val comma = argument.lastIndexOf(',')
+            if (comma < 0) fail("delta(attribute, d) needs an attribute and a delta")
+            val attributeText = argument.substring(0, comma).trim
+            val deltaText = argument.substring(comma + 1).trim
+            // SPL compares an attribute of the tuple: a column (or a field of one), not an
+            // expression, which could also be an aggregate.
+            (
+              SplPolicy.Delta(attributeText, deltaText),
+              Some(column("delta(attribute, d)", attributeText)))
+          case "punct" if !tumbling =>
+            fail("punct(column) is a policy of tumbling windows (spl_tumbling_window); must be " +
+              allowed)
+          case "punct" =>
+            val columnText = argument.trim
+            (SplPolicy.Punct(columnText), Some(column("punct(column)", columnText)))
+        }
       case _ => fail(s"must be $allowed")
     }
   }
@@ -85,8 +94,10 @@ object SplPolicies {
   /** Checks that a punctuation policy's column is a BOOLEAN. */
   def checkPunctuation(function: String, policy: SplPolicy.Punct, dataType: DataType): Unit =
     if (dataType != BooleanType) {
-      WindowParameters.fail(function, s"`eviction` '${policy.sql}': the column must be a " +
-        s"BOOLEAN (TRUE flushes the window after its tuple), got ${dataType.sql}")
+      WindowParameters.fail(
+        function,
+        s"`eviction` '${policy.sql}': the column must be a " +
+          s"BOOLEAN (TRUE flushes the window after its tuple), got ${dataType.sql}")
     }
 
   /**
@@ -134,7 +145,8 @@ object SplPolicies {
     decimal(text).filter(_.stripTrailingZeros.scale <= 0)
 
   private def decimal(text: String): Option[java.math.BigDecimal] =
-    try Some(new java.math.BigDecimal(text)) catch { case _: NumberFormatException => None }
+    try Some(new java.math.BigDecimal(text))
+    catch { case _: NumberFormatException => None }
 
   /** The ticks of time(t), of any size: whole ticks for BIGINT order, else microseconds. */
   private def timeTicks(text: String, orderType: DataType): Option[java.math.BigDecimal] =

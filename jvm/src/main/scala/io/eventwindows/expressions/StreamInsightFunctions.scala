@@ -1,11 +1,17 @@
 package io.eventwindows.expressions
 
-import io.eventwindows.expressions.EventWindowsFunctions.Registration
-import io.eventwindows.expressions.FunctionArguments.{arity, axisArguments, axisParameters,
-  lifetime, lifetimeArguments, register}
-import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolicy, Snapshot}
-
 import org.apache.spark.sql.catalyst.expressions.Expression
+
+import io.eventwindows.expressions.EventWindowsFunctions.Registration
+import io.eventwindows.expressions.FunctionArguments.{
+  arity,
+  axisArguments,
+  axisParameters,
+  lifetime,
+  lifetimeArguments,
+  register
+}
+import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolicy, Snapshot}
 
 /**
  * StreamInsight's windows. Hopping and tumbling windows follow StreamInsight's "Hopping Windows"
@@ -67,7 +73,8 @@ object StreamInsightFunctions {
         2023-12-31 23:59:58	2024-01-01 00:00:02	1
         2024-01-01 00:00:00	2024-01-01 00:00:04	2
         2024-01-01 00:00:02	2024-01-01 00:00:06	1
-    """, named = axisParameters)(hoppingBuilder("hopping_window", tumbling = false))
+    """,
+    named = axisParameters)(hoppingBuilder("hopping_window", tumbling = false))
 
   val tumblingWindow: Registration = register(
     "tumbling_window",
@@ -87,7 +94,8 @@ object StreamInsightFunctions {
         0	1
         2	1
         4	2
-    """, named = axisParameters)(hoppingBuilder("tumbling_window", tumbling = true))
+    """,
+    named = axisParameters)(hoppingBuilder("tumbling_window", tumbling = true))
 
   val snapshotWindow: Registration = register(
     "snapshot_window",
@@ -139,19 +147,25 @@ object StreamInsightFunctions {
     val family = axis.windows(
       calendar = (size, hop) => {
         if (changes && !hop.atMost(size)) {
-          WindowParameters.fail(name, "`output` 'changes' needs windows without gaps: a hop " +
-            s"never longer than the size, got hop $hop, size $size")
+          WindowParameters.fail(
+            name,
+            "`output` 'changes' needs windows without gaps: a hop " +
+              s"never longer than the size, got hop $hop, size $size")
         }
         val alignment = axis.calendarAlignment(period = hop)
-        CalendarHopping(CalendarWindows(size, hop, alignment, axis.calendarZone), axis.output,
+        CalendarHopping(
+          CalendarWindows(size, hop, alignment, axis.calendarZone),
+          axis.output,
           axis.horizon)
       },
       exact = (size, hop) => {
         if (changes && hop > size) {
           val time = axis.start.dataType
-          WindowParameters.fail(name, s"`output` 'changes' needs hop <= size (windows without " +
-            s"gaps), got hop ${WindowParameters.describeTicks(hop, time)} > size " +
-            WindowParameters.describeTicks(size, time))
+          WindowParameters.fail(
+            name,
+            s"`output` 'changes' needs hop <= size (windows without " +
+              s"gaps), got hop ${WindowParameters.describeTicks(hop, time)} > size " +
+              WindowParameters.describeTicks(size, time))
         }
         Hopping(size, hop, axis.alignmentTicks, axis.output, axis.horizon)
       })
@@ -167,12 +181,18 @@ object StreamInsightFunctions {
   private def countBuilder(args: Seq[Expression]): Expression = {
     val name = "count_window"
     val (start, end, params) = lifetime(name, args, 1)
-    if (params.size > 2) arity(name, "at most 2 parameters after the lifetime columns (n, output)",
+    if (params.size > 2) arity(
+      name,
+      "at most 2 parameters after the lifetime columns (n, output)",
       args)
     val n = WindowParameters.integer(name, "n", params.head)
     if (n < 1) WindowParameters.fail(name, s"`n` must be at least 1, got $n")
-    val output = OutputPolicy(WindowParameters.policy(name, "output", params.lift(1),
-      Seq(OutputPolicy.Point, OutputPolicy.Window).map(_.sqlName), OutputPolicy.Point.sqlName))
+    val output = OutputPolicy(WindowParameters.policy(
+      name,
+      "output",
+      params.lift(1),
+      Seq(OutputPolicy.Point, OutputPolicy.Window).map(_.sqlName),
+      OutputPolicy.Point.sqlName))
     EventWindow(start, end, CountWindow(n, output))
   }
 }

@@ -16,7 +16,8 @@ object TimeArithmetic {
   def add(a: Long, b: Long): Long = {
     val r = a + b
     // Overflow happened iff both operands have the sign opposite to the result.
-    if (((a ^ r) & (b ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue } else r
+    if (((a ^ r) & (b ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue }
+    else r
   }
 
   /** The exclusive end of a point event at `t`: one tick later, but not past the end of time. */
@@ -25,7 +26,8 @@ object TimeArithmetic {
   /** `a - b`, saturated to the range of Long. */
   def subtract(a: Long, b: Long): Long = {
     val r = a - b
-    if (((a ^ b) & (a ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue } else r
+    if (((a ^ b) & (a ^ r)) < 0) { if (a < 0) Long.MinValue else Long.MaxValue }
+    else r
   }
 
   /**
@@ -122,7 +124,12 @@ object TimeArithmetic {
    * result (that end may lie before the line).
    */
   def adjustStartTime(
-      t: Long, size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long): Long = {
+      t: Long,
+      size: Long,
+      hop: Long,
+      alignment: Long,
+      lineMin: Long,
+      lineMax: Long): Long = {
     val endAlignment = addModulo(Math.floorMod(alignment, hop), Math.floorMod(size, hop), hop)
     clamp(add(t, hop - offsetPastBoundary(t, endAlignment, hop)), lineMin, lineMax)
   }
@@ -133,7 +140,12 @@ object TimeArithmetic {
    * saturates before the result. The end of time stays the end of time.
    */
   def adjustEndTime(
-      t: Long, size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long): Long = {
+      t: Long,
+      size: Long,
+      hop: Long,
+      alignment: Long,
+      lineMin: Long,
+      lineMax: Long): Long = {
     if (t >= lineMax) {
       lineMax
     } else {

@@ -1,6 +1,19 @@
 package io.eventwindows.expressions
 
-import org.apache.spark.sql.catalyst.expressions.{Add, AttributeReference, BinaryExpression, Cast, Coalesce, Divide, EqualTo, Expression, If, IsNull, Literal, Multiply}
+import org.apache.spark.sql.catalyst.expressions.{
+  Add,
+  AttributeReference,
+  BinaryExpression,
+  Cast,
+  Coalesce,
+  Divide,
+  EqualTo,
+  Expression,
+  If,
+  IsNull,
+  Literal,
+  Multiply
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.{DataType, DoubleType, LongType}
@@ -41,7 +54,7 @@ abstract class TimeWeighted extends DeclarativeAggregate {
 
 /** `time_weighted_sum(v)`: the sum of v x clipped length; NULL if every v is NULL. */
 case class TimeWeightedSum(value: Expression, clippedStart: Expression, clippedEnd: Expression)
-  extends TimeWeighted {
+    extends TimeWeighted {
 
   private lazy val sum = AttributeReference("sum", DoubleType)()
   private def weighted: Expression = {
@@ -59,7 +72,8 @@ case class TimeWeightedSum(value: Expression, clippedStart: Expression, clippedE
     Seq(Coalesce(Seq(Add(Coalesce(Seq(sum.left, Literal(0.0))), sum.right), sum.left)))
   override lazy val evaluateExpression: Expression = sum
 
-  override protected def withNewChildrenInternal(children: IndexedSeq[Expression]): TimeWeightedSum =
+  override protected def withNewChildrenInternal(children: IndexedSeq[Expression])
+      : TimeWeightedSum =
     copy(value = children(0), clippedStart = children(1), clippedEnd = children(2))
 }
 
@@ -68,7 +82,7 @@ case class TimeWeightedSum(value: Expression, clippedStart: Expression, clippedE
  * events whose v is not NULL; NULL if there are none.
  */
 case class TimeWeightedAvg(value: Expression, clippedStart: Expression, clippedEnd: Expression)
-  extends TimeWeighted {
+    extends TimeWeighted {
 
   private lazy val weighted = AttributeReference("weighted", DoubleType, nullable = false)()
   private lazy val weight = AttributeReference("weight", DoubleType, nullable = false)()
@@ -85,7 +99,8 @@ case class TimeWeightedAvg(value: Expression, clippedStart: Expression, clippedE
   override lazy val evaluateExpression: Expression =
     If(EqualTo(weight, Literal(0.0)), Literal(null, DoubleType), Divide(weighted, weight))
 
-  override protected def withNewChildrenInternal(children: IndexedSeq[Expression]): TimeWeightedAvg =
+  override protected def withNewChildrenInternal(children: IndexedSeq[Expression])
+      : TimeWeightedAvg =
     copy(value = children(0), clippedStart = children(1), clippedEnd = children(2))
 }
 
@@ -105,9 +120,13 @@ case class ClippedLength(start: Expression, end: Expression) extends BinaryExpre
     TimeArithmetic.length(s.asInstanceOf[Long], e.asInstanceOf[Long])
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
-    defineCodeGen(ctx, ev, (s, e) =>
-      s"${TimeArithmetic.getClass.getName.stripSuffix("$")}.length($s, $e)")
+    defineCodeGen(
+      ctx,
+      ev,
+      (s, e) =>
+        s"${TimeArithmetic.getClass.getName.stripSuffix("$")}.length($s, $e)")
 
   override protected def withNewChildrenInternal(
-      newLeft: Expression, newRight: Expression): ClippedLength = copy(newLeft, newRight)
+      newLeft: Expression,
+      newRight: Expression): ClippedLength = copy(newLeft, newRight)
 }

@@ -4,12 +4,12 @@ import java.util.Locale
 
 import scala.util.control.NonFatal
 
-import io.eventwindows.EventWindowsErrors
-
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
 import org.apache.spark.sql.catalyst.util.{DateTimeUtils, IntervalUtils}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
+
+import io.eventwindows.EventWindowsErrors
 
 /**
  * Reads the constant parameters of the window functions (durations, alignments, policies) and
@@ -27,8 +27,10 @@ object WindowParameters {
   /** Checks that a time argument has one of the time types and returns that type. */
   def timeType(function: String, parameter: String, e: Expression): DataType = {
     if (!EventTime.isTimeType(e.dataType)) {
-      fail(function, s"`$parameter` must be ${EventTime.allowedTypes}, got ${e.dataType.sql} " +
-        s"(${e.sql})")
+      fail(
+        function,
+        s"`$parameter` must be ${EventTime.allowedTypes}, got ${e.dataType.sql} " +
+          s"(${e.sql})")
     }
     e.dataType
   }
@@ -57,8 +59,10 @@ object WindowParameters {
   def integer(function: String, parameter: String, e: Expression): Long = {
     val value = nonNullConstant(function, parameter, e)
     if (!isIntegral(e.dataType)) {
-      fail(function, s"`$parameter` must be an integer (TINYINT, SMALLINT, INT or BIGINT), got " +
-        s"${e.dataType.sql} (${e.sql})")
+      fail(
+        function,
+        s"`$parameter` must be an integer (TINYINT, SMALLINT, INT or BIGINT), got " +
+          s"${e.dataType.sql} (${e.sql})")
     }
     widened(value)
   }
@@ -74,12 +78,16 @@ object WindowParameters {
     (time, e.dataType, value) match {
       case (LongType, dataType, n) if isIntegral(dataType) => widened(n)
       case (_, dataType, n) if isIntegral(dataType) =>
-        fail(function, s"`$parameter` must be ${relativeTimes(time)}, got the integer $n, which " +
-          s"is no duration for ${time.sql} time (as in Spark's window()); for microseconds write " +
-          s"'$n microseconds'")
+        fail(
+          function,
+          s"`$parameter` must be ${relativeTimes(time)}, got the integer $n, which " +
+            s"is no duration for ${time.sql} time (as in Spark's window()); for microseconds write " +
+            s"'$n microseconds'")
       case (LongType, other, _) =>
-        fail(function, s"`$parameter` must be an integer number of ticks for BIGINT time, got " +
-          s"${other.sql} (${e.sql})")
+        fail(
+          function,
+          s"`$parameter` must be an integer number of ticks for BIGINT time, got " +
+            s"${other.sql} (${e.sql})")
       case (_, _: DayTimeIntervalType, micros: Long) => micros
       case (_, StringType, s: UTF8String) =>
         val interval = parseInterval(s).getOrElse(
@@ -128,15 +136,17 @@ object WindowParameters {
     val interval = (e.dataType, value) match {
       case (_: YearMonthIntervalType, months: Int) => new CalendarInterval(months, 0, 0L)
       case (_: DayTimeIntervalType, micros: Long) =>
-        new CalendarInterval(0, (micros / CalendarStep.DayMicros).toInt,
+        new CalendarInterval(
+          0,
+          (micros / CalendarStep.DayMicros).toInt,
           micros % CalendarStep.DayMicros)
       case (StringType, s: UTF8String) => parseInterval(s).getOrElse(
-        fail(function, s"`$parameter` is not a valid interval: '$s'"))
+          fail(function, s"`$parameter` is not a valid interval: '$s'"))
       case (CalendarIntervalType, i: CalendarInterval) => i
       case _ => new CalendarInterval(0, 0, durationTicks(function, parameter, e, time))
     }
     if (interval.months < 0 || interval.days < 0 || interval.microseconds < 0 ||
-        (interval.months == 0 && interval.days == 0 && interval.microseconds == 0)) {
+      (interval.months == 0 && interval.days == 0 && interval.microseconds == 0)) {
       fail(function, s"`$parameter` must be positive, with no negative part, got $interval")
     }
     CalendarStep(interval.months, interval.days, interval.microseconds)
@@ -150,13 +160,16 @@ object WindowParameters {
   def timeZone(function: String, e: Option[Expression], time: DataType): Option[String] =
     e.flatMap(c => Option(constant(function, "time_zone", c))).map { value =>
       if (time != TimestampType) {
-        fail(function, s"`time_zone` needs TIMESTAMP time, got ${time.sql}: " + (
-          if (time == TimestampNTZType) "TIMESTAMP_NTZ calendar windows step the wall clock, " +
-            "which has no time zone"
-          else "BIGINT time has no calendar"))
+        fail(
+          function,
+          s"`time_zone` needs TIMESTAMP time, got ${time.sql}: " + (
+            if (time == TimestampNTZType) "TIMESTAMP_NTZ calendar windows step the wall clock, " +
+              "which has no time zone"
+            else "BIGINT time has no calendar"))
       }
       val zone = text(function, "time_zone", e.get)
-      try DateTimeUtils.getZoneId(zone).getId catch {
+      try DateTimeUtils.getZoneId(zone).getId
+      catch {
         case NonFatal(_) => fail(function, s"`time_zone` is not a valid time zone: '$zone'")
       }
     }
@@ -182,7 +195,8 @@ object WindowParameters {
     }
 
   private def parseInterval(s: UTF8String): Option[CalendarInterval] =
-    try Some(IntervalUtils.stringToInterval(s)) catch {
+    try Some(IntervalUtils.stringToInterval(s))
+    catch {
       case _: IllegalArgumentException | _: ArithmeticException => None
     }
 
@@ -190,9 +204,12 @@ object WindowParameters {
     if (i.months != 0) {
       fail(function, s"`$parameter` must not have months or years (they vary in length), got $i")
     }
-    try Math.addExact(Math.multiplyExact(i.days.toLong, 86400000000L), i.microseconds) catch {
-      case _: ArithmeticException => fail(function, s"`$parameter` is too long: $i is more than " +
-        "9223372036854775807 microseconds (about 292,000 years)")
+    try Math.addExact(Math.multiplyExact(i.days.toLong, 86400000000L), i.microseconds)
+    catch {
+      case _: ArithmeticException => fail(
+          function,
+          s"`$parameter` is too long: $i is more than " +
+            "9223372036854775807 microseconds (about 292,000 years)")
     }
   }
 
@@ -225,10 +242,13 @@ object WindowParameters {
         case StringType if time != LongType =>
           val s = value.asInstanceOf[UTF8String]
           timestampTicks(s, time)
-            .orElse(if (offsetFromEpoch) parseInterval(s).map(calendarMicros(function, parameter, _))
-              else None)
-            .getOrElse(fail(function, s"`$parameter` is not a valid ${time.sql}" +
-              (if (offsetFromEpoch) " nor an interval" else "") + s": '$s'"))
+            .orElse(if (offsetFromEpoch)
+              parseInterval(s).map(calendarMicros(function, parameter, _))
+            else None)
+            .getOrElse(fail(
+              function,
+              s"`$parameter` is not a valid ${time.sql}" +
+                (if (offsetFromEpoch) " nor an interval" else "") + s": '$s'"))
         // An integer is microseconds here, as window() takes its start time in SQL.
         case dataType if offsetFromEpoch && time != LongType && isIntegral(dataType) =>
           widened(value)
@@ -236,18 +256,21 @@ object WindowParameters {
           offsetTicks(function, parameter, e, time)
         case dataType =>
           val alternatives = if (time == LongType) " (or a narrower integer)"
-            else if (!offsetFromEpoch) " (or a timestamp string)"
-            else " or a timestamp string, or an offset from the epoch as window() takes its " +
-              s"start time: ${relativeTimes(time)}, or an integer number of microseconds"
-          fail(function, s"`$parameter` must be ${time.sql} like the time column$alternatives, " +
-            s"got ${dataType.sql} (${e.sql})")
+          else if (!offsetFromEpoch) " (or a timestamp string)"
+          else " or a timestamp string, or an offset from the epoch as window() takes its " +
+            s"start time: ${relativeTimes(time)}, or an integer number of microseconds"
+          fail(
+            function,
+            s"`$parameter` must be ${time.sql} like the time column$alternatives, " +
+              s"got ${dataType.sql} (${e.sql})")
       }
     }
 
   /** A timestamp string as ticks of `time`, in the session time zone for TIMESTAMP. */
   private def timestampTicks(s: UTF8String, time: DataType): Option[Long] = {
     val cast = Cast(Literal(s, StringType), time, Some(sessionTimeZone))
-    try Option(cast.eval()).map(_.asInstanceOf[Long]) catch { case NonFatal(_) => None }
+    try Option(cast.eval()).map(_.asInstanceOf[Long])
+    catch { case NonFatal(_) => None }
   }
 
   private def sessionTimeZone: String =
@@ -267,8 +290,10 @@ object WindowParameters {
         case s: UTF8String if allowed.contains(s.toString.toLowerCase(Locale.ROOT)) =>
           s.toString.toLowerCase(Locale.ROOT)
         case other =>
-          fail(function, s"`$parameter` must be one of ${allowed.map("'" + _ + "'").mkString(", ")}" +
-            s", got ${p.sql}")
+          fail(
+            function,
+            s"`$parameter` must be one of ${allowed.map("'" + _ + "'").mkString(", ")}" +
+              s", got ${p.sql}")
       }
   }
 
@@ -277,7 +302,8 @@ object WindowParameters {
     (constant(function, parameter, e), e.dataType) match {
       case (null, _) => false
       case (b: java.lang.Boolean, BooleanType) => b
-      case (_, other) => fail(function, s"`$parameter` must be a BOOLEAN, got ${other.sql} (${e.sql})")
+      case (_, other) =>
+        fail(function, s"`$parameter` must be a BOOLEAN, got ${other.sql} (${e.sql})")
     }
 
   /** A constant string, not NULL. */
@@ -285,6 +311,7 @@ object WindowParameters {
     (constant(function, parameter, e), e.dataType) match {
       case (null, _) => fail(function, s"`$parameter` must not be NULL")
       case (s: UTF8String, StringType) => s.toString
-      case (_, other) => fail(function, s"`$parameter` must be a string, got ${other.sql} (${e.sql})")
+      case (_, other) =>
+        fail(function, s"`$parameter` must be a string, got ${other.sql} (${e.sql})")
     }
 }

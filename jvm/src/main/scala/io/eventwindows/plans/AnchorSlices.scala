@@ -40,6 +40,7 @@ case class AnchorSlices(
       s"aggregates=${aggregates.mkString("[", ", ", "]")}"
 
   override protected def withNewChildrenInternal(
-      newLeft: LogicalPlan, newRight: LogicalPlan): AnchorSlices =
+      newLeft: LogicalPlan,
+      newRight: LogicalPlan): AnchorSlices =
     copy(messages = newLeft, anchors = newRight)
 }

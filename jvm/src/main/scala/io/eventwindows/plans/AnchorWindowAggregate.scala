@@ -45,6 +45,7 @@ case class AnchorWindowAggregate(
       s" time=$time aggregates=${aggregates.mkString("[", ", ", "]")}"
 
   override protected def withNewChildrenInternal(
-      newLeft: LogicalPlan, newRight: LogicalPlan): AnchorWindowAggregate =
+      newLeft: LogicalPlan,
+      newRight: LogicalPlan): AnchorWindowAggregate =
     copy(messages = newLeft, anchors = newRight)
 }

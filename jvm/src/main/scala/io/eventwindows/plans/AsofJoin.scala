@@ -11,10 +11,13 @@ sealed abstract class AsofDirection(val name: String) {
 }
 
 object AsofDirection {
+
   /** The last right row at or before the left row's time. */
   case object Backward extends AsofDirection("backward")
+
   /** The first right row at or after it. */
   case object Forward extends AsofDirection("forward")
+
   /** The nearer of the two; at equal distance the backward one. */
   case object Nearest extends AsofDirection("nearest")
 
@@ -41,7 +44,8 @@ case class AsofJoinRequest(
   override def output: Seq[Attribute] = Nil
   override lazy val resolved: Boolean = false
   override protected def withNewChildrenInternal(
-      newLeft: LogicalPlan, newRight: LogicalPlan): AsofJoinRequest =
+      newLeft: LogicalPlan,
+      newRight: LogicalPlan): AsofJoinRequest =
     copy(left = newLeft, right = newRight)
 }
 
@@ -66,11 +70,13 @@ case class AsofJoin(
     allowExactMatches: Boolean) extends BinaryNode {
   override def output: Seq[Attribute] = AsofJoin.output(left.output, right.output)
   override protected def withNewChildrenInternal(
-      newLeft: LogicalPlan, newRight: LogicalPlan): AsofJoin =
+      newLeft: LogicalPlan,
+      newRight: LogicalPlan): AsofJoin =
     copy(left = newLeft, right = newRight)
 }
 
 object AsofJoin {
+
   /** The columns of an ASOF join and of its operator: the left's, then the right's, nullable. */
   def output(left: Seq[Attribute], right: Seq[Attribute]): Seq[Attribute] =
     left ++ right.map(_.withNullability(true))

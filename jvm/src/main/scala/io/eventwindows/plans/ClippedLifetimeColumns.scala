@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{DataType, NullType}
  * rules that rewrite a plan's expressions see them in the nodes that carry it.
  */
 case class ClippedLifetimeColumns(start: Attribute, end: Attribute)
-  extends Expression with Unevaluable {
+    extends Expression with Unevaluable {
 
   override def children: Seq[Expression] = Seq(start, end)
   override def nullable: Boolean = false
@@ -24,5 +24,7 @@ case class ClippedLifetimeColumns(start: Attribute, end: Attribute)
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression])
       : ClippedLifetimeColumns =
-    copy(start = newChildren(0).asInstanceOf[Attribute], end = newChildren(1).asInstanceOf[Attribute])
+    copy(
+      start = newChildren(0).asInstanceOf[Attribute],
+      end = newChildren(1).asInstanceOf[Attribute])
 }

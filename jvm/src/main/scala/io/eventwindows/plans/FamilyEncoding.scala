@@ -1,9 +1,14 @@
 package io.eventwindows.plans
 
-import io.eventwindows.expressions.{CalendarCumulating, CalendarStep, CalendarWindows,
-  ExactCumulating, NumberedWindows}
-
 import org.apache.spark.unsafe.types.CalendarInterval
+
+import io.eventwindows.expressions.{
+  CalendarCumulating,
+  CalendarStep,
+  CalendarWindows,
+  ExactCumulating,
+  NumberedWindows
+}
 
 /**
  * A window family as a stream's checkpoint keeps it (in the stored definition that

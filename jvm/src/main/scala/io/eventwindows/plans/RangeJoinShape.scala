@@ -1,8 +1,28 @@
 package io.eventwindows.plans
 
-import org.apache.spark.sql.catalyst.expressions.{AttributeSet, BinaryComparison, Cast, Expression, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, PredicateHelper, SubqueryExpression, UnixDate}
+import org.apache.spark.sql.catalyst.expressions.{
+  AttributeSet,
+  BinaryComparison,
+  Cast,
+  Expression,
+  GreaterThan,
+  GreaterThanOrEqual,
+  LessThan,
+  LessThanOrEqual,
+  PredicateHelper,
+  SubqueryExpression,
+  UnixDate
+}
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
-import org.apache.spark.sql.catalyst.plans.{FullOuter, InnerLike, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
+import org.apache.spark.sql.catalyst.plans.{
+  FullOuter,
+  InnerLike,
+  JoinType,
+  LeftAnti,
+  LeftOuter,
+  LeftSemi,
+  RightOuter
+}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
 import org.apache.spark.sql.types._
 
@@ -74,10 +94,10 @@ object RangeJoinShape extends PredicateHelper {
     def crossing(below: AttributeSet, above: AttributeSet): Seq[(Expression, Expression)] =
       bounds.filter { case (b, a) =>
         b.references.nonEmpty && b.references.subsetOf(below) &&
-          a.references.nonEmpty && a.references.subsetOf(above) &&
-          b.deterministic && a.deterministic && timeType(b.dataType) &&
-          // A bound is evaluated apart from the condition, where Spark plans no subquery.
-          !SubqueryExpression.hasSubquery(b) && !SubqueryExpression.hasSubquery(a)
+        a.references.nonEmpty && a.references.subsetOf(above) &&
+        b.deterministic && a.deterministic && timeType(b.dataType) &&
+        // A bound is evaluated apart from the condition, where Spark plans no subquery.
+        !SubqueryExpression.hasSubquery(b) && !SubqueryExpression.hasSubquery(a)
       }
     val leftBelowRight = crossing(left.outputSet, right.outputSet)
     val rightBelowLeft = crossing(right.outputSet, left.outputSet)
@@ -85,9 +105,15 @@ object RangeJoinShape extends PredicateHelper {
       (leftLo, rightHi) <- leftBelowRight
       (rightLo, leftHi) <- rightBelowLeft
       if leftLo.dataType == rightLo.dataType
-    } yield RangeJoinShape(joinType, leftKeys, rightKeys, Some(condition),
+    } yield RangeJoinShape(
+      joinType,
+      leftKeys,
+      rightKeys,
+      Some(condition),
       JoinLifetime(asTicks(leftLo), asTicks(leftHi)),
-      JoinLifetime(asTicks(rightLo), asTicks(rightHi)), left, right)
+      JoinLifetime(asTicks(rightLo), asTicks(rightHi)),
+      left,
+      right)
     pairs.headOption
   }
 
@@ -109,7 +135,7 @@ object RangeJoinShape extends PredicateHelper {
 
   private def timeType(t: DataType): Boolean = t match {
     case TimestampType | TimestampNTZType | DateType | LongType | IntegerType | ShortType |
-         ByteType => true
+        ByteType => true
     case _ => false
   }
 

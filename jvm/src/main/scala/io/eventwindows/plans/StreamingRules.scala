@@ -1,9 +1,9 @@
 package io.eventwindows.plans
 
-import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
 
 /**
  * What a window family needs to run on a stream by replay (the streaming room's
@@ -140,7 +140,10 @@ object StreamingRules {
     override def closeTime(window: InternalRow): Long = WindowFields.end(window)
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       val from =
         if (firstOpen != null) WindowFields.start(firstOpen) else TimeArithmetic.add(horizon, 1L)
       Retention(starts.length, from)
@@ -171,7 +174,10 @@ object StreamingRules {
     override def closeTime(window: InternalRow): Long = TimeArithmetic.add(windowEnd(window), -1L)
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       val end = if (firstOpen != null) windowEnd(firstOpen) else TimeArithmetic.add(horizon, 2L)
       Retention(starts.length, family.windowStartOfEnd(end))
     }
@@ -189,7 +195,10 @@ object StreamingRules {
     override def closeTime(window: InternalRow): Long = WindowFields.last(window)
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       if (n == 1) return Retention(starts.length, TimeArithmetic.add(horizon, 1L))
       var distinct = 0L
       val count = starts.length
@@ -225,7 +234,10 @@ object StreamingRules {
     override def foldsPrefix: Boolean = lo.isEmpty
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       val count = starts.length
       val firstOpenAnchor = Math.max(0L, count - Math.max(hi, 0L))
       val firstKept = TimeArithmetic.add(firstOpenAnchor, lo.getOrElse(hi))
@@ -249,7 +261,10 @@ object StreamingRules {
     }
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       val anchor =
         if (firstOpen != null) WindowFields.start(firstOpen) else TimeArithmetic.add(horizon, 1L)
       val from = Math.min(anchor, window.lowerTime(anchor))
@@ -273,7 +288,10 @@ object StreamingRules {
     override def foldsSessions: Boolean = family.maxDuration.isEmpty
 
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention = {
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention = {
       if (firstOpen == null) return Retention(starts.length, KeepNoEnded)
       var first = 0
       var end = Long.MinValue
@@ -283,7 +301,7 @@ object StreamingRules {
         if (ends(i) > starts(i)) {
           if (starts(i) > end) first = i
           end = if (starts(i) > end) family.sessionEnd(ends(i), Long.MaxValue)
-            else Math.max(end, family.sessionEnd(ends(i), Long.MaxValue))
+          else Math.max(end, family.sessionEnd(ends(i), Long.MaxValue))
         }
         i += 1
       }
@@ -317,7 +335,8 @@ object StreamingRules {
 
     override def closeTime(window: InternalRow): Long = {
       val end = WindowFields.end(window)
-      Math.max(TimeArithmetic.add(WindowFields.start(window), family.lookbackTicks),
+      Math.max(
+        TimeArithmetic.add(WindowFields.start(window), family.lookbackTicks),
         if (family.bounds.upperInclusive) end else TimeArithmetic.add(end, -1L))
     }
 
@@ -352,7 +371,10 @@ object StreamingRules {
 
     /** Unused: a suspended sweep says which tuples its window holds. */
     override def retention(
-        starts: Array[Long], ends: Array[Long], horizon: Long, firstOpen: InternalRow): Retention =
+        starts: Array[Long],
+        ends: Array[Long],
+        horizon: Long,
+        firstOpen: InternalRow): Retention =
       Retention(0, Long.MinValue)
   }
 }

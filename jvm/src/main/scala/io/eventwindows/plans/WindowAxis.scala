@@ -1,11 +1,15 @@
 package io.eventwindows.plans
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
-import io.eventwindows.expressions.{CalendarWindows, CumulatingWindows, NumberedWindows,
-  TimeArithmetic}
-
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.expressions.{
+  CalendarWindows,
+  CumulatingWindows,
+  NumberedWindows,
+  TimeArithmetic
+}
 
 /**
  * How the positions of a run along an axis become output rows: each position its own row (a
@@ -216,11 +220,12 @@ case class HoppingAxis(
 
   /** The position of window `index + plus`; `start` names the event when it has none. */
   private def position(index: Long, plus: Long, start: Long): Long =
-    try exactSum(index, -shift, plus) catch {
+    try exactSum(index, -shift, plus)
+    catch {
       case _: ArithmeticException => throw EventWindowsErrors.invalidInput(
-        s"hopping_window: the event starting at $start lies in windows past the last one that " +
-        s"can be numbered (hop $hop tick, size $size ticks: more than 2^64 windows reach into " +
-        "the BIGINT time line); use a hop of more than one tick, or times further from the end")
+          s"hopping_window: the event starting at $start lies in windows past the last one that " +
+            s"can be numbered (hop $hop tick, size $size ticks: more than 2^64 windows reach into " +
+            "the BIGINT time line); use a hop of more than one tick, or times further from the end")
     }
 
   override def maxWindowsOfPoint: Long = size / hop + (if (size % hop == 0) 0 else 1)

@@ -40,6 +40,7 @@ case class WindowContents(
 }
 
 object WindowContents {
+
   /** The window's columns over the child's `input`: `ordinal`, all but `contents`, `present`. */
   def windowColumns(
       ordinal: Attribute,
@@ -54,5 +55,7 @@ object WindowContents {
       AttributeReference("window_ordinal", LongType, nullable = false)(),
       AttributeReference("window_has_events", BooleanType, nullable = false)(),
       AttributeReference("window_position", IntegerType, nullable = false)(),
-      contents, elements, child)
+      contents,
+      elements,
+      child)
 }

@@ -48,7 +48,9 @@ case class WindowDefinition(
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression])
       : WindowDefinition = {
     val lifetime = 1 + end.size
-    copy(start = newChildren.head, end = if (end.isDefined) Some(newChildren(1)) else None,
+    copy(
+      start = newChildren.head,
+      end = if (end.isDefined) Some(newChildren(1)) else None,
       order = newChildren.slice(lifetime, lifetime + order.size),
       values = newChildren.drop(lifetime + order.size))
   }

@@ -1,9 +1,18 @@
 package io.eventwindows.plans
 
-import io.eventwindows.expressions.{AdjustEndTime, AdjustStartTime, CalendarStep, CalendarWindows,
-  CumulatingWindows, ExactCumulating, NumberedWindows, SnapToWindows, TimeArithmetic}
-
 import org.apache.spark.sql.catalyst.expressions.Expression
+
+import io.eventwindows.expressions.{
+  AdjustEndTime,
+  AdjustStartTime,
+  CalendarStep,
+  CalendarWindows,
+  CumulatingWindows,
+  ExactCumulating,
+  NumberedWindows,
+  SnapToWindows,
+  TimeArithmetic
+}
 
 /**
  * One window family: its parameters, as planned, and what it can do. The rules of the analyzer
@@ -14,6 +23,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  * physical operator and `explain()` can all carry and show them.
  */
 sealed trait WindowFamily extends Product with Serializable {
+
   /** The SQL function that builds this family. */
   def functionName: String
 
@@ -75,6 +85,7 @@ case class LifetimeRewrite(
     end: Expression => Expression)
 
 object WindowFamily {
+
   /**
    * A family of every kind with each output it takes, built from small parameters: what the texts
    * that list families (error messages, `DESCRIBE FUNCTION`, the Python docstrings made from it)
@@ -88,15 +99,19 @@ object WindowFamily {
       hoppingOutputs.map(Hopping(size = 2L, hop = 1L, alignment = 0L, _, horizon = None)),
       hoppingOutputs.map(Hopping(size = 1L, hop = 1L, alignment = 0L, _, horizon = None)),
       hoppingOutputs.map(CalendarHopping(CalendarWindows(month, month, 0L, "UTC"), _, None)),
-      hoppingOutputs.map(Cumulating(ExactCumulating(size = 2L, step = 1L, alignment = 0L), _,
+      hoppingOutputs.map(Cumulating(
+        ExactCumulating(size = 2L, step = 1L, alignment = 0L),
+        _,
         horizon = None)),
       Seq(Snapshot),
       Seq(OutputPolicy.Point, OutputPolicy.Window).map(CountWindow(n = 1L, _)),
       Seq(OutputPolicy.Window, OutputPolicy.Changes).map(SessionWindow(gap = 1L, None, _)),
-      Seq(IndexWindow(lo = None, hi = 0L), RelativeTimeWindow(0L, 0L, Bounds("[]")),
+      Seq(
+        IndexWindow(lo = None, hi = 0L),
+        RelativeTimeWindow(0L, 0L, Bounds("[]")),
         SlidingWindow(SplPolicy.Count(1L), SplPolicy.Count(1L)),
-        SplTumblingWindow(SplPolicy.Count(1L), flushAtEnd = false), AnchorWindow(Bounds("[]")))
-    ).flatten
+        SplTumblingWindow(SplPolicy.Count(1L), flushAtEnd = false),
+        AnchorWindow(Bounds("[]")))).flatten
   }
 
   /** The output policy of a family that takes one (a field of its case class). */
@@ -121,7 +136,7 @@ object WindowFamily {
         val quoted = outputs.map(o => s"'${o.sqlName}'")
         val plural = if (quoted.size > 1) "s" else ""
         val listed = if (quoted.size > 1) quoted.init.mkString(", ") + " and " + quoted.last
-          else quoted.last
+        else quoted.last
         Some(function -> s" (output$plural $listed)")
       }
     }
@@ -141,6 +156,7 @@ object WindowFamily {
  * by them (`point_event_window`, `event_windows_of`).
  */
 sealed trait AxisFamily extends WindowFamily {
+
   /**
    * The family's axis over the time line `[lineMin, lineMax]`. `horizon` is the last tick
    * open-ended events cover under per-window output, when the family has not set one.
@@ -160,6 +176,7 @@ sealed abstract class OutputPolicy(val sqlName: String) extends Serializable {
 }
 
 object OutputPolicy {
+
   /** StreamInsight's ClipToWindowEnd: one row per non-empty window, lifetime = the window. */
   case object Window extends OutputPolicy("window")
 
@@ -198,6 +215,7 @@ object Bounds {
  * alone, each closing at its end, and what each emits.
  */
 sealed trait HoppingFamily extends AxisFamily {
+
   /** What each window emits. */
   def output: OutputPolicy
 
@@ -225,7 +243,9 @@ sealed trait HoppingFamily extends AxisFamily {
   /** Output 'changes' of windows known by number: a snapshot window over snapped lifetimes. */
   protected def snappedTo(windows: NumberedWindows): Option[LifetimeRewrite] =
     if (output != OutputPolicy.Changes) None
-    else Some(LifetimeRewrite(Snapshot, SnapToWindows(_, windows, toEnd = false),
+    else Some(LifetimeRewrite(
+      Snapshot,
+      SnapToWindows(_, windows, toEnd = false),
       SnapToWindows(_, windows, toEnd = true)))
 }
 
@@ -249,13 +269,21 @@ case class Hopping(
     checkPerWindow()
     // The windows depend only on the alignment modulo the hop; the smallest such alignment keeps
     // every window index within Long.
-    HoppingAxis(size, hop, Math.floorMod(alignment, hop), output == OutputPolicy.Point,
-      this.horizon.getOrElse(horizon), lineMin, lineMax)
+    HoppingAxis(
+      size,
+      hop,
+      Math.floorMod(alignment, hop),
+      output == OutputPolicy.Point,
+      this.horizon.getOrElse(horizon),
+      lineMin,
+      lineMax)
   }
 
   override def lifetimeRewrite: Option[LifetimeRewrite] =
     if (output != OutputPolicy.Changes) None
-    else Some(LifetimeRewrite(Snapshot, AdjustStartTime(_, size, hop, alignment),
+    else Some(LifetimeRewrite(
+      Snapshot,
+      AdjustStartTime(_, size, hop, alignment),
       AdjustEndTime(_, size, hop, alignment)))
 }
 
@@ -276,7 +304,11 @@ case class CalendarHopping(
 
   override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis = {
     checkPerWindow()
-    CalendarAxis(windows, output == OutputPolicy.Point, this.horizon.getOrElse(horizon), lineMin,
+    CalendarAxis(
+      windows,
+      output == OutputPolicy.Point,
+      this.horizon.getOrElse(horizon),
+      lineMin,
       lineMax)
   }
 
@@ -305,7 +337,11 @@ case class Cumulating(
 
   override def axis(lineMin: Long, lineMax: Long, horizon: => Long): WindowAxis = {
     checkPerWindow()
-    CumulateAxis(windows, output == OutputPolicy.Point, this.horizon.getOrElse(horizon), lineMin,
+    CumulateAxis(
+      windows,
+      output == OutputPolicy.Point,
+      this.horizon.getOrElse(horizon),
+      lineMin,
       lineMax)
   }
 
@@ -375,12 +411,14 @@ case class RelativeTimeWindow(lo: Long, hi: Long, bounds: Bounds) extends Messag
 
 /** An IBM Streams SPL window policy, as an eviction or a trigger policy of a [[SlidingWindow]]. */
 sealed trait SplPolicy extends Product with Serializable {
+
   /** The policy as written in SPL, e.g. `count(4)`. */
   def sql: String
   override def toString: String = sql
 }
 
 object SplPolicy {
+
   /** The policies of `policies` (each with its parameter) that read a column of each row. */
   def readingColumns(policies: Seq[(String, SplPolicy)]): Seq[(String, SplPolicy)] =
     policies.filter {
@@ -466,7 +504,7 @@ case class SplTumblingWindow(eviction: SplPolicy, flushAtEnd: Boolean) extends W
  * piece). All times in ticks of the time column's type.
  */
 case class SessionWindow(gap: Long, maxDuration: Option[Long], output: OutputPolicy)
-  extends WindowFamily {
+    extends WindowFamily {
   override def functionName: String = "event_session_window"
 
   override def clipsLifetimes: Boolean = output != OutputPolicy.Changes

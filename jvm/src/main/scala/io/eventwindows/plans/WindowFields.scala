@@ -18,6 +18,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * time it closes at.
  */
 sealed abstract class WindowFields(val extra: Seq[String]) extends Product with Serializable {
+
   /** The names of the struct's time fields, in order. */
   final def names: Seq[String] = WindowFields.Start +: WindowFields.End +: extra
 }

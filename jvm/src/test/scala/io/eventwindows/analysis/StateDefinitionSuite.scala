@@ -1,16 +1,39 @@
 package io.eventwindows.analysis
 
-import io.eventwindows.execution.streaming.{RowEndIsEventTime, SnappedStart, SnappedToWindows,
-  StartIsEventTime}
-import io.eventwindows.expressions.{CalendarCumulating, CalendarStep, CalendarWindows,
-  ExactCumulating}
-import io.eventwindows.plans.{AnchorWindow, Bounds, CalendarHopping, CountWindow, Cumulating,
-  FamilyEncoding, Hopping, IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow,
-  SlidingWindow, Snapshot, SplPolicy, SplTumblingWindow}
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
 import org.apache.spark.sql.types.{LongType, StructField, StructType, TimestampType}
+
+import io.eventwindows.execution.streaming.{
+  RowEndIsEventTime,
+  SnappedStart,
+  SnappedToWindows,
+  StartIsEventTime
+}
+import io.eventwindows.expressions.{
+  CalendarCumulating,
+  CalendarStep,
+  CalendarWindows,
+  ExactCumulating
+}
+import io.eventwindows.plans.{
+  AnchorWindow,
+  Bounds,
+  CalendarHopping,
+  CountWindow,
+  Cumulating,
+  FamilyEncoding,
+  Hopping,
+  IndexWindow,
+  OutputPolicy,
+  RelativeTimeWindow,
+  SessionWindow,
+  SlidingWindow,
+  Snapshot,
+  SplPolicy,
+  SplTumblingWindow
+}
 
 /**
  * The stored definitions of version 1, as checkpoints written so far hold them: each family
@@ -66,15 +89,28 @@ class StateDefinitionSuite extends AnyFunSuite {
 
   test("a definition and its fingerprint are those version 1 wrote") {
     val ts = AttributeReference("ts", TimestampType)()
-    val aggregation = StateDefinition.ofAggregation("hopping_window",
-      Hopping(5000000L, 1000000L, 0L, OutputPolicy.Window, None), ts, None)
-    assert(aggregation === "hopping_window Hopping(5000000,1000000,0,window,None) start=ts end=point")
+    val aggregation = StateDefinition.ofAggregation(
+      "hopping_window",
+      Hopping(5000000L, 1000000L, 0L, OutputPolicy.Window, None),
+      ts,
+      None)
+    assert(aggregation ===
+      "hopping_window Hopping(5000000,1000000,0,window,None) start=ts end=point")
     // MurmurHash3.stringHash of that text, as the state of Spark's aggregation holds it.
     assert(StateDefinition.fingerprint(aggregation) === -595994104L)
 
     val input = StructType(Seq(StructField("k", LongType), StructField("ts", TimestampType)))
-    val replay = StateDefinition.ofReplay("index_window", IndexWindow(None, 0L), StartIsEventTime,
-      ts, None, Nil, Nil, Seq("k"), input, Some((Seq(Literal(1L)), Seq(Literal(true)))))
+    val replay = StateDefinition.ofReplay(
+      "index_window",
+      IndexWindow(None, 0L),
+      StartIsEventTime,
+      ts,
+      None,
+      Nil,
+      Nil,
+      Seq("k"),
+      input,
+      Some((Seq(Literal(1L)), Seq(Literal(true)))))
     assert(replay === "index_window IndexWindow(None,0) StartIsEventTime start=ts end=point " +
       "order=[] values=[] keys=[k] input=struct<k:bigint,ts:timestamp> aggregates=[1L] " +
       "filters=[true]")

@@ -1,8 +1,30 @@
 package io.eventwindows.execution.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, BoundReference, Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeMap,
+  AttributeReference,
+  BasePredicate,
+  BindReferences,
+  BoundReference,
+  Expression,
+  If,
+  JoinedRow,
+  Literal,
+  MutableProjection,
+  Predicate,
+  SpecificInternalRow,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{
+  AggregateFunction,
+  DeclarativeAggregate,
+  ImperativeAggregate,
+  NoOp,
+  TypedImperativeAggregate
+}
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.Platform
 
@@ -57,6 +79,7 @@ private[execution] final class AggregateBuffers(
   private val imperativeFiltered: Array[Boolean] = imperativePositions.map { i =>
     filters(i) != Literal.TrueLiteral
   }
+
   /** Typed imperative functions merge their deserialized buffer objects directly. */
   private val typed: Array[TypedImperativeAggregate[_]] = imperative.map {
     case t: TypedImperativeAggregate[_] => t
@@ -77,16 +100,19 @@ private[execution] final class AggregateBuffers(
 
   private val initialize = MutableProjection.create(declarative(_.initialValues), Nil)
 
-  require(partials.isEmpty || imperative.isEmpty,
+  require(
+    partials.isEmpty || imperative.isEmpty,
     s"partial buffers are merged for declarative aggregates only, got ${functions.mkString(", ")}")
 
   private val update = if (partials.isEmpty) {
-    MutableProjection.create(AggregateBuffers.updateExpressions(functions, filters),
+    MutableProjection.create(
+      AggregateBuffers.updateExpressions(functions, filters),
       bufferAttributes ++ input)
   } else {
     // The merge expressions read the partial buffer columns as the functions' input buffers.
     val asInputBuffers = AttributeMap(partials.zip(mergeInputAttributes))
-    MutableProjection.create(declarative(_.mergeExpressions),
+    MutableProjection.create(
+      declarative(_.mergeExpressions),
       bufferAttributes ++ input.map(a => asInputBuffers.getOrElse(a, a)))
   }
 
@@ -95,7 +121,9 @@ private[execution] final class AggregateBuffers(
    * expressions read the left buffer as the buffer and the right one as the input buffer.
    */
   private val combine =
-    MutableProjection.create(declarative(_.mergeExpressions), bufferAttributes ++ mergeInputAttributes)
+    MutableProjection.create(
+      declarative(_.mergeExpressions),
+      bufferAttributes ++ mergeInputAttributes)
 
   private val evaluate = MutableProjection.create(
     functions.map {
@@ -105,10 +133,12 @@ private[execution] final class AggregateBuffers(
     bufferAttributes)
 
   /** Every field of a buffer but the typed imperative objects, which [[assign]] copies itself. */
-  private val assignment = MutableProjection.create(bufferAttributes.indices.map { i =>
-    if (typedOffsets.contains(i)) NoOp
-    else BoundReference(i, bufferTypes(i), bufferAttributes(i).nullable)
-  }, Nil)
+  private val assignment = MutableProjection.create(
+    bufferAttributes.indices.map { i =>
+      if (typedOffsets.contains(i)) NoOp
+      else BoundReference(i, bufferTypes(i), bufferAttributes(i).nullable)
+    },
+    Nil)
 
   private val joined = new JoinedRow
 
@@ -134,7 +164,11 @@ private[execution] final class AggregateBuffers(
     require(fixedWidth, "only fixed-width buffers are stored as bytes")
     val bytes = UnsafeProjection.create(bufferTypes).apply(newBuffer()).getBytes
     val words = new Array[Long](bytes.length / 8)
-    Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, words, Platform.LONG_ARRAY_OFFSET,
+    Platform.copyMemory(
+      bytes,
+      Platform.BYTE_ARRAY_OFFSET,
+      words,
+      Platform.LONG_ARRAY_OFFSET,
       bytes.length)
     words
   }

@@ -31,9 +31,11 @@ private[execution] sealed abstract class BufferArray {
 }
 
 private[execution] object BufferArray {
+
   /** Fixed-width layouts as bytes in pages; others as buffer objects. */
   def apply(buffers: AggregateBuffers, memory: WindowMemory): BufferArray =
-    if (buffers.fixedWidth) new PagedBuffers(buffers, memory) else new ObjectBuffers(buffers, memory)
+    if (buffers.fixedWidth) new PagedBuffers(buffers, memory)
+    else new ObjectBuffers(buffers, memory)
 }
 
 /**
@@ -43,7 +45,7 @@ private[execution] object BufferArray {
  * freed when [[clear]] covers it; until then its slots read as the shared initial buffer.
  */
 private final class PagedBuffers(buffers: AggregateBuffers, memory: WindowMemory)
-  extends BufferArray {
+    extends BufferArray {
 
   private val initial: Array[Long] = buffers.initialWords
   private val slotWords = initial.length
@@ -62,7 +64,9 @@ private final class PagedBuffers(buffers: AggregateBuffers, memory: WindowMemory
   override def row(i: Int, cursor: Int): InternalRow = {
     val page = writablePage(i)
     val view = views(cursor)
-    view.pointTo(page, Platform.LONG_ARRAY_OFFSET + 8L * slotWords * (i & PagedBuffers.Mask),
+    view.pointTo(
+      page,
+      Platform.LONG_ARRAY_OFFSET + 8L * slotWords * (i & PagedBuffers.Mask),
       slotBytes)
     view
   }
@@ -72,7 +76,8 @@ private final class PagedBuffers(buffers: AggregateBuffers, memory: WindowMemory
 
   override def ensure(n: Int): Unit = {
     val needed = (n + PagedBuffers.Mask) >>> PagedBuffers.PageBits
-    if (needed > pages.length) pages = java.util.Arrays.copyOf(pages, Math.max(needed, 2 * pages.length))
+    if (needed > pages.length)
+      pages = java.util.Arrays.copyOf(pages, Math.max(needed, 2 * pages.length))
   }
 
   override def move(from: Int, to: Int): Unit = {
@@ -80,8 +85,12 @@ private final class PagedBuffers(buffers: AggregateBuffers, memory: WindowMemory
     if (source == null) {
       clear(to, to + 1)
     } else {
-      System.arraycopy(source, slotWords * (from & PagedBuffers.Mask), writablePage(to),
-        slotWords * (to & PagedBuffers.Mask), slotWords)
+      System.arraycopy(
+        source,
+        slotWords * (from & PagedBuffers.Mask),
+        writablePage(to),
+        slotWords * (to & PagedBuffers.Mask),
+        slotWords)
     }
   }
 
@@ -133,7 +142,7 @@ private object PagedBuffers {
  * initial buffer. What the objects grow to as they take rows is not measured.
  */
 private final class ObjectBuffers(buffers: AggregateBuffers, memory: WindowMemory)
-  extends BufferArray {
+    extends BufferArray {
 
   private var slots = new Array[InternalRow](16)
   private val initial = buffers.newBuffer()

@@ -15,7 +15,8 @@ private[execution] final class LongPages(memory: WindowMemory) {
 
   def apply(i: Long): Long = pages((i >>> PageBits).toInt)((i & PageMask).toInt)
 
-  def update(i: Long, value: Long): Unit = pages((i >>> PageBits).toInt)((i & PageMask).toInt) = value
+  def update(i: Long, value: Long): Unit =
+    pages((i >>> PageBits).toInt)((i & PageMask).toInt) = value
 
   /** Makes slots `[0, n)` exist. */
   def ensure(n: Long): Unit = while (length < n) {

@@ -39,26 +39,34 @@ private[execution] final class SlidingAggregator(
 
   /** How many leaves there are: a power of two, at least a block. */
   private var capacity = InitialCapacity
+
   /** The leaves per block, `1 << blockBits`, set with the capacity. */
   private var blockBits = blockBitsFor(capacity)
+
   /** How many blocks there are; node `blocks + b` of the tree is block b's. */
   private var blocks = capacity >> blockBits
   private def blockSize: Int = 1 << blockBits
+
   /** Each leaf's buffer: its entry's partial aggregate, initial if it has none. */
   private val leaves = BufferArray(buffers, memory)
   leaves.ensure(capacity)
+
   /** The tree's nodes, from 1; node i's children are 2i and 2i + 1. */
   private val nodes = BufferArray(buffers, memory)
   nodes.ensure(2 * blocks)
+
   /** Live entries below each node. */
   private var counts = memory.ints(2 * blocks)
+
   /**
    * Nodes whose buffer is not the merge of what is below them; the ancestors of a stale node are
    * stale too, so marking stops at the first one that already is.
    */
   private var stale = newFlags(2 * blocks)
+
   /** A bit per leaf, set for the leaves of sealed entries; a block's bits lie in one long. */
   private var live = memory.longs(liveWords(capacity))
+
   /** Each leaf's entry (increasing from leaf to leaf) and, if kept, its time. */
   private val entries = new LongPages(memory)
   private val times = if (withTimes) new LongPages(memory) else null
@@ -157,6 +165,7 @@ private[execution] final class SlidingAggregator(
 
   /** The accumulator of range queries. */
   private val range = buffers.newBuffer()
+
   /** The nodes of a range query's right side, merged after the left side's, last first. */
   private val rightNodes = new Array[Int](64)
 
@@ -390,6 +399,7 @@ private[execution] final class SlidingAggregator(
 }
 
 private[execution] object SlidingAggregator {
+
   /** An entry: its arrival number in the aggregator. */
   type Entry = Long
 

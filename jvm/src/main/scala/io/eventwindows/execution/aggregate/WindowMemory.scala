@@ -3,7 +3,12 @@ package io.eventwindows.execution.aggregate
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.TaskContext
-import org.apache.spark.memory.{MemoryConsumer, MemoryMode, SparkOutOfMemoryError, TaskMemoryManager}
+import org.apache.spark.memory.{
+  MemoryConsumer,
+  MemoryMode,
+  SparkOutOfMemoryError,
+  TaskMemoryManager
+}
 import org.apache.spark.sql.eventwindows.SparkInternals
 
 /**
@@ -36,7 +41,7 @@ import org.apache.spark.sql.eventwindows.SparkInternals
 private[execution] final class WindowMemory(
     taskMemoryManager: TaskMemoryManager,
     operator: String)
-  extends MemoryConsumer(taskMemoryManager, MemoryMode.ON_HEAP) {
+    extends MemoryConsumer(taskMemoryManager, MemoryMode.ON_HEAP) {
 
   /** What the operator is holding, for errors: set by the loop that knows the current key. */
   var holder: () => String = () => "its window contents"
@@ -49,11 +54,14 @@ private[execution] final class WindowMemory(
     val granted = acquireMemory(bytes)
     if (granted < bytes) {
       freeMemory(granted)
-      throw new SparkOutOfMemoryError("UNABLE_TO_ACQUIRE_MEMORY", Map(
-        "requestedBytes" -> bytes.toString,
-        "receivedBytes" -> (s"$granted (eventwindows: $operator holds ${getUsed} bytes for " +
-          s"${holder()}; give executors more memory (spark.executor.memory, spark.driver.memory " +
-          "in local mode) or make the windows hold fewer events at once)")).asJava)
+      throw new SparkOutOfMemoryError(
+        "UNABLE_TO_ACQUIRE_MEMORY",
+        Map(
+          "requestedBytes" -> bytes.toString,
+          "receivedBytes" ->
+            (s"$granted (eventwindows: $operator holds ${getUsed} bytes for " +
+              s"${holder()}; give executors more memory (spark.executor.memory, spark.driver.memory " +
+              "in local mode) or make the windows hold fewer events at once)")).asJava)
     }
     peak = Math.max(peak, getUsed)
   }

@@ -5,16 +5,37 @@ import java.util.{Arrays, HashMap => JHashMap}
 
 import scala.collection.mutable.{ArrayBuffer, ArrayBuilder}
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  BoundReference,
+  Expression,
+  MutableProjection,
+  SpecificInternalRow,
+  UnsafeArrayData,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
+import org.apache.spark.sql.catalyst.util.GenericArrayData
+import org.apache.spark.sql.types.{
+  ArrayType,
+  ByteType,
+  DataType,
+  DateType,
+  IntegerType,
+  LongType,
+  ShortType,
+  StringType,
+  StructField,
+  StructType,
+  TimestampNTZType,
+  TimestampType
+}
+import org.apache.spark.unsafe.types.UTF8String
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.AnchorSweep
 import io.eventwindows.plans.{AnchorWindow, Bounds}
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeArrayData, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
-import org.apache.spark.sql.catalyst.util.GenericArrayData
-import org.apache.spark.sql.types.{ArrayType, ByteType, DataType, DateType, IntegerType, LongType, ShortType, StringType, StructField, StructType, TimestampNTZType, TimestampType}
-import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * The slice boundaries of dynamic windows, per key: the sorted distinct instants at which some
@@ -94,7 +115,8 @@ private[slices] object AnchorEndpoints {
    * there is none (`(MAX`). Ticks are integers, so `(s` is `[s + 1`.
    */
   def firstInstant(start: Long, bounds: Bounds): Option[Long] =
-    if (bounds.lowerInclusive) Some(start) else if (start == Long.MaxValue) None else Some(start + 1)
+    if (bounds.lowerInclusive) Some(start)
+    else if (start == Long.MaxValue) None else Some(start + 1)
 
   /**
    * The first instant after an interval that ends at `end` (inclusive per `bounds`), or None if
@@ -117,20 +139,27 @@ private[slices] object AnchorEndpoints {
   final class Reader(keyTypes: Seq[DataType]) extends Serializable {
     def read(broadcast: Any): AnchorEndpoints = {
       val layout = broadcast.asInstanceOf[Array[InternalRow]].head
-      if (!layout.isNullAt(5)) throw EventWindowsErrors.invalidInput(layout.getUTF8String(5).toString)
+      if (!layout.isNullAt(5))
+        throw EventWindowsErrors.invalidInput(layout.getUTF8String(5).toString)
       val keyOf = UnsafeProjection.create(keyTypes.zipWithIndex.map { case (t, i) =>
         BoundReference(i, t, nullable = true)
       })
       val keys = layout.getArray(0)
       val keyRows = Array.tabulate(keys.numElements())(i =>
         keyOf(keys.getStruct(i, keyTypes.size)).copy())
-      val values = if (!byValue(keyTypes)) None else Some(new LongOrdinals(keyRows.map { row =>
-        if (row.isNullAt(0)) None else Some(row.get(0, keyTypes.head) match {
+      val values = if (!byValue(keyTypes)) None
+      else Some(new LongOrdinals(keyRows.map { row =>
+        if (row.isNullAt(0)) None
+        else Some(row.get(0, keyTypes.head) match {
           case n: java.lang.Number => n.longValue
         })
       }))
-      new AnchorEndpoints(keyRows, values, layout.getArray(1).toLongArray(),
-        layout.getArray(2).toIntArray(), layout.getArray(3).toIntArray(),
+      new AnchorEndpoints(
+        keyRows,
+        values,
+        layout.getArray(1).toLongArray(),
+        layout.getArray(2).toIntArray(),
+        layout.getArray(3).toIntArray(),
         layout.getArray(4).toIntArray())
     }
   }
@@ -176,16 +205,25 @@ private[slices] case class AnchorEndpointsMode(
     rows.foreach { row =>
       val ends = interval(row)
       if (!ends.isNullAt(0) && !ends.isNullAt(1) && ends.getLong(0) <= ends.getLong(1)) {
-        valid += AnchorEndpointsMode.Anchor(keyOf(row).copy(), ends.getLong(0), ends.getLong(1),
+        valid += AnchorEndpointsMode.Anchor(
+          keyOf(row).copy(),
+          ends.getLong(0),
+          ends.getLong(1),
           if (anchor.isEmpty) null else row.asInstanceOf[UnsafeRow].copy())
       } else if (anchor.isDefined) {
-        val message = AnchorSweep.rejectionMessage(AnchorWindow(bounds), anchor.get.dataType,
-          anchor.get.eval(row), start.dataType, start.eval(row), end.eval(row))
+        val message = AnchorSweep.rejectionMessage(
+          AnchorWindow(bounds),
+          anchor.get.dataType,
+          anchor.get.eval(row),
+          start.dataType,
+          start.eval(row),
+          end.eval(row))
         // The smallest, so that the error does not depend on the order the rows came in.
         if (rejection == null || message < rejection) rejection = message
       }
     }
-    val anchors = if (anchor.isEmpty) valid.toArray else valid.toArray.sorted(AnchorEndpointsMode.order)
+    val anchors =
+      if (anchor.isEmpty) valid.toArray else valid.toArray.sorted(AnchorEndpointsMode.order)
 
     // Each key's sorted distinct boundaries; keys without any (only `(MAX, ...` intervals) are
     // left out: no message of theirs is in a window.
@@ -215,17 +253,18 @@ private[slices] case class AnchorEndpointsMode(
     val ordinals = new JHashMap[UnsafeRow, Integer]()
     keyRows.indices.foreach(o => ordinals.put(keyRows(o), o))
     val (firstOfAnchor, lastOfAnchor) = if (anchor.isEmpty) (Array.empty[Int], Array.empty[Int])
-      else anchors.map { a =>
-        val o = ordinals.get(a.key)
-        def slice(instant: Long): Int =
-          Arrays.binarySearch(boundaries, firstSlices(o), firstSlices(o + 1), instant)
-        AnchorEndpoints.firstInstant(a.start, bounds) match {
-          case None => (0, -1)
-          case Some(first) => (slice(first),
+    else anchors.map { a =>
+      val o = ordinals.get(a.key)
+      def slice(instant: Long): Int =
+        Arrays.binarySearch(boundaries, firstSlices(o), firstSlices(o + 1), instant)
+      AnchorEndpoints.firstInstant(a.start, bounds) match {
+        case None => (0, -1)
+        case Some(first) => (
+            slice(first),
             AnchorEndpoints.instantAfter(a.end, bounds).map(slice(_) - 1)
               .getOrElse(firstSlices(o + 1) - 1))
-        }
-      }.unzip
+      }
+    }.unzip
 
     val keyStruct = StructType(keys.zipWithIndex.map { case (k, i) =>
       StructField(s"k$i", k.dataType)
@@ -237,8 +276,10 @@ private[slices] case class AnchorEndpointsMode(
       BoundReference(3, ArrayType(IntegerType, containsNull = false), nullable = false),
       BoundReference(4, ArrayType(IntegerType, containsNull = false), nullable = false),
       BoundReference(5, StringType, nullable = true)))
-    val header = layout(InternalRow(new GenericArrayData(keyRows.toArray[Any]),
-      UnsafeArrayData.fromPrimitiveArray(boundaries), UnsafeArrayData.fromPrimitiveArray(firstSlices),
+    val header = layout(InternalRow(
+      new GenericArrayData(keyRows.toArray[Any]),
+      UnsafeArrayData.fromPrimitiveArray(boundaries),
+      UnsafeArrayData.fromPrimitiveArray(firstSlices),
       UnsafeArrayData.fromPrimitiveArray(firstOfAnchor),
       UnsafeArrayData.fromPrimitiveArray(lastOfAnchor),
       if (rejection == null) null else UTF8String.fromString(rejection))).copy()
@@ -246,11 +287,15 @@ private[slices] case class AnchorEndpointsMode(
   }
 
   override def canonicalized: BroadcastMode =
-    copy(keys = keys.map(_.canonicalized), start = start.canonicalized, end = end.canonicalized,
+    copy(
+      keys = keys.map(_.canonicalized),
+      start = start.canonicalized,
+      end = end.canonicalized,
       anchor = anchor.map(_.canonicalized))
 }
 
 private[slices] object AnchorEndpointsMode {
+
   /** A valid anchor: its key, interval ends and (when broadcast) its row. */
   private final case class Anchor(key: UnsafeRow, start: Long, end: Long, row: UnsafeRow)
 

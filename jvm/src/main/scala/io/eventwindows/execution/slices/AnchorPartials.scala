@@ -1,11 +1,18 @@
 package io.eventwindows.execution.slices
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
-
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  BoundReference,
+  JoinedRow,
+  Literal,
+  SpecificInternalRow,
+  UnsafeProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.IntegerType
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator}
 
 /**
  * One task's partial aggregate of each anchor of dynamic windows: the merge of the buffers of the
@@ -68,6 +75,7 @@ private[execution] final class AnchorPartials(
     })
 
   private var anchor = -1
+
   /** The buffer of `anchor`, or null when no anchor is left. */
   private var buffer: InternalRow = _
   advance()
@@ -80,7 +88,7 @@ private[execution] final class AnchorPartials(
       val first = slices.nextTouched(endpoints.firstSliceOf(anchor))
       if (first >= 0 && first <= last) {
         buffer = if (fewSlices(first, last)) fold(first, last)
-          else sliceTree.range(first, slices.previousTouched(last))
+        else sliceTree.range(first, slices.previousTouched(last))
       } else if (everyAnchor) {
         buffer = initial
       }
@@ -120,6 +128,7 @@ private[execution] final class AnchorPartials(
 }
 
 private[execution] object AnchorPartials {
+
   /**
    * Up to this many slices with messages an interval is folded directly: a range query costs
    * about 2 log2 n merges, 30 for 30,000 slices, besides building the tree.

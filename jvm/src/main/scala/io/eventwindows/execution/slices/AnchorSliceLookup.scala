@@ -1,15 +1,30 @@
 package io.eventwindows.execution.slices
 
-import io.eventwindows.plans.AnchorDefinition
-
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode, GenerateUnsafeProjection}
-import org.apache.spark.sql.catalyst.plans.physical.{BroadcastDistribution, Distribution, UnspecifiedDistribution}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BindReferences,
+  Expression,
+  MutableProjection,
+  SpecificInternalRow,
+  UnsafeProjection
+}
+import org.apache.spark.sql.catalyst.expressions.codegen.{
+  CodegenContext,
+  ExprCode,
+  GenerateUnsafeProjection
+}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  BroadcastDistribution,
+  Distribution,
+  UnspecifiedDistribution
+}
 import org.apache.spark.sql.execution.{BinaryExecNode, CodegenSupport, SparkPlan}
 import org.apache.spark.sql.types.LongType
+
+import io.eventwindows.plans.AnchorDefinition
 
 /**
  * What [[AnchorSliceExec]] and [[AnchorSliceAggregateExec]] share: the anchors' side broadcast as
@@ -22,6 +37,7 @@ private[execution] trait AnchorSliceLookup extends BinaryExecNode with CodegenSu
 
   def keys: Seq[Attribute]
   def time: Expression
+
   /** The anchors; their rows are broadcast too (as [[AnchorEndpointsMode]] says) if given. */
   def anchor: AnchorDefinition
   def messages: SparkPlan
@@ -48,8 +64,11 @@ private[execution] trait AnchorSliceLookup extends BinaryExecNode with CodegenSu
   protected def endpointsTerm(ctx: CodegenContext): String = {
     val broadcast = ctx.addReferenceObj("boundaries", boundaries)
     val readerTerm = ctx.addReferenceObj("reader", reader)
-    ctx.addMutableState(classOf[AnchorEndpoints].getName, "endpoints",
-      v => s"$v = $readerTerm.read($broadcast.value());", forceInline = true)
+    ctx.addMutableState(
+      classOf[AnchorEndpoints].getName,
+      "endpoints",
+      v => s"$v = $readerTerm.read($broadcast.value());",
+      forceInline = true)
   }
 
   /**
@@ -92,8 +111,12 @@ private[execution] object AnchorSliceLookup {
   /** The broadcast of the anchors' slices (and rows), bound to the `anchors` plan's output. */
   def broadcast(anchor: AnchorDefinition, anchors: SparkPlan): Distribution = {
     def bind(a: Attribute) = BindReferences.bindReference[Expression](a, anchors.output)
-    BroadcastDistribution(AnchorEndpointsMode(anchor.keys.map(bind), bind(anchor.start),
-      bind(anchor.end), anchor.bounds, anchor.row.map(bind)))
+    BroadcastDistribution(AnchorEndpointsMode(
+      anchor.keys.map(bind),
+      bind(anchor.start),
+      bind(anchor.end),
+      anchor.bounds,
+      anchor.row.map(bind)))
   }
 
   /**

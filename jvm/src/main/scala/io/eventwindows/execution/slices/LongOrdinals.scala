@@ -10,6 +10,7 @@ private[slices] final class LongOrdinals(keys: Array[Option[Long]]) {
   private val bits = 32 - Integer.numberOfLeadingZeros(math.max(keys.length, 1) * 2)
   private val mask = (1 << bits) - 1
   private val values = new Array[Long](mask + 1)
+
   /** Ordinal + 1 at each slot; 0 for an empty slot. */
   private val ordinals = new Array[Int](mask + 1)
 

@@ -2,12 +2,12 @@ package io.eventwindows.execution.slices
 
 import java.util.BitSet
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.aggregate.WindowMemory
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.unsafe.Platform
+
+import io.eventwindows.EventWindowsErrors
+import io.eventwindows.execution.aggregate.WindowMemory
 
 /**
  * The aggregation buffers of one task's slices (see [[AnchorSliceAggregateExec]]), end to end in
@@ -25,10 +25,11 @@ private[execution] final class SliceBuffers(initialValues: Seq[Expression], slic
   private val bytes = {
     val total = size.toLong * slices
     if (total > Int.MaxValue - 16) {
-      throw EventWindowsErrors.invalidInput(s"dynamic windows: the $slices slices of the anchors' " +
-        s"intervals need $total bytes of buffers per task, more than an array holds; lower " +
-        "spark.sql.autoBroadcastJoinThreshold below the anchors' size so that they are not " +
-        "broadcast")
+      throw EventWindowsErrors.invalidInput(
+        s"dynamic windows: the $slices slices of the anchors' " +
+          s"intervals need $total bytes of buffers per task, more than an array holds; lower " +
+          "spark.sql.autoBroadcastJoinThreshold below the anchors' size so that they are not " +
+          "broadcast")
     }
     // Held until the task ends, in Spark's execution memory, as a hash aggregate's map would be.
     memory.reserve(total)

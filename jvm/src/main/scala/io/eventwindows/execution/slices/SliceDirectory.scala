@@ -17,6 +17,7 @@ import java.util.Arrays
 private[slices] final class SliceDirectory(boundaries: Array[Long], firstSlices: Array[Int]) {
 
   private val keys = firstSlices.length - 1
+
   /**
    * What a lookup reads of key `o`, together in `Header` longs from `o * Header` (so mostly in one
    * cache line, where separate arrays would cost a cache miss each): its first boundary, the
@@ -48,7 +49,7 @@ private[slices] final class SliceDirectory(boundaries: Array[Long], firstSlices:
       (0 until sizes(o)).foreach { b =>
         val bucketStart = first + (b.toLong << shift)
         while (slice + 1 < to &&
-            JLong.compareUnsigned(boundaries(slice + 1) - first, bucketStart - first) <= 0) {
+          JLong.compareUnsigned(boundaries(slice + 1) - first, bucketStart - first) <= 0) {
           slice += 1
         }
         all(firstBuckets(o) + b) = slice
@@ -84,6 +85,7 @@ private[slices] final class SliceDirectory(boundaries: Array[Long], firstSlices:
 }
 
 private object SliceDirectory {
+
   /** Longs per key in `headers`. */
   final val Header = 4
 }

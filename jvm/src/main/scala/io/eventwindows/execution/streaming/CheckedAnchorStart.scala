@@ -1,15 +1,20 @@
 package io.eventwindows.execution.streaming
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, TernaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{
+  CodegenContext,
+  CodeGenerator,
+  EmptyBlock,
+  ExprCode
+}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.types.{DataType, DayTimeIntervalType}
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.AnchorSweep
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.AnchorWindow
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, TernaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, EmptyBlock, ExprCode}
-import org.apache.spark.sql.catalyst.expressions.codegen.Block._
-import org.apache.spark.sql.types.{DataType, DayTimeIntervalType}
 
 /**
  * The start of a dynamic window's anchor on a stream, checked where the stream reads the anchor:
@@ -56,7 +61,7 @@ case class CheckedAnchorStart(
     val row = value.asInstanceOf[InternalRow]
     val field = anchorTime.get
     if (row != null && !row.isNullAt(field) &&
-        TimeArithmetic.add(s, family.lookbackTicks) < row.getLong(field)) {
+      TimeArithmetic.add(s, family.lookbackTicks) < row.getLong(field)) {
       throw EventWindowsErrors.invalidInput(s"${family.functionName}: the anchor " +
         s"${AnchorSweep.describe(anchor.dataType, row)} starts at ${Literal(s, dataType)}, more " +
         s"than its `lookback` (${Literal(family.lookbackTicks, DayTimeIntervalType())}) before " +

@@ -34,10 +34,16 @@ case object StartIsEventTime extends EventTimeHorizon {
  * or later, so every snapped start before that is known.
  */
 final case class SnappedStart(size: Long, hop: Long, alignment: Long, lineMin: Long, lineMax: Long)
-  extends EventTimeHorizon {
+    extends EventTimeHorizon {
   override def horizon(watermark: Long): Long = TimeArithmetic.add(
-    TimeArithmetic.adjustStartTime(TimeArithmetic.add(watermark, 1L), size, hop, alignment,
-      lineMin, lineMax), -1L)
+    TimeArithmetic.adjustStartTime(
+      TimeArithmetic.add(watermark, 1L),
+      size,
+      hop,
+      alignment,
+      lineMin,
+      lineMax),
+    -1L)
 
   override def watermarkReaching(start: Long): Long = TimeArithmetic.subtract(start, hop)
 }
@@ -49,7 +55,7 @@ final case class SnappedStart(size: Long, hop: Long, alignment: Long, lineMin: L
  * snapped start before that of w + 1 is known.
  */
 final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineMax: Long)
-  extends EventTimeHorizon {
+    extends EventTimeHorizon {
   private def snap(t: Long): Long =
     SnapToWindows.snap(windows, toEnd = false, t, lineMin, lineMax)
 
@@ -58,8 +64,10 @@ final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineM
 
   /** The end of the window before the one ending at `start`: times after it snap to `start`. */
   override def watermarkReaching(start: Long): Long =
-    TimeArithmetic.subtract(windows.end(windows.firstEndingAfter(
-      TimeArithmetic.subtract(start, 1L)) - 1), 1L)
+    TimeArithmetic.subtract(
+      windows.end(windows.firstEndingAfter(
+        TimeArithmetic.subtract(start, 1L)) - 1),
+      1L)
 }
 
 /**
@@ -74,6 +82,7 @@ final case class SnappedToWindows(windows: NumberedWindows, lineMin: Long, lineM
  * can still arrive lies in a row that is not: it starts after that horizon.
  */
 final case class RowEndIsEventTime(pointOutput: Boolean) extends EventTimeHorizon {
+
   /** How far a row's end lies after its close time: the window's end, and one more for 'point'. */
   private def rowEndAfterClose: Long = if (pointOutput) 2L else 1L
 

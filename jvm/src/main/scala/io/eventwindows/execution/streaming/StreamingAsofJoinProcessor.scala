@@ -2,16 +2,35 @@ package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.streaming.StreamingRangeJoinProcessor.{ceilMillis, JoinSide}
-import io.eventwindows.plans.{AsofDirection, JoinLifetime}
-
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BaseOrdering, Expression, GenericInternalRow, JoinedRow, RowOrdering, SortOrder, UnsafeRow}
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending,
+  Attribute,
+  BaseOrdering,
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  RowOrdering,
+  SortOrder,
+  UnsafeRow
+}
+import org.apache.spark.sql.streaming.{
+  ExpiredTimerInfo,
+  ListState,
+  OutputMode,
+  StatefulProcessor,
+  TimeMode,
+  TimerValues,
+  TTLConfig,
+  ValueState
+}
 import org.apache.spark.sql.types.StructType
+
+import io.eventwindows.EventWindowsErrors
+import io.eventwindows.execution.streaming.StreamingRangeJoinProcessor.{ceilMillis, JoinSide}
+import io.eventwindows.plans.{AsofDirection, JoinLifetime}
 
 /**
  * An ASOF join of two streams ([[io.eventwindows.plans.AsofJoin]]) as Spark's `TransformWithState`
@@ -76,20 +95,25 @@ case class StreamingAsofJoinSpec(
  * `EVENTWINDOWS_CHECKPOINT_MISMATCH` where it finds a key's state, rather than give wrong rows.
  */
 final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
-  extends StatefulProcessor[Row, Row, Row] {
+    extends StatefulProcessor[Row, Row, Row] {
   import StreamingAsofJoinProcessor._
 
   @transient private var leftRows: ListState[Array[Byte]] = _
   @transient private var rightRows: ListState[Array[Byte]] = _
   @transient private var definition: ValueState[String] = _
-  @transient private lazy val leftSide = new JoinSide(spec.left,
-    JoinLifetime(spec.leftTime, spec.leftTime), keepsUnmatched = true)
-  @transient private lazy val rightSide = new JoinSide(spec.right,
-    JoinLifetime(spec.rightTime, spec.rightTime), keepsUnmatched = false)
+  @transient private lazy val leftSide = new JoinSide(
+    spec.left,
+    JoinLifetime(spec.leftTime, spec.leftTime),
+    keepsUnmatched = true)
+  @transient private lazy val rightSide = new JoinSide(
+    spec.right,
+    JoinLifetime(spec.rightTime, spec.rightTime),
+    keepsUnmatched = false)
   @transient private lazy val tieOrder: BaseOrdering =
     RowOrdering.create(spec.rightTieBreak.map(SortOrder(_, Ascending)), spec.right)
   @transient private lazy val toInternal = ExpressionEncoder(spec.input).createSerializer()
-  @transient private lazy val toRow = ExpressionEncoder(spec.output).resolveAndBind().createDeserializer()
+  @transient private lazy val toRow =
+    ExpressionEncoder(spec.output).resolveAndBind().createDeserializer()
   @transient private lazy val pair = new JoinedRow
   @transient private lazy val noRight = new GenericInternalRow(spec.right.size)
 
@@ -126,9 +150,11 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
         }
       }
     }
-    val sorted = rights.sortWith((a, b) => a.time < b.time ||
-      (a.time == b.time && tieOrder.compare(a.row, b.row) < 0))
-    waiting.foreach(l => emissionTime(l.time, sorted).foreach(e => getHandle.registerTimer(ceilMillis(e))))
+    val sorted = rights.sortWith((a, b) =>
+      a.time < b.time ||
+        (a.time == b.time && tieOrder.compare(a.row, b.row) < 0))
+    waiting.foreach(l =>
+      emissionTime(l.time, sorted).foreach(e => getHandle.registerTimer(ceilMillis(e))))
     save(leftRows, waiting)
     save(rightRows, sorted)
     saveDefinition(waiting, sorted)
@@ -143,11 +169,14 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
     checkDefinition()
     val watermark = StreamingWindowProcessor.micros(timerValues.getCurrentWatermarkInMs())
     val rights = loadRights()
-    val (ready, waiting) = loadLefts().partition(l => emissionTime(l.time, rights).exists(_ <= watermark))
+    val (ready, waiting) =
+      loadLefts().partition(l => emissionTime(l.time, rights).exists(_ <= watermark))
     val out = ready.map(l => joined(l.row, choose(l.time, rights)))
-    val kept = if (spec.direction == AsofDirection.Forward) rights.filter(_.time > watermark) else {
-      val backwardRows = (lastBefore(rights, t => t <= watermark) +:
-        waiting.filter(_.time <= watermark).map(l => lastBefore(rights, _ < l.time))).flatten
+    val kept = if (spec.direction == AsofDirection.Forward) rights.filter(_.time > watermark)
+    else {
+      val backwardRows =
+        (lastBefore(rights, t => t <= watermark) +:
+          waiting.filter(_.time <= watermark).map(l => lastBefore(rights, _ < l.time))).flatten
       rights.filter(r => r.time > watermark || backwardRows.exists(_ eq r))
     }
     if (ready.nonEmpty) save(leftRows, waiting)
@@ -180,18 +209,20 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       case AsofDirection.Backward => backward(t, rights)
       case AsofDirection.Forward => forward
       case AsofDirection.Nearest => (backward(t, rights), forward) match {
-        case (Some(b), Some(f)) if !exact &&
-            java.lang.Long.compareUnsigned(f.time - t, t - b.time) < 0 => Some(f)
-        case (Some(b), _) => Some(b)
-        case (None, f) => f
-      }
+          case (Some(b), Some(f))
+              if !exact &&
+                java.lang.Long.compareUnsigned(f.time - t, t - b.time) < 0 => Some(f)
+          case (Some(b), _) => Some(b)
+          case (None, f) => f
+        }
     }
     chosen.map(_.row).orNull
   }
 
   /** The backward row within the tolerance: the last at `t` (if allowed), else before `t`. */
   private def backward(t: Long, rights: collection.Seq[Timed]): Option[Timed] =
-    lastBefore(rights, if (spec.allowExactMatches) _ <= t else _ < t).filter(b => within(t - b.time))
+    lastBefore(rights, if (spec.allowExactMatches) _ <= t else _ < t).filter(b =>
+      within(t - b.time))
 
   /** The first right row at `t` (if allowed) or after it, the tolerance aside. */
   private def firstFrom(rights: collection.Seq[Timed], t: Long): Option[Timed] =

@@ -2,15 +2,33 @@ package io.eventwindows.execution.streaming
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.eventwindows.plans.JoinLifetime
-
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, BindReferences, Expression, GenericInternalRow, JoinedRow, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BasePredicate,
+  BindReferences,
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  Predicate,
+  UnsafeProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, LeftOuter, RightOuter}
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig}
+import org.apache.spark.sql.streaming.{
+  ExpiredTimerInfo,
+  ListState,
+  OutputMode,
+  StatefulProcessor,
+  TimeMode,
+  TimerValues,
+  TTLConfig
+}
 import org.apache.spark.sql.types.StructType
+
+import io.eventwindows.plans.JoinLifetime
 
 /**
  * A range join of two streams ([[io.eventwindows.plans.RangeJoinShape]]) as Spark's
@@ -82,7 +100,7 @@ case class HeldEvent(row: Array[Byte], matched: Boolean)
  * An event open to the end of time is kept for ever: it can meet any event to come.
  */
 final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
-  extends StatefulProcessor[Row, Row, Row] {
+    extends StatefulProcessor[Row, Row, Row] {
   import StreamingRangeJoinProcessor._
 
   @transient private var leftEvents: ListState[HeldEvent] = _
@@ -91,7 +109,8 @@ final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
     new JoinSide(spec.left, spec.leftLifetime, spec.keepsUnmatchedLeft),
     new JoinSide(spec.right, spec.rightLifetime, spec.keepsUnmatchedRight))
   @transient private lazy val toInternal = ExpressionEncoder(spec.input).createSerializer()
-  @transient private lazy val toRow = ExpressionEncoder(spec.output).resolveAndBind().createDeserializer()
+  @transient private lazy val toRow =
+    ExpressionEncoder(spec.output).resolveAndBind().createDeserializer()
   @transient private lazy val matches: BasePredicate = {
     val predicate = Predicate.create(spec.condition, spec.left ++ spec.right)
     predicate.initialize(0)
@@ -100,8 +119,10 @@ final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
   @transient private lazy val pair = new JoinedRow
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
-    leftEvents = getHandle.getListState[HeldEvent]("left", Encoders.product[HeldEvent], TTLConfig.NONE)
-    rightEvents = getHandle.getListState[HeldEvent]("right", Encoders.product[HeldEvent], TTLConfig.NONE)
+    leftEvents =
+      getHandle.getListState[HeldEvent]("left", Encoders.product[HeldEvent], TTLConfig.NONE)
+    rightEvents =
+      getHandle.getListState[HeldEvent]("right", Encoders.product[HeldEvent], TTLConfig.NONE)
   }
 
   private def state(side: Int): ListState[HeldEvent] = if (side == 0) leftEvents else rightEvents
@@ -112,7 +133,8 @@ final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
       timerValues: TimerValues): Iterator[Row] = {
     val held = Array(load(0), load(1))
     val out = ArrayBuffer.empty[Row]
-    val (sideOrdinal, structOrdinals) = (spec.sideOrdinal, Array(spec.leftOrdinal, spec.rightOrdinal))
+    val (sideOrdinal, structOrdinals) =
+      (spec.sideOrdinal, Array(spec.leftOrdinal, spec.rightOrdinal))
     inputRows.foreach { input =>
       val internal = toInternal(input)
       val s = internal.getInt(sideOrdinal)
@@ -148,7 +170,8 @@ final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
     val out = ArrayBuffer.empty[Row]
     for (s <- 0 to 1) {
       val (passed, kept) = load(s).partition(h => sides(s).hi(h.row).forall(_ <= watermark))
-      if (sides(s).keepsUnmatched) passed.filterNot(_.matched).foreach(h => out += unmatched(s, h.row))
+      if (sides(s).keepsUnmatched)
+        passed.filterNot(_.matched).foreach(h => out += unmatched(s, h.row))
       if (passed.nonEmpty) save(s, kept)
     }
     out.iterator

@@ -3,15 +3,30 @@ package io.eventwindows.execution.streaming
 import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
-import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
-import io.eventwindows.execution.sweep.{ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates, WindowSweepIterator}
-import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.plans.{Retention, StreamingRules, WindowFields}
-
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, MutableProjection, RowOrdering, SortOrder, SpecificInternalRow, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending,
+  MutableProjection,
+  RowOrdering,
+  SortOrder,
+  SpecificInternalRow,
+  UnsafeRow
+}
 import org.apache.spark.sql.execution.metric.SQLMetric
+
+import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
+import io.eventwindows.execution.sweep.{
+  ContinuingSession,
+  KeyTimeSorter,
+  ResumingSweep,
+  SeedingSweep,
+  SweepPolicy,
+  WindowAggregates,
+  WindowSweepIterator
+}
+import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.plans.{Retention, StreamingRules, WindowFields}
 
 /**
  * One key's firing of a streaming event-window aggregation: the events kept in state that start
@@ -55,36 +70,55 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     MutableProjection.create(window.start +: window.end.toSeq, spec.rows.input).target(times)
 
   private val ordering = RowOrdering.create(
-    (window.start +: KeyTimeSorter.tieBreak(window, spec.aggregation.aggregates,
-      spec.aggregation.filters, spec.rows.input))
-      .map(SortOrder(_, Ascending)), spec.rows.input)
+    (window.start +: KeyTimeSorter.tieBreak(
+      window,
+      spec.aggregation.aggregates,
+      spec.aggregation.filters,
+      spec.rows.input))
+      .map(SortOrder(_, Ascending)),
+    spec.rows.input)
 
   private val memory = WindowMemory.forTask(s"TransformWithState ${window.family.functionName}")
-  private val aggregates = new WindowAggregates(spec.aggregation.aggregates,
-    spec.aggregation.filters, spec.rows.input,
-    partials = Nil, spec.aggregation.clippedLifetime, memory)
+  private val aggregates = new WindowAggregates(
+    spec.aggregation.aggregates,
+    spec.aggregation.filters,
+    spec.rows.input,
+    partials = Nil,
+    spec.aggregation.clippedLifetime,
+    memory)
   private val buffers = aggregates.buffers
   // The horizon argument serves only per-window hopping output over open-ended events, which on
   // a stream need the family's own horizon (checked as they arrive).
-  private val policy = SweepPolicy.factory(window, spec.rows.input, lineMin, lineMax, lineMax,
+  private val policy = SweepPolicy.factory(
+    window,
+    spec.rows.input,
+    lineMin,
+    lineMax,
+    lineMax,
     spec.emission.maxWindows)(buffers, memory)
+
   /** The policy as one that resumes a suspended group: SPL windows. */
   private val resuming = Some(policy).collect { case r: ResumingSweep => r }
+
   /** The policy as one whose group continues after a folded prefix: running windows. */
   private val seeding = Some(policy).collect { case s: SeedingSweep => s }
+
   /** The policy as one whose group continues an open session: sessions with pieces. */
   private val continuing =
     Some(policy).collect { case c: ContinuingSession if spec.rules.continuesSessions => c }
+
   /** The policy as one whose group continues a folded session: sessions of one piece. */
   private val foldingSessions =
     Some(policy).collect { case c: ContinuingSession if spec.foldsSessions => c }
-  require(spec.rules.resumes == resuming.isDefined &&
-    (!spec.rules.foldsPrefix || seeding.isDefined) &&
-    (!spec.rules.continuesSessions || continuing.isDefined) &&
-    (!spec.foldsSessions || foldingSessions.isDefined),
+  require(
+    spec.rules.resumes == resuming.isDefined &&
+      (!spec.rules.foldsPrefix || seeding.isDefined) &&
+      (!spec.rules.continuesSessions || continuing.isDefined) &&
+      (!spec.foldsSessions || foldingSessions.isDefined),
     s"${spec.rules} do not fit the policy of ${window.family}")
   private val windowFields = window.family.windowFields.names.size
   private val unusedMetric = new SQLMetric("sum")
+
   /** Folds a running window's forgotten messages into its prefix, as the sweep merges them. */
   private lazy val folding = new FifoAggregator(buffers, memory)
 
@@ -136,12 +170,15 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       return resume(sweep, sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
     }
     if (prefix.count > 0 && sorted.nonEmpty) {
-      seeding.foreach(_.seedGroup(prefix.count, prefix.firstTime,
+      seeding.foreach(_.seedGroup(
+        prefix.count,
+        prefix.firstTime,
         buffers.deserialize(prefix.buffer)))
     }
     if (sorted.nonEmpty) session.foreach(s => continuing.foreach(_.continueSession(s.start, s.end)))
-    if (sorted.nonEmpty) folded.foreach(f => foldingSessions.foreach(
-      _.continueFolded(f.start, f.end, buffers.deserialize(f.buffer))))
+    if (sorted.nonEmpty) folded.foreach(f =>
+      foldingSessions.foreach(
+        _.continueFolded(f.start, f.end, buffers.deserialize(f.buffer))))
 
     val output = ArrayBuffer.empty[Row]
     var firstOpen: InternalRow = null
@@ -168,8 +205,10 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
         (retention, None, next)
       case _ =>
         // Nothing replayed, nothing changed: the session goes on as it was.
-        (spec.rules.retention(sorted.map(_.start), sorted.map(_.end), horizon, firstOpen),
-          if (sorted.isEmpty) session else None, if (sorted.isEmpty) folded else None)
+        (
+          spec.rules.retention(sorted.map(_.start), sorted.map(_.end), horizon, firstOpen),
+          if (sorted.isEmpty) session else None,
+          if (sorted.isEmpty) folded else None)
     }
     val kept = ArrayBuffer.empty[Array[Byte]]
     val forgotten = ArrayBuffer.empty[Stored]
@@ -220,7 +259,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
         heldTo = Math.max(heldTo, sessions.heldOpenTo(event.end))
       }
     }
-    (Retention(until, StreamingRules.KeepNoEnded),
+    (
+      Retention(until, StreamingRules.KeepNoEnded),
       Some(FoldedSession(sessionStart, heldTo, buffers.serialize(buffer))))
   }
 
@@ -254,7 +294,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     sorted.foreach { event =>
       if (event.end <= pieceStart) heldTo = Math.max(heldTo, sessions.heldOpenTo(event.end))
     }
-    (Retention(sorted.length, TimeArithmetic.add(pieceStart, 1L)),
+    (
+      Retention(sorted.length, TimeArithmetic.add(pieceStart, 1L)),
       Some(SessionSeed(sessionStart, heldTo)))
   }
 
@@ -344,7 +385,9 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       pending: Seq[Array[Byte]],
       firstPending: Long): Firing = {
     val restored = sorted.count(_.start <= emittedThrough)
-    resumed.resumeGroup(ResumingSweep.Resume(restored, trigger,
+    resumed.resumeGroup(ResumingSweep.Resume(
+      restored,
+      trigger,
       if (pending.nonEmpty) Some(TimeArithmetic.add(horizon, 1L)) else None))
     val output = sweep(sorted).map(toRow).toArray.toSeq
     // No event, no group: the sweep did not run and nothing changed.
@@ -354,16 +397,23 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       pending
     // Instants before a pending arrival fire once the watermark passes them.
     val nextClose =
-      if (resumed.firesBetweenArrivals && pending.nonEmpty) Math.min(firstPending, state.nextInstant)
+      if (resumed.firesBetweenArrivals && pending.nonEmpty)
+        Math.min(firstPending, state.nextInstant)
       else firstPending
     Firing(output, kept, nextClose, state, RunningPrefix.Empty, None, None)
   }
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
   private def sweep(sorted: Array[Stored]): Iterator[InternalRow] =
-    new WindowSweepIterator(sorted.iterator.map(_.row), spec.rows.input, spec.aggregation.keys,
-      window, policy,
-      memory, aggregates, unusedMetric)
+    new WindowSweepIterator(
+      sorted.iterator.map(_.row),
+      spec.rows.input,
+      spec.aggregation.keys,
+      window,
+      policy,
+      memory,
+      aggregates,
+      unusedMetric)
 
   /** The exclusive end of the event whose lifetime `times` holds, as the sweep reads it. */
   private def endOf(start: Long): Long =
@@ -373,6 +423,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
 }
 
 private[streaming] object StreamingReplay {
+
   /** No row can close: nothing to wait for. */
   final val NoClose: Long = Long.MaxValue
 
@@ -402,6 +453,7 @@ private[streaming] object StreamingReplay {
   final case class RunningPrefix(count: Long, firstTime: Long, buffer: Array[Byte])
 
   object RunningPrefix {
+
     /** No message folded yet. */
     val Empty: RunningPrefix = RunningPrefix(0L, 0L, Array.emptyByteArray)
   }

@@ -1,10 +1,19 @@
 package io.eventwindows.execution.streaming
 
+import org.apache.spark.sql.{Encoders, Row}
+import org.apache.spark.sql.streaming.{
+  ExpiredTimerInfo,
+  ListState,
+  OutputMode,
+  StatefulProcessorWithInitialState,
+  TimeMode,
+  TimerValues,
+  TTLConfig,
+  ValueState
+}
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.sweep.ResumingSweep
-
-import org.apache.spark.sql.{Encoders, Row}
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessorWithInitialState, TimeMode, TimerValues, TTLConfig, ValueState}
 
 /**
  * Runs an event-window aggregation on a stream, per key, inside Spark's `TransformWithState` in
@@ -37,11 +46,12 @@ import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, 
 final class StreamingWindowProcessor(
     val spec: StreamingWindowSpec,
     lateEventsWatermarkMs: Long = Long.MinValue)
-  extends StatefulProcessorWithInitialState[Row, Row, Row, Row] {
+    extends StatefulProcessorWithInitialState[Row, Row, Row, Row] {
   import StreamingWindowProcessor._
 
   @transient private var events: ListState[Array[Byte]] = _
   @transient private var progress: ValueState[StreamingProgress] = _
+
   /**
    * Present for a key whose rows of the initial state are not emitted yet, in update mode only
    * ([[tracksInitialRows]]). A state variable of its own, not a field of [[StreamingProgress]]:
@@ -54,6 +64,7 @@ final class StreamingWindowProcessor(
    * it set, and a checkpoint serves update and append mode alike.
    */
   @transient private var unemittedInitialRows: ValueState[Boolean] = _
+
   /**
    * The open session of a key whose earlier events were forgotten, for sessions with pieces
    * ([[io.eventwindows.plans.StreamingRules.continuesSessions]]). A state variable of its own, as
@@ -61,6 +72,7 @@ final class StreamingWindowProcessor(
    * every event of their open session, and the next firing forgets what it can).
    */
   @transient private var openSession: ValueState[SessionSeed] = _
+
   /**
    * The open session of a key whose earlier events were folded into its aggregation buffer, for
    * sessions without a maximum duration ([[StreamingWindowSpec.foldsSessions]]). A state variable
@@ -87,7 +99,8 @@ final class StreamingWindowProcessor(
    */
   private def closedBeforeInput(current: StreamingProgress): StreamingProgress =
     if (!spec.rules.lateByLastRow || lateEventsWatermarkMs == Long.MinValue) current
-    else current.copy(emittedThrough = Math.max(current.emittedThrough,
+    else current.copy(emittedThrough = Math.max(
+      current.emittedThrough,
       spec.horizon.horizon(micros(lateEventsWatermarkMs))))
 
   /** True if the initial state's rows must be emitted apart: update mode with initial state. */
@@ -95,19 +108,27 @@ final class StreamingWindowProcessor(
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     events = getHandle.getListState[Array[Byte]]("events", Encoders.BINARY, TTLConfig.NONE)
-    progress = getHandle.getValueState[StreamingProgress]("progress",
-      Encoders.product[StreamingProgress], TTLConfig.NONE)
+    progress = getHandle.getValueState[StreamingProgress](
+      "progress",
+      Encoders.product[StreamingProgress],
+      TTLConfig.NONE)
     if (tracksInitialRows) {
-      unemittedInitialRows = getHandle.getValueState[Boolean]("unemittedInitialRows",
-        Encoders.scalaBoolean, TTLConfig.NONE)
+      unemittedInitialRows = getHandle.getValueState[Boolean](
+        "unemittedInitialRows",
+        Encoders.scalaBoolean,
+        TTLConfig.NONE)
     }
     if (spec.rules.continuesSessions) {
-      openSession = getHandle.getValueState[SessionSeed]("openSession",
-        Encoders.product[SessionSeed], TTLConfig.NONE)
+      openSession = getHandle.getValueState[SessionSeed](
+        "openSession",
+        Encoders.product[SessionSeed],
+        TTLConfig.NONE)
     }
     if (spec.foldsSessions) {
-      foldedSession = getHandle.getValueState[FoldedSession]("foldedSession",
-        Encoders.product[FoldedSession], TTLConfig.NONE)
+      foldedSession = getHandle.getValueState[FoldedSession](
+        "foldedSession",
+        Encoders.product[FoldedSession],
+        TTLConfig.NONE)
     }
   }
 
@@ -174,8 +195,14 @@ final class StreamingWindowProcessor(
       if (spec.rules.continuesSessions && openSession.exists()) Some(openSession.get()) else None
     val folded =
       if (spec.foldsSessions && foldedSession.exists()) Some(foldedSession.get()) else None
-    val firing = replay.fire(events.get(), current.emittedThrough, horizon, current.trigger,
-      current.prefix, session, folded)
+    val firing = replay.fire(
+      events.get(),
+      current.emittedThrough,
+      horizon,
+      current.trigger,
+      current.prefix,
+      session,
+      folded)
     if (spec.rules.continuesSessions) {
       firing.session.filter(_ => firing.kept.nonEmpty).map(openSession.update)
         .getOrElse(openSession.clear())
@@ -196,8 +223,11 @@ final class StreamingWindowProcessor(
         .copy(emittedThrough = Math.max(current.emittedThrough, horizon))
       progress.update(
         if (firing.nextClose == StreamingReplay.NoClose) emitted
-        else schedule(emitted, Math.max(watermarkMs + 1,
-          ceilMillis(spec.horizon.watermarkReaching(firing.nextClose)))))
+        else schedule(
+          emitted,
+          Math.max(
+            watermarkMs + 1,
+            ceilMillis(spec.horizon.watermarkReaching(firing.nextClose)))))
     }
     (initialRows ++ firing.output).iterator
   }
@@ -207,9 +237,10 @@ final class StreamingWindowProcessor(
     if (progress.exists()) {
       val stored = progress.get()
       if (!spec.state.accepts(stored.definition)) {
-        throw EventWindowsErrors.checkpointMismatch(s"${spec.window.function}: the checkpoint holds the state " +
-          s"of another window definition [${stored.definition}], not of this query's " +
-          s"[${spec.state.current}]; a changed window definition needs a new checkpoint location")
+        throw EventWindowsErrors.checkpointMismatch(
+          s"${spec.window.function}: the checkpoint holds the state " +
+            s"of another window definition [${stored.definition}], not of this query's " +
+            s"[${spec.state.current}]; a changed window definition needs a new checkpoint location")
       }
       // A former definition of this very query is stored as the current one from now on.
       stored.copy(definition = spec.state.current)
@@ -227,6 +258,7 @@ final class StreamingWindowProcessor(
 }
 
 object StreamingWindowProcessor {
+
   /** Microseconds of a watermark in milliseconds, saturated. */
   def micros(ms: Long): Long =
     if (ms > Long.MaxValue / 1000) Long.MaxValue
@@ -259,12 +291,20 @@ private[streaming] case class StreamingProgress(
     prefixFirstTime: Long = 0L,
     prefixBuffer: Array[Byte] = Array.emptyByteArray) {
 
-  def trigger: ResumingSweep.TriggerState = ResumingSweep.TriggerState(splArrivals, splLastArrival,
-    splNextInstant, splHasReference, splReferenceExact, splReferenceDouble)
+  def trigger: ResumingSweep.TriggerState = ResumingSweep.TriggerState(
+    splArrivals,
+    splLastArrival,
+    splNextInstant,
+    splHasReference,
+    splReferenceExact,
+    splReferenceDouble)
 
   def withTrigger(t: ResumingSweep.TriggerState): StreamingProgress = copy(
-    splArrivals = t.arrivals, splLastArrival = t.lastArrival, splNextInstant = t.nextInstant,
-    splHasReference = t.hasReference, splReferenceExact = t.referenceExact,
+    splArrivals = t.arrivals,
+    splLastArrival = t.lastArrival,
+    splNextInstant = t.nextInstant,
+    splHasReference = t.hasReference,
+    splReferenceExact = t.referenceExact,
     splReferenceDouble = t.referenceDouble)
 
   def prefix: StreamingReplay.RunningPrefix =

@@ -1,11 +1,11 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.plans.{ClippedLifetimeColumns, StreamingRules, WindowDefinition}
-
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+
+import io.eventwindows.plans.{ClippedLifetimeColumns, StreamingRules, WindowDefinition}
 
 /**
  * One streaming event-window aggregation as the [[StreamingWindowProcessor]] runs it, built at
@@ -76,6 +76,7 @@ final case class StreamingRows(
  *                one reads as its own (the same events kept, the same close times)
  */
 final case class StoredDefinition(current: String, former: Option[String] = None) {
+
   /** True if state stored under `stored` is this aggregation's own. */
   def accepts(stored: String): Boolean = stored == current || former.contains(stored)
 }

@@ -1,8 +1,8 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.WindowMemory
-
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+import io.eventwindows.execution.aggregate.WindowMemory
 
 /**
  * The active events of one side of a [[RangeJoinSweep]]: rows (copies) whose closed lifetime may
@@ -61,6 +61,7 @@ private[sweep] final class ActiveEvents(memory: WindowMemory) {
 }
 
 private object ActiveEvents {
+
   /** What a slot holds besides the row's bytes: its reference, `hi`, flag and row header. */
   val SlotBytes = 48L
 }

@@ -2,15 +2,24 @@ package io.eventwindows.execution.sweep
 
 import java.util.PriorityQueue
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BoundReference,
+  Expression,
+  Literal,
+  MutableProjection,
+  SpecificInternalRow,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.types.{DataType, StructType}
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}
 import io.eventwindows.plans.{AnchorWindow, WindowFields}
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, Expression, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
  * The policy of dynamic windows ([[AnchorWindow]]): a key's messages and anchors arrive in one
@@ -39,21 +48,29 @@ private[execution] final class AnchorSweep(
     Seq(BoundReference(2, values(2).dataType, nullable = true)))
 
   private val tree = new SlidingAggregator(buffers, memory)
+
   /** The entries in the tree, oldest first, and the index of the oldest. */
   private val entries = new LongQueue
   private var firstEntryIndex = 0L
   private var open = SlidingAggregator.NoEntry
 
   private final class Anchor(
-      val start: Long, val end: Long, val upper: Long, val firstEntry: Long, val row: UnsafeRow) {
+      val start: Long,
+      val end: Long,
+      val upper: Long,
+      val firstEntry: Long,
+      val row: UnsafeRow) {
     var done = false
   }
-  private val byEnd = new PriorityQueue[Anchor](16,
+  private val byEnd = new PriorityQueue[Anchor](
+    16,
     (a: Anchor, b: Anchor) => java.lang.Long.compare(a.upper, b.upper))
+
   /** The open anchors with a non-empty window by arrival, also the order of their first entries. */
   private val byArrival = new java.util.ArrayDeque[Anchor]
 
-  override def openEnd(start: Long): Long = TimeArithmetic.pointEventEnd(start, EventTime.lineMax(timeType))
+  override def openEnd(start: Long): Long =
+    TimeArithmetic.pointEventEnd(start, EventTime.lineMax(timeType))
 
   override def messages: Boolean = true
 
@@ -114,7 +131,8 @@ private[execution] final class AnchorSweep(
   /** Removes the entries before the first entry of every open anchor (or every entry). */
   private def evictUnneeded(): Unit = {
     while (!byArrival.isEmpty && byArrival.peek().done) byArrival.poll()
-    val needed = if (byArrival.isEmpty) firstEntryIndex + entries.size else byArrival.peek().firstEntry
+    val needed =
+      if (byArrival.isEmpty) firstEntryIndex + entries.size else byArrival.peek().firstEntry
     while (firstEntryIndex < needed) {
       tree.remove(entries.removeFirst())
       firstEntryIndex += 1
@@ -123,11 +141,17 @@ private[execution] final class AnchorSweep(
 
   /** The anchor in `valueRow` is not a valid one. */
   private def reject(): Nothing = throw EventWindowsErrors.invalidInput(
-    AnchorSweep.rejectionMessage(family, values(2).dataType, valueRow.get(2, values(2).dataType),
-      timeType, valueRow.get(0, timeType), valueRow.get(1, timeType)))
+    AnchorSweep.rejectionMessage(
+      family,
+      values(2).dataType,
+      valueRow.get(2, values(2).dataType),
+      timeType,
+      valueRow.get(0, timeType),
+      valueRow.get(1, timeType)))
 }
 
 private[execution] object AnchorSweep {
+
   /**
    * What is wrong with an anchor with a NULL start or end, or an end before its start, naming it
    * by its own columns (its struct), not by the internal ones of the table the window reads.
@@ -139,15 +163,17 @@ private[execution] object AnchorSweep {
       timeType: DataType,
       start: Any,
       end: Any): String = {
-    val what = if (start == null || end == null) "a NULL start or end" else "an end before its start"
+    val what =
+      if (start == null || end == null) "a NULL start or end" else "an end before its start"
     s"${family.functionName}: the anchor ${describe(anchorType, anchor)} has $what " +
       s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})"
   }
 
   /** The anchor `anchor` by its own columns (its struct). */
   def describe(anchorType: DataType, anchor: Any): String = anchorType match {
-    case struct: StructType => WindowSweepIterator.describe(anchor.asInstanceOf[InternalRow],
-      DataTypeUtils.toAttributes(struct))
+    case struct: StructType => WindowSweepIterator.describe(
+        anchor.asInstanceOf[InternalRow],
+        DataTypeUtils.toAttributes(struct))
     case other => Literal(anchor, other).toString
   }
 }

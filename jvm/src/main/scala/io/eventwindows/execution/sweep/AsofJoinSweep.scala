@@ -1,11 +1,19 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  Literal,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.execution.metric.SQLMetric
+
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.plans.{AsofDirection, JoinLifetime}
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
  * The sweep of an ASOF join, a third consumer of the sorted sweep: the two sides sorted by
@@ -49,10 +57,22 @@ private[execution] final class AsofJoinSweep(
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
   private val keyOrder = new KeyOrder(leftKeys, ordinals)
-  private val left = new JoinSide(leftInput, leftKeys, JoinLifetime(leftTime, leftTime),
-    leftAttributes, preserved = true, keyOrder, memory)
-  private val right = new JoinSide(rightInput, rightKeys, JoinLifetime(rightTime, rightTime),
-    rightAttributes, preserved = false, keyOrder, memory)
+  private val left = new JoinSide(
+    leftInput,
+    leftKeys,
+    JoinLifetime(leftTime, leftTime),
+    leftAttributes,
+    preserved = true,
+    keyOrder,
+    memory)
+  private val right = new JoinSide(
+    rightInput,
+    rightKeys,
+    JoinLifetime(rightTime, rightTime),
+    rightAttributes,
+    preserved = false,
+    keyOrder,
+    memory)
   private val pair = new JoinedRow
   private val project = UnsafeProjection.create(output, output)
   private val nullRight = new GenericInternalRow(rightAttributes.size)

@@ -1,9 +1,9 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.plans.{AxisRows, WindowFields}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+import io.eventwindows.plans.{AxisRows, WindowFields}
 
 /**
  * The walk along an axis that [[IntervalSweep]] (a family's [[io.eventwindows.plans.WindowAxis]])
@@ -48,7 +48,7 @@ private[sweep] final class AxisWalk(panes: LeavingPanes, rows: AxisRows) {
 
   /** The rows of axis positions `[from, to)`, all with the same results. */
   private final class AxisRun(key: UnsafeRow, results: UnsafeRow, from: Long, to: Long)
-    extends SweepRun(key, results) {
+      extends SweepRun(key, results) {
     private var next = from
 
     override def nextWindow(window: InternalRow): Boolean = next < to && {

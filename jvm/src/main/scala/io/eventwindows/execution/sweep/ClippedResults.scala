@@ -1,13 +1,24 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeSet,
+  Cast,
+  Expression,
+  If,
+  JoinedRow,
+  Literal,
+  MutableProjection,
+  SpecificInternalRow,
+  UnsafeProjection
+}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.types.{DataType, DoubleType}
+
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.expressions.{TimeWeighted, TimeWeightedAvg}
 import io.eventwindows.plans.ClippedLifetimeColumns
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Cast, Expression, If, JoinedRow, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection}
-import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
-import org.apache.spark.sql.types.{DataType, DoubleType}
 
 /**
  * The results of the aggregates that read the lifetime of each event clipped to the window
@@ -46,10 +57,13 @@ private[execution] final class ClippedResults(
   }
 
   /** Per integrated aggregate: v as a DOUBLE, NULL where the FILTER fails. */
-  private val integratedValues = MutableProjection.create(integrated.map { i =>
-    val value = Cast(functions(i).asInstanceOf[TimeWeighted].value, DoubleType)
-    if (filters(i) == Literal.TrueLiteral) value else If(filters(i), value, Literal(null, DoubleType))
-  }, input)
+  private val integratedValues = MutableProjection.create(
+    integrated.map { i =>
+      val value = Cast(functions(i).asInstanceOf[TimeWeighted].value, DoubleType)
+      if (filters(i) == Literal.TrueLiteral) value
+      else If(filters(i), value, Literal(null, DoubleType))
+    },
+    input)
   private val values = new SpecificInternalRow(integrated.map(_ => DoubleType))
   integratedValues.target(values)
   private val integrals = integrated.map(_ => new TimeIntegral(memory)).toArray
@@ -59,14 +73,17 @@ private[execution] final class ClippedResults(
 
   /** The input columns the recomputed aggregates read: the rows kept keep only those. */
   private val kept: Seq[Attribute] = {
-    val read = AttributeSet(recomputed.flatMap(i => functions(i).references ++
-      filters(i).references))
+    val read = AttributeSet(recomputed.flatMap(i =>
+      functions(i).references ++
+        filters(i).references))
     input.filter(read.contains)
   }
   private val keep = UnsafeProjection.create(kept, input)
   private val events = if (recomputed.isEmpty) null else new WindowEvents(memory)
-  private lazy val buffers = new AggregateBuffers(recomputed.map(functions),
-    recomputed.map(filters), kept ++ clippedLifetime.attributes)
+  private lazy val buffers = new AggregateBuffers(
+    recomputed.map(functions),
+    recomputed.map(filters),
+    kept ++ clippedLifetime.attributes)
   private lazy val buffer = buffers.newBuffer()
   private val lifetime = new SpecificInternalRow(clippedLifetime.attributes.map(_.dataType))
   private val event = new JoinedRow

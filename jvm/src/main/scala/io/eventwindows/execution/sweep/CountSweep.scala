@@ -1,10 +1,10 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{CountWindow, OutputPolicy, WindowFields}
-
-import org.apache.spark.sql.catalyst.InternalRow
 
 /**
  * The policy of StreamInsight's count windows: for n consecutive distinct start times
@@ -25,7 +25,7 @@ private[sweep] final class CountSweep(
     buffers: AggregateBuffers,
     memory: WindowMemory,
     lineMax: Long)
-  extends SweepPolicy {
+    extends SweepPolicy {
 
   /** The events, keyed by their end. */
   private val panes = new LeavingPanes(buffers, memory)
@@ -59,7 +59,10 @@ private[sweep] final class CountSweep(
     panes.removeUpTo(first)
     val outputStart = if (family.output == OutputPolicy.Point) last else first
     val end = TimeArithmetic.pointEventEnd(last, lineMax)
-    out.emitClipping(panes.results(), WindowFields.firstAndLast(outputStart, end, first, last),
-      first, end)
+    out.emitClipping(
+      panes.results(),
+      WindowFields.firstAndLast(outputStart, end, first, last),
+      first,
+      end)
   }
 }

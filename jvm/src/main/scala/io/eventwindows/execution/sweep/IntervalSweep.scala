@@ -1,10 +1,10 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{AxisFamily, WindowAxis}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
+import io.eventwindows.plans.{AxisFamily, WindowAxis}
 
 /**
  * The policy of the axis families (hopping, tumbling and snapshot windows): each event occupies

@@ -2,12 +2,19 @@ package io.eventwindows.execution.sweep
 
 import java.util.concurrent.TimeUnit.NANOSECONDS
 
-import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.WindowDefinition
-
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BoundReference, Expression, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending,
+  Attribute,
+  AttributeSet,
+  BoundReference,
+  Expression,
+  RowOrdering,
+  SortOrder,
+  UnsafeProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
@@ -16,6 +23,9 @@ import org.apache.spark.sql.execution.UnsafeExternalRowSorter
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter.PrefixComputer
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
+
+import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.WindowDefinition
 
 /**
  * Sorts one partition for the sweep: the rows of each key together, each key's rows by start, and
@@ -68,10 +78,16 @@ private[execution] final class KeyTimeSorter(
       peakMemory: SQLMetric,
       spillSize: SQLMetric): Iterator[InternalRow] = {
     val ordering = RowOrdering.create(
-      (keys ++ (start +: tieBreak)).map(SortOrder(_, Ascending)), input)
-    val sorter = UnsafeExternalRowSorter.create(DataTypeUtils.fromAttributes(input), ordering,
-      PrefixComparators.LONG, prefixComputer, SparkEnv.get.memoryManager.pageSizeBytes,
-      false) // The prefix does not decide every comparison, so no radix sort.
+      (keys ++ (start +: tieBreak)).map(SortOrder(_, Ascending)),
+      input)
+    val sorter = UnsafeExternalRowSorter.create(
+      DataTypeUtils.fromAttributes(input),
+      ordering,
+      PrefixComparators.LONG,
+      prefixComputer,
+      SparkEnv.get.memoryManager.pageSizeBytes,
+      false
+    ) // The prefix does not decide every comparison, so no radix sort.
     val metrics = TaskContext.get().taskMetrics()
     val spilledBefore = metrics.memoryBytesSpilled
     val sorted = sorter.sort(rows.asInstanceOf[Iterator[UnsafeRow]])
@@ -103,6 +119,7 @@ private[execution] final class KeyTimeSorter(
 }
 
 private[execution] object KeyTimeSorter {
+
   /**
    * How rows with equal keys and start are ordered, so that every result is deterministic: by the
    * window's `order` columns, then by the input columns the aggregates, their filters and the
@@ -173,9 +190,11 @@ private[execution] final class KeyOrdinals {
 private[execution] final class KeyOrder(keys: Seq[Expression], ordinals: KeyOrdinals) {
   import KeyTimeSorter.SharedOrdinal
 
-  private val byValue = GenerateOrdering.generate(keys.zipWithIndex.map { case (k, i) =>
-    SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
-  }, Nil)
+  private val byValue = GenerateOrdering.generate(
+    keys.zipWithIndex.map { case (k, i) =>
+      SortOrder(BoundReference(i, k.dataType, nullable = true), Ascending)
+    },
+    Nil)
 
   /** The ordinal of a key read from the sorted rows (every key of them has been assigned one). */
   def ordinal(key: UnsafeRow): Int = ordinals.ordinal(key)

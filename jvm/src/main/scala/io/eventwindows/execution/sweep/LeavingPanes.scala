@@ -1,8 +1,8 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
-
 import org.apache.spark.sql.catalyst.InternalRow
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 
 /**
  * Window contents whose events each carry the key at which they leave (a window index, an end

@@ -1,10 +1,10 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow, WindowFields}
-
-import org.apache.spark.sql.catalyst.InternalRow
 
 /**
  * The policy of \psi's windows anchored at every message (point events, in time order):
@@ -31,8 +31,10 @@ private[execution] final class MessageSweep(
   import TimeArithmetic.add
 
   private val window = new FifoAggregator(buffers, memory)
+
   /** The times of the anchors not computed yet, oldest first. */
   private val anchors = new LongQueue
+
   /** The index of the oldest pending anchor. */
   private var anchorIndex = 0L
 
@@ -44,6 +46,7 @@ private[execution] final class MessageSweep(
 
   /** The number of messages before the group's first one, already merged (see [[seedGroup]]). */
   private var forgotten = 0L
+
   /** The time of the first of the `forgotten` messages: the first message of every window. */
   private var forgottenFirstTime = 0L
 
@@ -67,7 +70,8 @@ private[execution] final class MessageSweep(
    */
   private val (lowerOf, upperOf): ((Long, Long) => Long, (Long, Long) => Long) = family match {
     case IndexWindow(lo, hi) =>
-      (lo.map(l => (p: Long, _: Long) => add(p, l)).getOrElse((_: Long, _: Long) => Long.MinValue),
+      (
+        lo.map(l => (p: Long, _: Long) => add(p, l)).getOrElse((_: Long, _: Long) => Long.MinValue),
         (p: Long, _: Long) => add(p, hi))
     case w: RelativeTimeWindow =>
       ((_: Long, t: Long) => w.lowerTime(t), (_: Long, t: Long) => w.upperTime(t))
@@ -79,9 +83,10 @@ private[execution] final class MessageSweep(
    */
   private def emptyWindow(t: Long): Boolean = family match {
     case RelativeTimeWindow(lo, hi, bounds) =>
-      (lo > 0 && t > Long.MaxValue - lo) || (hi < 0 && t < Long.MinValue - hi) ||
-        (!bounds.lowerInclusive && add(t, lo) == Long.MaxValue) ||
-        (!bounds.upperInclusive && add(t, hi) == Long.MinValue)
+      (lo > 0 && t > Long.MaxValue - lo) ||
+      (hi < 0 && t < Long.MinValue - hi) ||
+      (!bounds.lowerInclusive && add(t, lo) == Long.MaxValue) ||
+      (!bounds.upperInclusive && add(t, hi) == Long.MinValue)
     case _ => false
   }
 
@@ -122,7 +127,8 @@ private[execution] final class MessageSweep(
         val first = lo.map(add(p, _)).getOrElse(0L)
         if (first >= 0 && first <= upper && upper >= forgotten && window.waitingIndex > upper) {
           val firstTime = if (forgotten > 0) forgottenFirstTime else window.headTime
-          out.emitRow(window.results(),
+          out.emitRow(
+            window.results(),
             WindowFields.firstAndLast(t, pointEnd(t), firstTime, window.lastIncludedTime))
         }
       case _: RelativeTimeWindow =>

@@ -1,12 +1,28 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  Literal,
+  Predicate,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.catalyst.plans.{
+  FullOuter,
+  JoinType,
+  LeftAnti,
+  LeftOuter,
+  LeftSemi,
+  RightOuter
+}
+import org.apache.spark.sql.execution.metric.SQLMetric
+
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.plans.JoinLifetime
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter}
-import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
  * The sweep of a range join: the second kind of consumer of the sorted sweep (the first being a
@@ -52,10 +68,23 @@ private[execution] final class RangeJoinSweep(
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
 
   private val keyOrder = new KeyOrder(leftKeys, ordinals)
-  private val left = new JoinSide(leftInput, leftKeys, leftLifetime, leftAttributes,
-    preserved = Seq(LeftOuter, FullOuter, LeftAnti).contains(joinType), keyOrder, memory)
-  private val right = new JoinSide(rightInput, rightKeys, rightLifetime, rightAttributes,
-    preserved = Seq(RightOuter, FullOuter).contains(joinType), keyOrder, memory)
+  private val left = new JoinSide(
+    leftInput,
+    leftKeys,
+    leftLifetime,
+    leftAttributes,
+    preserved = Seq(LeftOuter, FullOuter, LeftAnti).contains(joinType),
+    keyOrder,
+    memory)
+  private val right = new JoinSide(
+    rightInput,
+    rightKeys,
+    rightLifetime,
+    rightAttributes,
+    preserved = Seq(RightOuter, FullOuter).contains(joinType),
+    keyOrder,
+    memory)
+
   /** Semi and anti joins: the output is left rows, each decided by its first match. */
   private val existence = joinType == LeftSemi || joinType == LeftAnti
 
@@ -75,15 +104,19 @@ private[execution] final class RangeJoinSweep(
     }.mkString("(", ", ", ")")
 
   private var started = false
+
   /** The side whose head row the last output may be: read its next row at the next step. */
   private var toAdvance: JoinSide = _
+
   /** True while the key's active events leave, one per step. */
   private var flushing = false
+
   /** The event being swept in, the other side, and the next of that side's events to meet. */
   private var arriving: JoinSide = _
   private var other: JoinSide = _
   private var scan = 0
   private var arrivingMatched = false
+
   /** The side whose own active events are being pruned: those whose `hi` is before `pruneBefore`. */
   private var pruning: JoinSide = _
   private var pruneBefore = 0L
@@ -129,7 +162,7 @@ private[execution] final class RangeJoinSweep(
   private def nextEvent(): Boolean = {
     // Rows that can meet nothing leave as they are read.
     val dead = if (!left.exhausted && !left.live) left
-      else if (!right.exhausted && !right.live) right else null
+    else if (!right.exhausted && !right.live) right else null
     if (dead != null) {
       if (dead.preserved) pending = unmatched(dead, dead.row)
       toAdvance = dead
@@ -141,9 +174,9 @@ private[execution] final class RangeJoinSweep(
       return anyActive
     }
     val s = if (right.exhausted) left
-      else if (left.exhausted) right
-      else if (comparePositions() <= 0) left
-      else right
+    else if (left.exhausted) right
+    else if (comparePositions() <= 0) left
+    else right
     if (groupKey != null && keyOrder.compare(s.ordinal, s.key, groupOrdinal, groupKey) != 0) {
       if (anyActive) {
         flushing = true
@@ -178,7 +211,8 @@ private[execution] final class RangeJoinSweep(
       evict(other, scan)
     } else {
       val (l, r) =
-        if (arriving eq left) (arriving.row, actives.row(scan)) else (actives.row(scan), arriving.row)
+        if (arriving eq left) (arriving.row, actives.row(scan))
+        else (actives.row(scan), arriving.row)
       if (predicate.forall(_.eval(pair(l, r)))) {
         arrivingMatched = true
         if (!existence) {
@@ -267,17 +301,21 @@ private[sweep] final class JoinSide(
     keyOrder: KeyOrder,
     memory: WindowMemory) {
   private val keyProjection = UnsafeProjection.create(keys, attributes)
-  private val lifetimeProjection = UnsafeProjection.create(Seq(lifetime.lo, lifetime.hi), attributes)
+  private val lifetimeProjection =
+    UnsafeProjection.create(Seq(lifetime.lo, lifetime.hi), attributes)
 
   val active = new ActiveEvents(memory)
+
   /** The size of `active` at which it is pruned next. */
   var pruneAt: Int = JoinSide.FirstPrune
 
   /** The head row; null once the side is read. */
   var row: UnsafeRow = _
   var key: UnsafeRow = _
+
   /** The key's ordinal, as the sorters of both sides gave it. */
   var ordinal = 0
+
   /** Whether the head can meet anything: no NULL key, both bounds known. */
   var live = false
   var lo = 0L

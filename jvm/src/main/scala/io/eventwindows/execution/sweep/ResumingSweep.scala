@@ -1,8 +1,8 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.expressions.TimeArithmetic
-
 import org.apache.spark.sql.catalyst.InternalRow
+
+import io.eventwindows.expressions.TimeArithmetic
 
 /**
  * A policy that a stream resumes instead of replaying (see `StreamingReplay`): IBM Streams SPL
@@ -26,11 +26,14 @@ private[execution] trait ResumingSweep extends SweepPolicy {
    * eviction of a tumbling window): on a stream those fire once the watermark passes them.
    */
   def firesBetweenArrivals: Boolean
+
   /** The policy columns a tuple is read for (delta attributes, the punctuation column). */
   protected val attributes: SplAttributes
 
-  /** The trigger state: the group's arrivals and the last one's order, a time policy's next
-   *  instant, a delta policy's reference tuple (its attribute, exact or as a double). */
+  /**
+   * The trigger state: the group's arrivals and the last one's order, a time policy's next
+   *  instant, a delta policy's reference tuple (its attribute, exact or as a double).
+   */
   protected var arrivals = 0L
   protected var lastArrival = 0L
   protected var nextInstant = 0L
@@ -40,6 +43,7 @@ private[execution] trait ResumingSweep extends SweepPolicy {
 
   /** Tuples still to be put back into the window (not arrivals: no trigger, no eviction). */
   protected var restoring = 0L
+
   /** Set by [[resumeGroup]]: the next group suspends (at `instantsBefore`) instead of ending. */
   protected var resuming: Resume = null
   private var suspension: Suspended = null
@@ -105,8 +109,13 @@ private[execution] trait ResumingSweep extends SweepPolicy {
   }
 
   /** The trigger state to suspend with. */
-  private def state: TriggerState = TriggerState(arrivals, lastArrival, nextInstant,
-    hasReference, referenceExact, referenceDouble)
+  private def state: TriggerState = TriggerState(
+    arrivals,
+    lastArrival,
+    nextInstant,
+    hasReference,
+    referenceExact,
+    referenceDouble)
 }
 
 private[execution] object ResumingSweep {
@@ -121,6 +130,7 @@ private[execution] object ResumingSweep {
       referenceDouble: Double)
 
   object TriggerState {
+
     /** A group that has seen no tuple yet. */
     val initial: TriggerState = TriggerState(0L, 0L, 0L, hasReference = false, 0L, 0.0)
   }

@@ -1,12 +1,12 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
-import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow, WindowFields}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
+import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow, WindowFields}
 
 /**
  * The policy of sessions over events (`event_session_window`). Events arrive by start; a session
@@ -56,10 +56,13 @@ private[sweep] final class SessionSweep(
   private var open = false
   private var sessionStart = 0L
   private var sessionEnd = 0L
+
   /** The session the next group's first event continues, if any: its start and end. */
   private var continued: Option[(Long, Long)] = None
+
   /** The aggregation buffer of the continued session's events not handed, or null. */
   private var folded: InternalRow = null
+
   /** Where the next row starts: the start of the walk's piece, or its last change. */
   private var from = 0L
 

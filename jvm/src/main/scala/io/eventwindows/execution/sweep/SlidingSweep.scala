@@ -4,13 +4,18 @@ import java.util.PriorityQueue
 
 import scala.jdk.CollectionConverters._
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
-import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory}
-import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.{SlidingWindow, SplPolicy, WindowFields}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+
+import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.execution.aggregate.{
+  AggregateBuffers,
+  FifoAggregator,
+  SlidingAggregator,
+  WindowMemory
+}
+import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.{SlidingWindow, SplPolicy, WindowFields}
 
 /**
  * The policy of IBM Streams SPL sliding windows, which follows the SPL runtime on each arrival of
@@ -46,8 +51,10 @@ private[execution] final class SlidingSweep(
   import TimeArithmetic.{add, subtract}
 
   /** The delta attributes, in the order of `values`: the eviction's first, then the trigger's. */
-  protected val attributes = new SplAttributes(family.functionName,
-    Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values), input)
+  protected val attributes = new SplAttributes(
+    family.functionName,
+    Seq(family.eviction, family.trigger).collect { case d: SplPolicy.Delta => d }.zip(values),
+    input)
 
   private val evictionDelta = family.eviction.isInstanceOf[SplPolicy.Delta]
 
@@ -62,7 +69,8 @@ private[execution] final class SlidingSweep(
   override protected def arrive(row: InternalRow, start: Long, out: SweepOutput): Unit = {
     family.trigger match {
       case SplPolicy.Time(period, _) =>
-        if (arrivals == 0) nextInstant = add(start, period) else fireInstantsBefore(start, period, out)
+        if (arrivals == 0) nextInstant = add(start, period)
+        else fireInstantsBefore(start, period, out)
       case _: SplPolicy.Delta =>
         // The first tuple only sets the reference; a firing tuple becomes the reference.
         val triggered = hasReference &&
@@ -79,7 +87,8 @@ private[execution] final class SlidingSweep(
       case SplPolicy.Count(n) => while (contents.size >= n) contents.evictOldest()
       case SplPolicy.Time(t, _) => evictOlderThan(subtract(start, t))
       case _: SplPolicy.Delta => contents.evictExceeded()
-      case _: SplPolicy.Punct => throw new IllegalStateException("punct(column) is not a sliding policy")
+      case _: SplPolicy.Punct =>
+        throw new IllegalStateException("punct(column) is not a sliding policy")
     }
     insert(start, row)
     arrivals += 1
@@ -120,7 +129,8 @@ private[execution] final class SlidingSweep(
       if (contents.isEmpty) {
         // Nothing to emit until a tuple arrives: skip to the first instant at or after the limit.
         val steps = (subtract(limit, nextInstant) - 1) / period + 1
-        nextInstant = TimeArithmetic.boundary(steps, nextInstant, period, Long.MinValue, Long.MaxValue)
+        nextInstant =
+          TimeArithmetic.boundary(steps, nextInstant, period, Long.MinValue, Long.MaxValue)
       } else {
         fire(nextInstant, out)
         nextInstant = add(nextInstant, period)
@@ -142,7 +152,7 @@ private[execution] final class SlidingSweep(
       case _ => limit
     }
     val firings = if (until <= nextInstant) BigInt(0)
-      else (BigInt(until) - nextInstant - 1) / period + 1
+    else (BigInt(until) - nextInstant - 1) / period + 1
     if (firings > maxFirings) {
       throw EventWindowsErrors.tooManyWindows(s"${family.functionName}: the time trigger " +
         s"'${family.trigger.sql}' would fire $firings times before the tuple at order $limit " +
@@ -156,8 +166,13 @@ private[execution] final class SlidingSweep(
     while (!contents.isEmpty && contents.oldestOrder < limit) contents.evictOldest()
 
   private def fire(at: Long, out: SweepOutput): Unit = if (!contents.isEmpty) {
-    out.emitRow(contents.results(), WindowFields.firstAndLast(at,
-      TimeArithmetic.pointEventEnd(at, lineMax), contents.oldestOrder, contents.newestOrder))
+    out.emitRow(
+      contents.results(),
+      WindowFields.firstAndLast(
+        at,
+        TimeArithmetic.pointEventEnd(at, lineMax),
+        contents.oldestOrder,
+        contents.newestOrder))
   }
 
   /** The window's tuples in arrival order. */
@@ -166,11 +181,14 @@ private[execution] final class SlidingSweep(
     def size: Long
     def oldestOrder: Long
     def newestOrder: Long
+
     /** Inserts tuple number `number` of the group (numbers increase by one per insertion). */
     def insert(order: Long, row: InternalRow, number: Long): Unit
+
     /** The numbers of the tuples in the window, in arrival order. */
     def tupleNumbers: Array[Long]
     def evictOldest(): Unit
+
     /** Delta eviction: drops every tuple whose attribute the current one exceeds by more than d. */
     def evictExceeded(): Unit
     def results(): InternalRow
@@ -203,10 +221,15 @@ private[execution] final class SlidingSweep(
   private final class TreeContents extends Contents {
     private val tree = new SlidingAggregator(buffers, memory, withTimes = true)
     private final class Held(
-        val exact: Long, val approx: Double, val entry: SlidingAggregator.Entry, val number: Long)
-    private val byAttribute = new PriorityQueue[Held](64, (a: Held, b: Held) =>
-      if (attributes.exact(0)) java.lang.Long.compare(a.exact, b.exact)
-      else java.lang.Double.compare(a.approx, b.approx))
+        val exact: Long,
+        val approx: Double,
+        val entry: SlidingAggregator.Entry,
+        val number: Long)
+    private val byAttribute = new PriorityQueue[Held](
+      64,
+      (a: Held, b: Held) =>
+        if (attributes.exact(0)) java.lang.Long.compare(a.exact, b.exact)
+        else java.lang.Double.compare(a.approx, b.approx))
 
     override def isEmpty: Boolean = tree.isEmpty
     override def size: Long = byAttribute.size
@@ -224,7 +247,7 @@ private[execution] final class SlidingSweep(
       throw new IllegalStateException("delta eviction removes tuples by attribute")
     override def evictExceeded(): Unit = {
       while (!byAttribute.isEmpty &&
-          attributes.exceeds(0, byAttribute.peek().exact, byAttribute.peek().approx)) {
+        attributes.exceeds(0, byAttribute.peek().exact, byAttribute.peek().approx)) {
         evict()
       }
     }
@@ -241,6 +264,7 @@ private[execution] final class SlidingSweep(
 }
 
 private[execution] object SlidingSweep {
+
   /** What a tuple's place in the heap by attribute costs: the object and the heap's slot. */
   private val HeldBytes = 56L
 }

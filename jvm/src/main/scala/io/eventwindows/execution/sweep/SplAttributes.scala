@@ -1,12 +1,19 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  Cast,
+  Expression,
+  MutableProjection,
+  SpecificInternalRow,
+  UnscaledValue
+}
+import org.apache.spark.sql.types._
+
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
 import io.eventwindows.plans.SplPolicy
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression, MutableProjection, SpecificInternalRow, UnscaledValue}
-import org.apache.spark.sql.types._
 
 /**
  * The columns the SPL policies of a window read from each tuple, one slot per policy that reads
@@ -32,10 +39,12 @@ private[sweep] final class SplAttributes(
     case None => BooleanType
   })
 
-  private val projection = MutableProjection.create(policies.zip(units).map {
-    case ((_, attribute), Some(u)) => comparable(attribute, u)
-    case ((_, column), None) => column
-  }, input).target(row)
+  private val projection = MutableProjection.create(
+    policies.zip(units).map {
+      case ((_, attribute), Some(u)) => comparable(attribute, u)
+      case ((_, column), None) => column
+    },
+    input).target(row)
 
   def isEmpty: Boolean = policies.isEmpty
 
@@ -67,15 +76,17 @@ private[sweep] final class SplAttributes(
   def exceeds(slot: Int, referenceExact: Long, referenceDouble: Double): Boolean =
     SplAttributes.exceeds(units(slot).get, row, slot, referenceExact, referenceDouble)
 
-  private def comparable(attribute: Expression, u: DeltaUnits): Expression = attribute.dataType match {
-    case _: DecimalType => UnscaledValue(attribute)
-    case TimestampType | TimestampNTZType | LongType => attribute
-    case _ if u.exact => Cast(attribute, LongType)
-    case _ => Cast(attribute, DoubleType)
-  }
+  private def comparable(attribute: Expression, u: DeltaUnits): Expression =
+    attribute.dataType match {
+      case _: DecimalType => UnscaledValue(attribute)
+      case TimestampType | TimestampNTZType | LongType => attribute
+      case _ if u.exact => Cast(attribute, LongType)
+      case _ => Cast(attribute, DoubleType)
+    }
 }
 
 private[sweep] object SplAttributes {
+
   /** True if attribute `slot` of `attributes` exceeds the reference by more than the delta. */
   def exceeds(
       units: DeltaUnits,
@@ -83,6 +94,7 @@ private[sweep] object SplAttributes {
       slot: Int,
       referenceExact: Long,
       referenceDouble: Double): Boolean =
-    if (units.exact) TimeArithmetic.subtract(attributes.getLong(slot), referenceExact) > units.wholeDelta
+    if (units.exact) TimeArithmetic.subtract(attributes.getLong(slot), referenceExact) >
+      units.wholeDelta
     else attributes.getDouble(slot) - referenceDouble > units.doubleDelta
 }

@@ -1,11 +1,11 @@
 package io.eventwindows.execution.sweep
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+
 import io.eventwindows.execution.aggregate.AggregateBuffers
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SplPolicy, SplTumblingWindow, WindowFields}
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 
 /**
  * The policy of IBM Streams SPL tumbling windows: the window fills with a partition's tuples (in
@@ -42,6 +42,7 @@ private[sweep] final class SplTumblingSweep(
     new SplAttributes(family.functionName, Seq(family.eviction).zip(values), input)
 
   private val contents = buffers.newBuffer()
+
   /** The tuples in the window, their first and last order, their numbers in the group. */
   private var held = 0L
   private var firstOrder = 0L
@@ -55,8 +56,9 @@ private[sweep] final class SplTumblingSweep(
       case SplPolicy.Time(period, _) =>
         if (arrivals == 0) nextInstant = TimeArithmetic.add(start, period)
         else passInstantsThrough(start, period, out)
-      case _: SplPolicy.Delta if hasReference &&
-          attributes.exceeds(0, referenceExact, referenceDouble) =>
+      case _: SplPolicy.Delta
+          if hasReference &&
+            attributes.exceeds(0, referenceExact, referenceDouble) =>
         flush(start, out)
       case _ =>
     }
@@ -116,8 +118,13 @@ private[sweep] final class SplTumblingSweep(
 
   /** Emits the window's row at `at`, if it holds tuples, and empties it. */
   private def flush(at: Long, out: SweepOutput): Unit = if (held > 0) {
-    out.emitRow(buffers.results(contents), WindowFields.firstAndLast(at,
-      TimeArithmetic.pointEventEnd(at, lineMax), firstOrder, lastOrder))
+    out.emitRow(
+      buffers.results(contents),
+      WindowFields.firstAndLast(
+        at,
+        TimeArithmetic.pointEventEnd(at, lineMax),
+        firstOrder,
+        lastOrder))
     buffers.reset(contents)
     held = 0L
     hasReference = false

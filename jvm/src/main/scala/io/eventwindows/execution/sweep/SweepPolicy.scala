@@ -1,10 +1,19 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.{AnchorWindow, AxisFamily, CountWindow, MessageFamily, SessionWindow, SlidingWindow, SplTumblingWindow, WindowDefinition}
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Attribute
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
+import io.eventwindows.plans.{
+  AnchorWindow,
+  AxisFamily,
+  CountWindow,
+  MessageFamily,
+  SessionWindow,
+  SlidingWindow,
+  SplTumblingWindow,
+  WindowDefinition
+}
 
 /**
  * A window family's work on the events of one key group, which the shared

@@ -226,8 +226,11 @@ private[sweep] final class TimeIntegral(memory: WindowMemory) {
     points.ensure((tail + 1) * Stride)
     val p = tail * Stride
     rateTimes(from, time - points(from * Stride + Time))
-    addDoubleDouble(longBitsToDouble(points(from * Stride + IntegralHi)),
-      longBitsToDouble(points(from * Stride + IntegralLo)), hi, lo)
+    addDoubleDouble(
+      longBitsToDouble(points(from * Stride + IntegralHi)),
+      longBitsToDouble(points(from * Stride + IntegralLo)),
+      hi,
+      lo)
     ticksAt(from, time)
     var c = 0
     while (c < Stride) {
@@ -275,8 +278,10 @@ private[sweep] final class TimeIntegral(memory: WindowMemory) {
     val upperProduct = rateHi * upper
     val lowerProduct = rateHi * lower
     addDoubleDouble(
-      upperProduct, Math.fma(rateHi, upper, -upperProduct) + rateLo * upper,
-      lowerProduct, Math.fma(rateHi, lower, -lowerProduct) + rateLo * lower)
+      upperProduct,
+      Math.fma(rateHi, upper, -upperProduct) + rateLo * upper,
+      lowerProduct,
+      Math.fma(rateHi, lower, -lowerProduct) + rateLo * lower)
   }
 
   /**
@@ -312,8 +317,11 @@ private[sweep] final class TimeIntegral(memory: WindowMemory) {
         points(to + c) = points(from + c)
         c += 1
       }
-      addDoubleDouble(longBitsToDouble(points(to + IntegralHi)),
-        longBitsToDouble(points(to + IntegralLo)), -baseHi, -baseLo)
+      addDoubleDouble(
+        longBitsToDouble(points(to + IntegralHi)),
+        longBitsToDouble(points(to + IntegralLo)),
+        -baseHi,
+        -baseLo)
       points(to + IntegralHi) = doubleToRawLongBits(hi)
       points(to + IntegralLo) = doubleToRawLongBits(lo)
       i += 1

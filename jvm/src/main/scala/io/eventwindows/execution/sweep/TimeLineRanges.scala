@@ -2,14 +2,14 @@ package io.eventwindows.execution.sweep
 
 import scala.util.Random
 
-import io.eventwindows.expressions.TimeArithmetic
-import io.eventwindows.plans.JoinLifetime
-
 import org.apache.spark.{Partitioner, TaskContext}
 import org.apache.spark.rdd.{RDD, ShuffledRDD}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection}
 import org.apache.spark.sql.eventwindows.SparkInternals
+
+import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.plans.JoinLifetime
 
 /**
  * The time line cut into ranges at `bounds` (ascending, distinct): range r holds the times with
@@ -142,7 +142,8 @@ private[execution] object TimeLineRanges {
           // A reach of Long.MaxValue is saturated (a home lifetime longer than Long, across
           // the whole BIGINT line): `lo - reach` could be any time, so from the line's start.
           val from =
-            if (reach == Long.MaxValue) Long.MinValue else TimeArithmetic.subtract(b.getLong(0), reach)
+            if (reach == Long.MaxValue) Long.MinValue
+            else TimeArithmetic.subtract(b.getLong(0), reach)
           val to = b.getLong(1)
           // Each pair is serialized by the shuffle as it is written, so the row is not copied.
           if (to < from) Iterator.empty

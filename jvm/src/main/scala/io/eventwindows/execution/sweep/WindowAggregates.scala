@@ -1,11 +1,11 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.plans.ClippedLifetimeColumns
-
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
+import io.eventwindows.plans.ClippedLifetimeColumns
 
 /**
  * The aggregates of one window operator in a task, as the sweep computes them: those that read

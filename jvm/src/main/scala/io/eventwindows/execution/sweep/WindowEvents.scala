@@ -1,8 +1,8 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.WindowMemory
-
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
+import io.eventwindows.execution.aggregate.WindowMemory
 
 /**
  * The events of a key group that a window may still hold, in arrival order, for aggregates that
@@ -21,6 +21,7 @@ private[sweep] final class WindowEvents(memory: WindowMemory) {
   private var starts = new Array[Long](16)
   private var ends = new Array[Long](16)
   private var count = 0
+
   /** The bytes reserved for the rows held (the arrays' own stay reserved for the task). */
   private var rowBytes = 0L
 
@@ -83,6 +84,7 @@ private[sweep] final class WindowEvents(memory: WindowMemory) {
 }
 
 private object WindowEvents {
+
   /** What a kept row takes: its bytes, the row object and the byte array's header. */
   def bytesOf(row: UnsafeRow): Long = row.getSizeInBytes + 64L
 }

@@ -2,15 +2,15 @@ package io.eventwindows.execution.sweep
 
 import java.util.ArrayDeque
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
-import io.eventwindows.plans.WindowDefinition
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
+
+import io.eventwindows.EventWindowsErrors
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
+import io.eventwindows.plans.WindowDefinition
 
 /**
  * The loop of the window operator, shared by every family: one pass over rows in which each key's
@@ -52,6 +52,7 @@ private[execution] final class WindowSweepIterator(
 
   private val resultCopy = UnsafeProjection.create(aggregates.buffers.resultTypes.toArray)
   private val clipped = aggregates.clipped
+
   /**
    * True once a group has ended: the clipped results forget it when the next one begins (also
    * before the first, since a replay reuses them).
@@ -61,8 +62,11 @@ private[execution] final class WindowSweepIterator(
     val keyRefs = keys.zipWithIndex.map { case (k, i) => BoundReference(i, k.dataType, k.nullable) }
     val fields = windowFields
     val resultTypes = aggregates.resultTypes
-    val anchorRef = anchorType.map(t => BoundReference(
-      keys.size + fields.size + resultTypes.size, t, nullable = false))
+    val anchorRef = anchorType.map(t =>
+      BoundReference(
+        keys.size + fields.size + resultTypes.size,
+        t,
+        nullable = false))
     val windowStruct = CreateNamedStruct(fields.zipWithIndex.flatMap { case (name, i) =>
       Seq(Literal(name), BoundReference(keys.size + i, timeType, nullable = false))
     } ++ anchorRef.toSeq.flatMap(Seq(Literal(EventWindow.AnchorField), _)))
@@ -91,8 +95,10 @@ private[execution] final class WindowSweepIterator(
   private var held: InternalRow = _
   private var heldStart = 0L
   private var heldEnd = 0L
+
   /** True while the policy emits what is left of the group, one run per step. */
   private var finishing = false
+
   /** The key of the held event when it starts a new group. */
   private var nextKey: UnsafeRow = _
 
@@ -117,9 +123,9 @@ private[execution] final class WindowSweepIterator(
     ready = false
     numOutputRows += 1
     val results = if (anchorType.isDefined) resultsAndAnchor(current.results, current.anchor)
-      else if (clipped != null) {
-        resultsAndClipped(current.results, clipped.results(current.extentStart, current.extentEnd))
-      } else current.results
+    else if (clipped != null) {
+      resultsAndClipped(current.results, clipped.results(current.extentStart, current.extentEnd))
+    } else current.results
     output(outputRow(current.key, windowAndResults(windowRow, results)))
   }
 
@@ -208,6 +214,7 @@ private[execution] final class WindowSweepIterator(
 }
 
 private[execution] object WindowSweepIterator {
+
   /** An input row as error messages name it: `(name=value, ...)`. */
   def describe(row: InternalRow, attributes: Seq[Attribute]): String =
     attributes.zipWithIndex.map { case (a, i) =>
@@ -217,6 +224,7 @@ private[execution] object WindowSweepIterator {
 
 /** Where a [[SweepPolicy]] sends what it decides; the shared iterator makes rows of it. */
 private[sweep] trait SweepOutput {
+
   /** The grouping keys of the current group (a copy the policy may keep). */
   def groupKey: UnsafeRow
 
@@ -249,6 +257,7 @@ private[sweep] abstract class SweepRun(
     val key: UnsafeRow,
     val results: UnsafeRow,
     val anchor: InternalRow = null) {
+
   /**
    * The extent of the window [[nextWindow]] last wrote, where lifetimes are clipped: the window
    * itself, also where the output lifetime is a point.
@@ -261,8 +270,12 @@ private[sweep] abstract class SweepRun(
 }
 
 /** A run of one row whose window fields (and anchor row, for anchor windows) are known. */
-private[sweep] final class SingleWindow(key: UnsafeRow, results: UnsafeRow, fields: Array[Long], anchor: InternalRow)
-  extends SweepRun(key, results, anchor) {
+private[sweep] final class SingleWindow(
+    key: UnsafeRow,
+    results: UnsafeRow,
+    fields: Array[Long],
+    anchor: InternalRow)
+    extends SweepRun(key, results, anchor) {
   private var done = false
 
   override def nextWindow(window: InternalRow): Boolean = !done && {

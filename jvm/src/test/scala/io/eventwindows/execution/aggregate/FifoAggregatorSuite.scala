@@ -20,12 +20,18 @@ import org.apache.spark.sql.types.LongType
 class FifoAggregatorSuite extends AnyFunSuite {
 
   private val v = AttributeReference("v", LongType)()
-  private val functions = Seq(Sum(v), Count(Seq(v)), Max(v), First(v, ignoreNulls = false),
+  private val functions = Seq(
+    Sum(v),
+    Count(Seq(v)),
+    Max(v),
+    First(v, ignoreNulls = false),
     CollectList(v))
   private val buffers =
     new AggregateBuffers(functions, functions.map(_ => Literal.TrueLiteral), Seq(v))
-  private val fixedWidth = new AggregateBuffers(functions.init,
-    functions.init.map(_ => Literal.TrueLiteral), Seq(v))
+  private val fixedWidth = new AggregateBuffers(
+    functions.init,
+    functions.init.map(_ => Literal.TrueLiteral),
+    Seq(v))
   private val memory = new WindowMemory(TestMemory.taskMemoryManager(), "FifoAggregatorSuite")
 
   test("buffers without objects are kept as bytes") {
@@ -35,48 +41,55 @@ class FifoAggregatorSuite extends AnyFunSuite {
 
   private def expected(values: Seq[java.lang.Long], withList: Boolean = true): Seq[Any] = {
     val present = values.filter(_ != null).map(_.longValue)
-    Seq(if (present.isEmpty) null else present.sum, present.size.toLong,
-      if (present.isEmpty) null else present.max, values.headOption.orNull) ++
+    Seq(
+      if (present.isEmpty) null else present.sum,
+      present.size.toLong,
+      if (present.isEmpty) null else present.max,
+      values.headOption.orNull) ++
       (if (withList) Seq(present) else Nil)
   }
 
   private def actual(row: InternalRow, withList: Boolean = true): Seq[Any] = Seq(
-    if (row.isNullAt(0)) null else row.getLong(0), row.getLong(1),
-    if (row.isNullAt(2)) null else row.getLong(2), if (row.isNullAt(3)) null else row.getLong(3)) ++
+    if (row.isNullAt(0)) null else row.getLong(0),
+    row.getLong(1),
+    if (row.isNullAt(2)) null else row.getLong(2),
+    if (row.isNullAt(3)) null else row.getLong(3)) ++
     (if (withList) Seq(row.get(4, null).asInstanceOf[ArrayData].toLongArray().toSeq) else Nil)
 
   for ((layout, withList) <- Seq("objects" -> true, "bytes" -> false))
-  test(s"random adds, includes and evictions agree with recomputation ($layout)") {
-    val random = new Random(42)
-    for (round <- 0 until 200) {
-      val fifo = new FifoAggregator(if (withList) buffers else fixedWidth, memory)
-      val held = scala.collection.mutable.ArrayBuffer.empty[java.lang.Long]
-      var included = 0
-      for (step <- 0 until 300) {
-        random.nextInt(10) match {
-          case 0 | 1 | 2 | 3 =>
-            val value: java.lang.Long = if (random.nextInt(8) == 0) null else random.nextInt(100).toLong
-            fifo.add(step, InternalRow(value))
-            held += value
-          case 4 | 5 | 6 if included < held.size =>
-            fifo.include()
-            included += 1
-          case 7 | 8 if included > 0 =>
-            fifo.evict()
-            held.remove(0)
-            included -= 1
-          case 9 if round % 2 == 0 && random.nextInt(20) == 0 =>
-            fifo.clear()
-            held.clear()
-            included = 0
-          case _ =>
+    test(s"random adds, includes and evictions agree with recomputation ($layout)") {
+      val random = new Random(42)
+      for (round <- 0 until 200) {
+        val fifo = new FifoAggregator(if (withList) buffers else fixedWidth, memory)
+        val held = scala.collection.mutable.ArrayBuffer.empty[java.lang.Long]
+        var included = 0
+        for (step <- 0 until 300) {
+          random.nextInt(10) match {
+            case 0 | 1 | 2 | 3 =>
+              val value: java.lang.Long =
+                if (random.nextInt(8) == 0) null else random.nextInt(100).toLong
+              fifo.add(step, InternalRow(value))
+              held += value
+            case 4 | 5 | 6 if included < held.size =>
+              fifo.include()
+              included += 1
+            case 7 | 8 if included > 0 =>
+              fifo.evict()
+              held.remove(0)
+              included -= 1
+            case 9 if round % 2 == 0 && random.nextInt(20) == 0 =>
+              fifo.clear()
+              held.clear()
+              included = 0
+            case _ =>
+          }
+          assert(fifo.isEmpty === (included == 0))
+          assert(
+            actual(fifo.results(), withList) === expected(held.take(included).toSeq, withList),
+            s"round $round step $step")
         }
-        assert(fifo.isEmpty === (included == 0))
-        assert(actual(fifo.results(), withList) === expected(held.take(included).toSeq, withList),
-          s"round $round step $step")
       }
     }
-  }
 
   test("seeded with the merge of a prefix, through bytes, it continues as if it held the prefix") {
     val random = new Random(7)

@@ -2,11 +2,6 @@ package io.eventwindows.execution.slices
 
 import scala.util.Random
 
-import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite, SlowTest}
-import io.eventwindows.analysis.SliceAnchorWindows
-import io.eventwindows.execution.{AnchorSliceAggregateExec, AnchorWindowResultsExec, EventWindowAggregateExec}
-import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
-
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
@@ -17,6 +12,15 @@ import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleExchangeExec}
 import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
+
+import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite, SlowTest}
+import io.eventwindows.analysis.SliceAnchorWindows
+import io.eventwindows.execution.{
+  AnchorSliceAggregateExec,
+  AnchorWindowResultsExec,
+  EventWindowAggregateExec
+}
+import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
 
 /**
  * Dynamic windows with the messages folded into slices before the shuffle
@@ -40,15 +44,19 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     assert(AnchorEndpoints.boundaries(max, max, Bounds("(]")) === Nil)
   }
 
-  private val intKeys = AnchorEndpointsMode(Seq(BoundReference(0, IntegerType, nullable = true)),
-    BoundReference(1, LongType, nullable = true), BoundReference(2, LongType, nullable = true),
-    Bounds("[]"), None)
+  private val intKeys = AnchorEndpointsMode(
+    Seq(BoundReference(0, IntegerType, nullable = true)),
+    BoundReference(1, LongType, nullable = true),
+    BoundReference(2, LongType, nullable = true),
+    Bounds("[]"),
+    None)
 
   test("endpoints: slices are numbered key after key, a time finds the slice that holds it") {
     // Key 7: [2, 5] and [4, 8] -> boundaries 2, 4, 6, 9; key NULL: [0, 0] -> 0, 1; key 3: none.
     val anchors = Seq[(Integer, Long, Long)]((7, 2, 5), (null, 0, 0), (7, 4, 8), (3, 5, 1))
       .map { case (k, s, e) => InternalRow(k, s, e) }
-    val endpoints = new AnchorEndpoints.Reader(Seq(IntegerType)).read(intKeys.transform(anchors.toArray))
+    val endpoints =
+      new AnchorEndpoints.Reader(Seq(IntegerType)).read(intKeys.transform(anchors.toArray))
     assert(endpoints.keyCount === 2 && endpoints.sliceCount === 6 && endpoints.anchorCount === 0)
     assert(endpoints.ordinalOfValue(3) === -1 && endpoints.ordinalOfValue(8) === -1)
     val seven = endpoints.ordinalOfValue(7)
@@ -65,14 +73,19 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
   test("anchors broadcast: numbered by start, end and bytes whatever their order, each a run of " +
     "its key's slices; a bad anchor is an error naming it") {
     val rowType = StructType.fromDDL("id STRING")
-    val mode = intKeys.copy(bounds = Bounds("[)"),
+    val mode = intKeys.copy(
+      bounds = Bounds("[)"),
       anchor = Some(BoundReference(3, rowType, nullable = false)))
     val toRow = UnsafeProjection.create(Array[DataType](IntegerType, LongType, LongType, rowType))
     def row(k: Integer, s: java.lang.Long, e: java.lang.Long, id: String): InternalRow =
       toRow(InternalRow(k, s, e, InternalRow(UTF8String.fromString(id)))).copy()
     // Key 1: [2, 6), [4, 9), [4, 4) -> boundaries 2, 4, 6, 9; key 2: [0, MAX) -> 0, MAX.
-    val anchors = Seq(row(1, 4, 9, "b"), row(2, 0, Long.MaxValue, "z"), row(1, 4, 4, "e"),
-      row(1, 2, 6, "a"), row(1, 4, 9, "a"))
+    val anchors = Seq(
+      row(1, 4, 9, "b"),
+      row(2, 0, Long.MaxValue, "z"),
+      row(1, 4, 4, "e"),
+      row(1, 2, 6, "a"),
+      row(1, 4, 9, "a"))
     def ids(rows: Array[InternalRow]) = rows.tail.map(_.getStruct(3, 1).getUTF8String(0).toString)
     val broadcast = mode.transform(anchors.toArray)
     assert(ids(broadcast).toSeq === Seq("z", "a", "e", "a", "b"))
@@ -85,7 +98,8 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     // A bad anchor does not fail the broadcast (every stage reusing it would fail with it): the
     // tasks that read it do, naming the anchor.
     for ((s, e, what) <- Seq[(java.lang.Long, java.lang.Long, String)](
-        (5L, 4L, "an end before its start"), (null, 4L, "a NULL start or end"))) {
+        (5L, 4L, "an end before its start"),
+        (null, 4L, "a NULL start or end"))) {
       val bad = mode.transform((anchors :+ row(1, s, e, "bad-17")).toArray)
       val error = intercept[EventWindowsInputException] {
         new AnchorEndpoints.Reader(Seq(IntegerType)).read(bad)
@@ -97,12 +111,13 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
   test("slice directory: the slice of any time is the binary search's, also where boundaries " +
     "crowd or span the whole line") {
     val rng = new Random(5)
-    val special = Seq(Long.MinValue, Long.MinValue + 1, -1L, 0L, 1L, Long.MaxValue - 1, Long.MaxValue)
+    val special =
+      Seq(Long.MinValue, Long.MinValue + 1, -1L, 0L, 1L, Long.MaxValue - 1, Long.MaxValue)
     val keys = Seq.fill(40) {
       val n = 1 + rng.nextInt(60)
       val points = rng.nextInt(4) match {
-        case 0 => Seq.fill(n)(rng.nextLong())                          // across the line
-        case 1 => Seq.fill(n)(rng.nextInt(50).toLong)                  // crowded
+        case 0 => Seq.fill(n)(rng.nextLong()) // across the line
+        case 1 => Seq.fill(n)(rng.nextInt(50).toLong) // crowded
         case 2 => Seq.fill(n)(1000L + rng.nextInt(3)) ++ Seq(1L << 40) // one crowded bucket
         case _ => special.filter(_ => rng.nextBoolean()) :+ rng.nextLong()
       }
@@ -116,7 +131,8 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
       for (t <- times) {
         val i = java.util.Arrays.binarySearch(points, t)
         val expected = if (i >= 0) i else -i - 2
-        assert(directory.floor(o, t) === (if (expected < 0) -1 else first + expected),
+        assert(
+          directory.floor(o, t) === (if (expected < 0) -1 else first + expected),
           s"time $t in ${points.mkString(", ")}")
       }
     }
@@ -144,13 +160,15 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     "broadcast slices" -> Nil,
     // Two broadcasts of the anchors, one per operator: they number the anchors alike.
     "broadcast slices, no adaptive execution, no exchange reuse" -> Seq(
-      "spark.sql.adaptive.enabled" -> "false", "spark.sql.exchange.reuse" -> "false"),
+      "spark.sql.adaptive.enabled" -> "false",
+      "spark.sql.exchange.reuse" -> "false"),
     "a slice per message time" -> Seq("spark.sql.autoBroadcastJoinThreshold" -> "-1"),
     "the sweep over every message" -> Seq(EventWindowsConf.SliceDynamicWindows -> "false"))
 
   for (bounds <- Bounds.all.map(_.sqlName); seed <- 1 to 3) {
-    test(s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference",
-        SlowTest) {
+    test(
+      s"random messages and anchors, bounds $bounds, seed $seed: every plan is the reference",
+      SlowTest) {
       val rng = new Random(seed * 31 + bounds.hashCode)
       val (messages, anchors) = randomInput(rng)
       spark.sparkContext.parallelize(messages, 3).toDF("k", "t", "v")
@@ -173,14 +191,17 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
       .createOrReplaceTempView("anchors")
     val df = query("[]")
     assert(rows(df).map(_.take(4)) === Seq(Seq(1, 0L, 3L, 1L), Seq(2, 0L, 9L, 0L)))
-    assert(df.queryExecution.optimizedPlan.collect { case a: AnchorWindowAggregate => a }.size === 1)
+    assert(df.queryExecution.optimizedPlan.collect { case a: AnchorWindowAggregate => a }.size ===
+      1)
     val plan = df.queryExecution.executedPlan
     assert(collect(plan) { case b: BroadcastExchangeExec => b }.size === 1, plan)
     val codegen = collect(plan) { case w: WholeStageCodegenExec => w }
     assert(codegen.exists(_.child.exists(_.isInstanceOf[AnchorSliceAggregateExec])), plan)
     assert(collect(plan) { case r: AnchorWindowResultsExec => r }.size === 1, plan)
-    assert(collect(plan) { case h: HashAggregateExec => h }.map(_.groupingExpressions.map(_.name))
-      === Seq(Seq("anchor")), plan)
+    assert(
+      collect(plan) { case h: HashAggregateExec => h }.map(_.groupingExpressions.map(_.name))
+        === Seq(Seq("anchor")),
+      plan)
     assert(collect(plan) { case e: EventWindowAggregateExec => e }.isEmpty, plan)
     assert(!plan.toString.contains("Join"), plan)
   }
@@ -238,8 +259,8 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     "gives the reference's rows") {
     // A message at every time 0-299, point anchors at the even ones (a slice per time) and long
     // nested intervals over up to 300 slices.
-    val messages: Seq[Message] =
-      (0 until 300).map(t => (Some(1), Some(t.toLong), Some(t * 7 % 23 - 5L)))
+    val messages: Seq[Message] = (0 until 300).map(t =>
+      (Some(1), Some(t.toLong), Some(t * 7 % 23 - 5L)))
     val anchors: Seq[Anchor] = (0 until 150).map(i => (Option(1), i, 2L * i, 2L * i)) ++
       Seq((Some(1), 150, 0L, 299L), (Some(1), 151, 5L, 250L), (Some(1), 152, -10L, 400L))
     assert(AnchorPartials.DirectFold < 240)
@@ -248,8 +269,10 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     anchors.toDF("k", "id", "s", "e").createOrReplaceTempView("anchors")
     for (bounds <- Seq("[]", "()")) {
       assert(query(bounds).queryExecution.executedPlan.toString.contains("AnchorSliceAggregate"))
-      assert(rows(query(bounds)).sortBy(_.head.asInstanceOf[Int]) ===
-        reference(messages, anchors, Bounds(bounds)), bounds)
+      assert(
+        rows(query(bounds)).sortBy(_.head.asInstanceOf[Int]) ===
+          reference(messages, anchors, Bounds(bounds)),
+        bounds)
     }
   }
 
@@ -263,7 +286,9 @@ class AnchorSlicesSuite extends EventWindowsSuite with AdaptiveSparkPlanHelper {
     val dense = "count(v) AS n, sum(CAST(v AS DECIMAL(30, 2))) AS total, " +
       "avg(CAST(v AS DECIMAL(30, 2))) AS mean"
     val hashed = "count(v) AS n, max(CAST(v AS STRING)) AS hi"
-    for (bounds <- Seq("[)", "(]"); (aggregates, exec) <- Seq(dense -> "AnchorSliceAggregate",
+    for (bounds <- Seq("[)", "(]");
+      (aggregates, exec) <- Seq(
+        dense -> "AnchorSliceAggregate",
         hashed -> "AnchorSlices")) {
       val df = sql(s"""SELECT id, * EXCEPT (id, k, s, e, window)
                       |FROM dynamic_window(TABLE(anchors), TABLE(messages), 't', 's', 'e',
@@ -322,7 +347,9 @@ object AnchorSlicesSuite {
   def randomInput(rng: Random): (Seq[Message], Seq[Anchor]) = {
     def key(n: Int) = if (rng.nextInt(8) == 0) None else Some(rng.nextInt(n))
     val messages = Seq.fill(150) {
-      (key(3), if (rng.nextInt(20) == 0) None else Some(rng.nextInt(41).toLong),
+      (
+        key(3),
+        if (rng.nextInt(20) == 0) None else Some(rng.nextInt(41).toLong),
         if (rng.nextInt(6) == 0) None else Some(rng.nextInt(15) - 5L))
     }
     val anchors = (1 to 60).map { id =>
@@ -349,8 +376,16 @@ object AnchorSlicesSuite {
       val in = messages.collect { case (mk, Some(t), v) if mk == k && within(t, s, e, bounds) => v }
       val vs = in.flatten
       val big = vs.filter(_ > 3)
-      Seq(id, s, e, in.size.toLong, vs.size.toLong, if (vs.isEmpty) null else vs.sum,
-        if (vs.isEmpty) null else vs.min, if (vs.isEmpty) null else vs.max,
-        if (vs.isEmpty) null else vs.sum.toDouble / vs.size, if (big.isEmpty) null else big.sum)
+      Seq(
+        id,
+        s,
+        e,
+        in.size.toLong,
+        vs.size.toLong,
+        if (vs.isEmpty) null else vs.sum,
+        if (vs.isEmpty) null else vs.min,
+        if (vs.isEmpty) null else vs.max,
+        if (vs.isEmpty) null else vs.sum.toDouble / vs.size,
+        if (big.isEmpty) null else big.sum)
     }
 }

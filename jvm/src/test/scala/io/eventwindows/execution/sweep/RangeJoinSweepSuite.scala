@@ -1,8 +1,5 @@
 package io.eventwindows.execution.sweep
 
-import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.plans.JoinLifetime
-
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.memory.SparkOutOfMemoryError
@@ -13,14 +10,19 @@ import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.{DataType, IntegerType, LongType}
 
+import io.eventwindows.execution.aggregate.WindowMemory
+import io.eventwindows.plans.JoinLifetime
+
 /**
  * The range join's sweep alone, on rows sorted as the operator's input is: the worked example of
  * its Scaladoc by join type, and a key whose active events outgrow the task's memory.
  */
 class RangeJoinSweepSuite extends AnyFunSuite {
 
-  private def side(name: String) = Seq(AttributeReference(s"${name}k", IntegerType)(),
-    AttributeReference(s"${name}s", LongType)(), AttributeReference(s"${name}e", LongType)())
+  private def side(name: String) = Seq(
+    AttributeReference(s"${name}k", IntegerType)(),
+    AttributeReference(s"${name}s", LongType)(),
+    AttributeReference(s"${name}e", LongType)())
   private val (left, right) = (side("l"), side("r"))
 
   private def rows(attributes: Seq[AttributeReference], values: Seq[(Int, Long, Long)]) = {
@@ -42,14 +44,30 @@ class RangeJoinSweepSuite extends AnyFunSuite {
     val ordinals = new KeyOrdinals
     val key = UnsafeProjection.create(Array[DataType](IntegerType))
     (r ++ l).foreach { case (k, _, _) => ordinals.assign(key(InternalRow(k))) }
-    new RangeJoinSweep(rows(left, l), rows(right, r), Seq(left.head), Seq(right.head),
-      JoinLifetime(left(1), left(2)), JoinLifetime(right(1), right(2)), None, joinType, left,
-      right, output, ordinals, memory, new SQLMetric("sum", 0L))
+    new RangeJoinSweep(
+      rows(left, l),
+      rows(right, r),
+      Seq(left.head),
+      Seq(right.head),
+      JoinLifetime(left(1), left(2)),
+      JoinLifetime(right(1), right(2)),
+      None,
+      joinType,
+      left,
+      right,
+      output,
+      ordinals,
+      memory,
+      new SQLMetric("sum", 0L))
   }
 
   private def collect(rows: Iterator[InternalRow], fields: Int): Set[Seq[Any]] =
-    rows.map(row => (0 until fields).map(i => if (row.isNullAt(i)) null else row.get(i,
-      if (i % 3 == 0) IntegerType else LongType))).toSet
+    rows.map(row =>
+      (0 until fields).map(i =>
+        if (row.isNullAt(i)) null
+        else row.get(
+          i,
+          if (i % 3 == 0) IntegerType else LongType))).toSet
 
   // The Scaladoc's example: a [0, 4] and c [6, 9] on the left, b [2, 7] on the right, one key;
   // d [20, 30] on the right and e [1, 2] of key 2 on the left meet nothing.
@@ -60,7 +78,10 @@ class RangeJoinSweepSuite extends AnyFunSuite {
     assert(collect(sweep(Inner, l, r), 6) ==
       Set(Seq(1, 0L, 4L, 1, 2L, 7L), Seq(1, 6L, 9L, 1, 2L, 7L)))
     assert(collect(sweep(FullOuter, l, r), 6) ==
-      Set(Seq(1, 0L, 4L, 1, 2L, 7L), Seq(1, 6L, 9L, 1, 2L, 7L), Seq(2, 1L, 2L, null, null, null),
+      Set(
+        Seq(1, 0L, 4L, 1, 2L, 7L),
+        Seq(1, 6L, 9L, 1, 2L, 7L),
+        Seq(2, 1L, 2L, null, null, null),
         Seq(null, null, null, 1, 20L, 30L)))
     assert(collect(sweep(LeftSemi, l, r), 3) == Set(Seq(1, 0L, 4L), Seq(1, 6L, 9L)))
     assert(collect(sweep(LeftAnti, l, r), 3) == Set(Seq(2, 1L, 2L)))
@@ -71,8 +92,9 @@ class RangeJoinSweepSuite extends AnyFunSuite {
     // 100,000 events of key 7 that all last to the end: every one stays active.
     val many = (0 until 100000).map(i => (7, i.toLong, Long.MaxValue))
     val error = intercept[SparkOutOfMemoryError](sweep(Inner, many, Nil, memory).size)
-    assert(error.getMessage.contains(
-      "eventwindows: RangeJoin Inner holds") && error.getMessage.contains("key (lk=7)"),
+    assert(
+      error.getMessage.contains(
+        "eventwindows: RangeJoin Inner holds") && error.getMessage.contains("key (lk=7)"),
       error.getMessage)
   }
 }

@@ -7,9 +7,9 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.eventwindows.execution.aggregate.WindowMemory
-
 import org.apache.spark.sql.eventwindows.TestMemory
+
+import io.eventwindows.execution.aggregate.WindowMemory
 
 /**
  * [[TimeIntegral]] on hand-worked windows, and against exact arithmetic (BigDecimal over every
@@ -40,9 +40,9 @@ class TimeIntegralSuite extends AnyFunSuite {
       else sum = sum.add(new JBigDecimal(e.value).multiply(new JBigDecimal(ticks)))
     }
     val special = if (nan || (positive && negative)) Some(Double.NaN)
-      else if (positive) Some(Double.PositiveInfinity)
-      else if (negative) Some(Double.NegativeInfinity)
-      else None
+    else if (positive) Some(Double.PositiveInfinity)
+    else if (negative) Some(Double.NegativeInfinity)
+    else None
     Exact(sum, weight, special)
   }
 
@@ -56,7 +56,11 @@ class TimeIntegralSuite extends AnyFunSuite {
   private def assertClose(actual: Double, exact: JBigDecimal, where: => String): Unit =
     assert(relativeError(actual, exact) <= 1e-12, s"$where: $actual, exact $exact")
 
-  private def check(integral: TimeIntegral, events: Seq[Event], a: Long, b: Long,
+  private def check(
+      integral: TimeIntegral,
+      events: Seq[Event],
+      a: Long,
+      b: Long,
       where: => String): Unit = {
     val expected = exact(events, a, b)
     expected.special match {
@@ -73,8 +77,12 @@ class TimeIntegralSuite extends AnyFunSuite {
    * a few more (their starts are at or after the ends of the windows before); each result is
    * checked against exact arithmetic. Then the key ends (clear).
    */
-  private def sweep(integral: TimeIntegral, events: IndexedSeq[Event], windows: Seq[(Long, Long)],
-      random: Random, where: String): Unit = {
+  private def sweep(
+      integral: TimeIntegral,
+      events: IndexedSeq[Event],
+      windows: Seq[(Long, Long)],
+      random: Random,
+      where: String): Unit = {
     var next = 0
     def addNext(): Unit = {
       val e = events(next)
@@ -105,7 +113,11 @@ class TimeIntegralSuite extends AnyFunSuite {
    * times the mean gap, anywhere up to `hi`, or exactly to `hi`. With `special`, some values are
    * NaN or infinite.
    */
-  private def randomEvents(random: Random, n: Int, lo: Long, hi: Long,
+  private def randomEvents(
+      random: Random,
+      n: Int,
+      lo: Long,
+      hi: Long,
       special: Boolean = false): IndexedSeq[Event] = {
     val starts = ArrayBuffer.empty[Long]
     for (i <- 0 until n) {
@@ -131,18 +143,23 @@ class TimeIntegralSuite extends AnyFunSuite {
   }
 
   /** Windows between the events' ends, times next to them and random times, in any lengths. */
-  private def randomWindows(events: IndexedSeq[Event], lo: Long, hi: Long,
+  private def randomWindows(
+      events: IndexedSeq[Event],
+      lo: Long,
+      hi: Long,
       random: Random): Seq[(Long, Long)] = {
-    val points = (events.flatMap(e => Seq(e.start, e.end)) ++
-      Seq.fill(events.size)(uniform(random, lo, hi)) ++ Seq(lo, hi))
-      .flatMap(p => Seq(p) ++ (if (p > lo) Seq(p - 1) else Nil) ++
-        (if (p < hi) Seq(p + 1) else Nil))
-      .distinct.sorted.toIndexedSeq
+    val points =
+      (events.flatMap(e => Seq(e.start, e.end)) ++
+        Seq.fill(events.size)(uniform(random, lo, hi)) ++ Seq(lo, hi))
+        .flatMap(p =>
+          Seq(p) ++ (if (p > lo) Seq(p - 1) else Nil) ++
+            (if (p < hi) Seq(p + 1) else Nil))
+        .distinct.sorted.toIndexedSeq
     val windows = ArrayBuffer.empty[(Long, Long)]
     var i = 0
     while (i < points.size - 1) {
       val j = if (random.nextInt(5) == 0) i + 1 + random.nextInt(points.size - 1 - i)
-        else Math.min(points.size - 1, i + 1 + random.nextInt(8))
+      else Math.min(points.size - 1, i + 1 + random.nextInt(8))
       windows += ((points(i), points(j)))
       i += random.nextInt(4)
     }
@@ -150,7 +167,10 @@ class TimeIntegralSuite extends AnyFunSuite {
   }
 
   /** Hopping windows over `[lo, hi]`, the first reaching before it, with gaps or overlaps. */
-  private def hoppingWindows(events: IndexedSeq[Event], lo: Long, hi: Long,
+  private def hoppingWindows(
+      events: IndexedSeq[Event],
+      lo: Long,
+      hi: Long,
       random: Random): Seq[(Long, Long)] = {
     val hop = ((BigInt(hi) - BigInt(lo)) / (20 + random.nextInt(60))).max(1)
     val size = (if (random.nextBoolean()) hop * (1 + random.nextInt(3)) else hop / 2).max(1)
@@ -164,14 +184,20 @@ class TimeIntegralSuite extends AnyFunSuite {
   }
 
   /** Snapshot-like windows: between consecutive distinct starts and ends. */
-  private def snapshotWindows(events: IndexedSeq[Event], lo: Long, hi: Long,
+  private def snapshotWindows(
+      events: IndexedSeq[Event],
+      lo: Long,
+      hi: Long,
       random: Random): Seq[(Long, Long)] = {
     val points = events.flatMap(e => Seq(e.start, e.end)).distinct.sorted
     points.zip(points.tail)
   }
 
   /** Count-like windows `[s_i, s_k + 1)` over distinct starts, k >= i varying (b goes back). */
-  private def countWindows(events: IndexedSeq[Event], lo: Long, hi: Long,
+  private def countWindows(
+      events: IndexedSeq[Event],
+      lo: Long,
+      hi: Long,
       random: Random): Seq[(Long, Long)] = {
     val starts = events.map(_.start).distinct
     starts.indices.map { i =>
@@ -179,17 +205,24 @@ class TimeIntegralSuite extends AnyFunSuite {
     }
   }
 
-  private val windowKinds = Seq[(String, (IndexedSeq[Event], Long, Long, Random) =>
-    Seq[(Long, Long)])](
-    "random" -> randomWindows, "hopping" -> hoppingWindows, "snapshot" -> snapshotWindows,
-    "count" -> countWindows)
+  private val windowKinds =
+    Seq[(String, (IndexedSeq[Event], Long, Long, Random) => Seq[(Long, Long)])](
+      "random" -> randomWindows,
+      "hopping" -> hoppingWindows,
+      "snapshot" -> snapshotWindows,
+      "count" -> countWindows)
 
   test("one event spanning many windows") {
     val integral = new TimeIntegral(newMemory())
     integral.add(0L, 100L, 2.0)
     // Hopping windows of 30 ticks: 2 * 30 = 60 in each full one, 2 * 10 in [90, 120).
-    val expected = Seq(-30L -> (0.0, 0.0), 0L -> (60.0, 30.0), 30L -> (60.0, 30.0),
-      60L -> (60.0, 30.0), 90L -> (20.0, 10.0), 120L -> (0.0, 0.0))
+    val expected = Seq(
+      -30L -> (0.0, 0.0),
+      0L -> (60.0, 30.0),
+      30L -> (60.0, 30.0),
+      60L -> (60.0, 30.0),
+      90L -> (20.0, 10.0),
+      120L -> (0.0, 0.0))
     for ((a, (sum, weight)) <- expected) {
       integral.query(a, a + 30)
       assert((integral.sum, integral.weight) === ((sum, weight)), s"[$a, ${a + 30})")
@@ -204,7 +237,8 @@ class TimeIntegralSuite extends AnyFunSuite {
       (20L, 30L) -> (25.0, 15.0), // [20, 30) of 3: 30, [20, 25) of -1: -5; [10, 20) ended at 20
       (25L, 30L) -> (15.0, 5.0), // [20, 30) of 3 only: 15
       (30L, 40L) -> (5.0, 10.0), // [30, 40) of 0.5: 5
-      (40L, 50L) -> (0.0, 0.0)) // everything ended at 40
+      (40L, 50L) -> (0.0, 0.0)
+    ) // everything ended at 40
     integral.add(10L, 20L, 1.0)
     integral.add(20L, 30L, 3.0)
     integral.add(20L, 25L, -1.0)
@@ -223,7 +257,8 @@ class TimeIntegralSuite extends AnyFunSuite {
       (0L, 15L) -> (30.0, 20.0), // 1 * 10 + 2 * 10
       (5L, 10L) -> (15.0, 10.0), // 1 * 5 + 2 * 5
       (8L, 12L) -> (10.0, 6.0), // 1 * 2 + 2 * 4
-      (12L, 13L) -> (2.0, 1.0)) // 2 * 1
+      (12L, 13L) -> (2.0, 1.0)
+    ) // 2 * 1
     for (((a, b), (sum, weight)) <- expected) {
       integral.query(a, b)
       assert((integral.sum, integral.weight) === ((sum, weight)), s"[$a, $b)")
@@ -284,11 +319,18 @@ class TimeIntegralSuite extends AnyFunSuite {
     integral.add(60L, 70L, Double.PositiveInfinity)
     // Windows of 10: 1 * 10 from [0, 100), unless a non-finite event overlaps; the weight counts
     // every event.
-    val expected = Seq(0L -> (10.0, 10.0), 10L -> (Double.NaN, 20.0), 20L -> (10.0, 10.0),
+    val expected = Seq(
+      0L -> (10.0, 10.0),
+      10L -> (Double.NaN, 20.0),
+      20L -> (10.0, 10.0),
       30L -> (Double.NaN, 25.0), // +Infinity and -Infinity
-      40L -> (Double.NegativeInfinity, 20.0), 50L -> (10.0, 10.0),
-      60L -> (Double.PositiveInfinity, 20.0), 70L -> (10.0, 10.0), 80L -> (10.0, 10.0),
-      90L -> (10.0, 10.0), 100L -> (0.0, 0.0))
+      40L -> (Double.NegativeInfinity, 20.0),
+      50L -> (10.0, 10.0),
+      60L -> (Double.PositiveInfinity, 20.0),
+      70L -> (10.0, 10.0),
+      80L -> (10.0, 10.0),
+      90L -> (10.0, 10.0),
+      100L -> (0.0, 0.0))
     for ((a, (sum, weight)) <- expected) {
       integral.query(a, a + 10)
       if (sum.isNaN) assert(integral.sum.isNaN, s"[$a, ${a + 10})")
@@ -350,27 +392,34 @@ class TimeIntegralSuite extends AnyFunSuite {
     ("across the whole line", Long.MinValue, Long.MaxValue))
 
   for ((region, lo, hi) <- regions)
-  test(s"random events and windows agree with exact arithmetic: $region") {
-    val integral = new TimeIntegral(newMemory())
-    val random = new Random(region.hashCode)
-    for (round <- 0 until 3; (kind, windows) <- windowKinds) {
-      val events = randomEvents(random, 150, lo, hi)
-      sweep(integral, events, windows(events, lo, hi, random), random, s"$kind round $round")
+    test(s"random events and windows agree with exact arithmetic: $region") {
+      val integral = new TimeIntegral(newMemory())
+      val random = new Random(region.hashCode)
+      for (round <- 0 until 3; (kind, windows) <- windowKinds) {
+        val events = randomEvents(random, 150, lo, hi)
+        sweep(integral, events, windows(events, lo, hi, random), random, s"$kind round $round")
+      }
     }
-  }
 
   test("random events near both ends of the line and across it, in one key") {
     val integral = new TimeIntegral(newMemory())
     val random = new Random(64)
     for (round <- 0 until 3; (kind, windows) <- windowKinds) {
       val spanning = Seq.fill(4) {
-        Event(uniform(random, Long.MinValue, Long.MinValue + 1000),
-          uniform(random, Long.MaxValue - 1000, Long.MaxValue), randomValue(random))
+        Event(
+          uniform(random, Long.MinValue, Long.MinValue + 1000),
+          uniform(random, Long.MaxValue - 1000, Long.MaxValue),
+          randomValue(random))
       }
-      val events = (randomEvents(random, 80, Long.MinValue, Long.MinValue + 100000) ++
-        spanning ++ randomEvents(random, 80, Long.MaxValue - 100000, Long.MaxValue))
-        .sortBy(_.start)
-      sweep(integral, events, windows(events, Long.MinValue, Long.MaxValue, random), random,
+      val events =
+        (randomEvents(random, 80, Long.MinValue, Long.MinValue + 100000) ++
+          spanning ++ randomEvents(random, 80, Long.MaxValue - 100000, Long.MaxValue))
+          .sortBy(_.start)
+      sweep(
+        integral,
+        events,
+        windows(events, Long.MinValue, Long.MaxValue, random),
+        random,
         s"$kind round $round")
     }
   }

@@ -40,8 +40,14 @@ object SparkInternals {
     udf.copy(func = withCommand(udf.func, command))
 
   private def withCommand(f: PythonFunction, command: Array[Byte] => Array[Byte]) =
-    SimplePythonFunction(command(f.command.toArray).toSeq, f.envVars, f.pythonIncludes,
-      f.pythonExec, f.pythonVer, f.broadcastVars, f.accumulator)
+    SimplePythonFunction(
+      command(f.command.toArray).toSeq,
+      f.envVars,
+      f.pythonIncludes,
+      f.pythonExec,
+      f.pythonVer,
+      f.broadcastVars,
+      f.accumulator)
 
   /** The message of a Spark error of `condition`, formatted as Spark formats its own errors. */
   def errorMessage(condition: String, parameters: Map[String, String]): String =

@@ -5,6 +5,7 @@ import org.apache.spark.memory.{TaskMemoryManager, UnifiedMemoryManager}
 
 /** A task memory manager outside any Spark job, for suites of the structures that reserve memory. */
 object TestMemory {
+
   /** A manager whose task may hold at most `bytes` of execution memory. */
   def taskMemoryManager(bytes: Long = 1L << 30): TaskMemoryManager = {
     // Spark's unified manager keeps 300 MB of the "system memory" (at least 450 MB) for itself
