@@ -7,21 +7,10 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import io.eventwindows.analysis.{
-  AnchorWindowTime,
-  AsofJoinTableFunction,
-  CheckStreaming,
-  ClippedLifetimes,
-  DynamicWindowTableFunction,
-  EventWindowAggregation,
-  EventWindowing,
-  LateRowWatermark,
-  SliceAnchorWindows,
-  StreamingAsofJoins,
-  StreamingRangeJoins,
-  StreamingUpdateMode,
-  StreamingWindows,
-  SweepAnchorSlices,
-  TemporalJoinTableFunction
+  AnchorWindowTime, AsofJoinTableFunction, CheckStreaming, ClippedLifetimes,
+  DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark,
+  SliceAnchorWindows, StreamingAsofJoins, StreamingRangeJoins, StreamingUpdateMode,
+  StreamingWindows, SweepAnchorSlices, TemporalJoinTableFunction
 }
 import io.eventwindows.execution.{AsofJoinStrategy, EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions

@@ -16,9 +16,7 @@ import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.HiveResult
 
 import io.eventwindows.analysis.{
-  AsofJoinTableFunction,
-  DynamicWindowTableFunction,
-  TemporalJoinTableFunction
+  AsofJoinTableFunction, DynamicWindowTableFunction, TemporalJoinTableFunction
 }
 import io.eventwindows.expressions.EventWindowsFunctions
 import io.eventwindows.plans.WindowFamily

@@ -1,13 +1,7 @@
 package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  Attribute,
-  Expression,
-  GetStructField,
-  Literal,
-  PreciseTimestampConversion,
-  Subtract
+  Alias, Attribute, Expression, GetStructField, Literal, PreciseTimestampConversion, Subtract
 }
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule

@@ -2,18 +2,10 @@ package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{
-  UnresolvedAttribute,
-  UnresolvedFunction,
-  UnresolvedStar
+  UnresolvedAttribute, UnresolvedFunction, UnresolvedStar
 }
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  CreateNamedStruct,
-  CreateStruct,
-  Expression,
-  ExpressionInfo,
-  Literal,
-  NamedExpression
+  Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, Literal, NamedExpression
 }
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project, Union}

@@ -1,12 +1,7 @@
 package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.expressions.aggregate.{
-  AggregateFunction,
-  AnyValue,
-  DeclarativeAggregate,
-  First,
-  Last,
-  MaxMinBy
+  AggregateFunction, AnyValue, DeclarativeAggregate, First, Last, MaxMinBy
 }
 
 /**

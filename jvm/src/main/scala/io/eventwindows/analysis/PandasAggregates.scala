@@ -1,13 +1,7 @@
 package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  AttributeReference,
-  CreateStruct,
-  Expression,
-  NamedExpression,
-  PythonUDAF,
-  RowOrdering
+  Alias, AttributeReference, CreateStruct, Expression, NamedExpression, PythonUDAF, RowOrdering
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}

@@ -1,21 +1,12 @@
 package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  Ascending,
-  Attribute,
-  AttributeReference,
-  CreateStruct,
-  NamedExpression,
-  PythonUDF,
+  Alias, Ascending, Attribute, AttributeReference, CreateStruct, NamedExpression, PythonUDF,
   SortOrder
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
 import org.apache.spark.sql.catalyst.plans.logical.{
-  FlatMapGroupsInPandas,
-  LogicalPlan,
-  Project,
-  Sort
+  FlatMapGroupsInPandas, LogicalPlan, Project, Sort
 }
 import org.apache.spark.sql.types.Metadata
 

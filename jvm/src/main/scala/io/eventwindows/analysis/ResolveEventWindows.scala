@@ -2,65 +2,29 @@ package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{
-  Add,
-  Alias,
-  Attribute,
-  AttributeReference,
-  EqualTo,
-  Explode,
-  Expression,
-  If,
-  Inline,
-  IsNotNull,
-  Literal,
-  NamedExpression,
-  TimeWindow
+  Add, Alias, Attribute, AttributeReference, EqualTo, Explode, Expression, If, Inline, IsNotNull,
+  Literal, NamedExpression, TimeWindow
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.{
-  AggregateExpression,
-  AggregateFunction,
-  First
+  AggregateExpression, AggregateFunction, First
 }
 import org.apache.spark.sql.catalyst.planning.PhysicalAggregation
 import org.apache.spark.sql.catalyst.plans.logical.{
-  Aggregate,
-  EventTimeWatermark,
-  Filter,
-  FlatMapGroupsInPandas,
-  Generate,
-  LogicalPlan,
-  Project
+  Aggregate, EventTimeWatermark, Filter, FlatMapGroupsInPandas, Generate, LogicalPlan, Project
 }
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{
-  DayTimeIntervalType,
-  LongType,
-  Metadata,
-  MetadataBuilder,
-  TimestampNTZType,
-  TimestampType
+  DayTimeIntervalType, LongType, Metadata, MetadataBuilder, TimestampNTZType, TimestampType
 }
 
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{
-  AnchorSortKey,
-  CheckedEnd,
-  CheckpointMismatch,
-  ClippedLifetime,
-  EventTime,
-  EventWindow,
-  EventWindowsOf,
-  PointEventWindow,
-  SplPolicies,
-  WindowParameters
+  AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow,
+  EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters
 }
 import io.eventwindows.plans.{
-  AxisFamily,
-  ClippedLifetimeColumns,
-  EventWindowAggregate,
-  SplPolicy,
-  WindowAxis
+  AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy, WindowAxis
 }
 import io.eventwindows.shims.SparkShims
 

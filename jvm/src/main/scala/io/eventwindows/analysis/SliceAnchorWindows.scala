@@ -7,11 +7,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.expressions.AnchorSortKey
 import io.eventwindows.plans.{
-  AnchorDefinition,
-  AnchorWindow,
-  AnchorWindowAggregate,
-  EventWindowAggregate,
-  WindowDefinition
+  AnchorDefinition, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition
 }
 
 /**

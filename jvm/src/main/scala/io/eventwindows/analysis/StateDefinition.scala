@@ -6,11 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.StructType
 
 import io.eventwindows.execution.streaming.{
-  EventTimeHorizon,
-  RowEndIsEventTime,
-  SnappedStart,
-  SnappedToWindows,
-  StartIsEventTime
+  EventTimeHorizon, RowEndIsEventTime, SnappedStart, SnappedToWindows, StartIsEventTime
 }
 import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
 

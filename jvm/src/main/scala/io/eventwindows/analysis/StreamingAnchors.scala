@@ -2,14 +2,7 @@ package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.analysis.StreamingJoinHelper
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  Attribute,
-  AttributeMap,
-  AttributeReference,
-  AttributeSet,
-  Expression,
-  LessThan,
-  Literal,
+  Alias, Attribute, AttributeMap, AttributeReference, AttributeSet, Expression, LessThan, Literal,
   NamedExpression
 }
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan, Project, Union}

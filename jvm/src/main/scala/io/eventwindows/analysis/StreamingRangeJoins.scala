@@ -3,23 +3,11 @@ package io.eventwindows.analysis
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  Attribute,
-  CreateStruct,
-  Expression,
-  Literal,
-  NamedExpression,
-  RuntimeReplaceable
+  Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression, RuntimeReplaceable
 }
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{
-  CatalystSerde,
-  EventTimeWatermark,
-  Join,
-  LocalRelation,
-  LogicalPlan,
-  Project,
-  TransformWithState,
+  CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, TransformWithState,
   Union
 }
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -28,9 +16,7 @@ import org.apache.spark.sql.types.{Metadata, StructType}
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{
-  InputColumns,
-  StreamingRangeJoinProcessor,
-  StreamingRangeJoinSpec
+  InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec
 }
 import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
 

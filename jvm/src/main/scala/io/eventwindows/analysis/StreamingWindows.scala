@@ -3,57 +3,29 @@ package io.eventwindows.analysis
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias,
-  Attribute,
-  AttributeMap,
-  BoundReference,
-  Cast,
-  CreateStruct,
-  Expression,
-  Literal,
+  Alias, Attribute, AttributeMap, BoundReference, Cast, CreateStruct, Expression, Literal,
   NamedExpression
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.CollectList
 import org.apache.spark.sql.catalyst.plans.logical.{
-  Aggregate,
-  CatalystSerde,
-  EventTimeWatermark,
-  LocalRelation,
-  LogicalPlan,
-  Project,
+  Aggregate, CatalystSerde, EventTimeWatermark, LocalRelation, LogicalPlan, Project,
   TransformWithState
 }
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
 import org.apache.spark.sql.types.{
-  MetadataBuilder,
-  StructField,
-  StructType,
-  TimestampNTZType,
-  TimestampType
+  MetadataBuilder, StructField, StructType, TimestampNTZType, TimestampType
 }
 
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.streaming.{
-  EventTimeHorizon,
-  RowEndIsEventTime,
-  SnappedStart,
-  SnappedToWindows,
-  StartIsEventTime,
-  StoredDefinition,
-  StreamingAggregation,
-  StreamingEmission,
-  StreamingRows,
-  StreamingWindowProcessor,
-  StreamingWindowSpec
+  EventTimeHorizon, RowEndIsEventTime, SnappedStart, SnappedToWindows, StartIsEventTime,
+  StoredDefinition, StreamingAggregation, StreamingEmission, StreamingRows,
+  StreamingWindowProcessor, StreamingWindowSpec
 }
 import io.eventwindows.expressions.{
-  AdjustStartTime,
-  EventTime,
-  LastRowEnd,
-  SnapToWindows,
-  WindowParameters
+  AdjustStartTime, EventTime, LastRowEnd, SnapToWindows, WindowParameters
 }
 import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
 

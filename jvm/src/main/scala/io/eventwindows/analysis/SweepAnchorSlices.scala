@@ -4,10 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Exp
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
 import org.apache.spark.sql.catalyst.plans.logical.{
-  LogicalPlan,
-  Project,
-  RepartitionByExpression,
-  Union
+  LogicalPlan, Project, RepartitionByExpression, Union
 }
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
@@ -17,11 +14,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import io.eventwindows.expressions.AnchorSortKey
 import io.eventwindows.plans.{
-  AnchorSlices,
-  AnchorWindow,
-  AnchorWindowAggregate,
-  EventWindowAggregate,
-  WindowDefinition
+  AnchorSlices, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition
 }
 
 /**

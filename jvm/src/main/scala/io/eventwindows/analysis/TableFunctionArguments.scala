@@ -1,8 +1,7 @@
 package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{
-  Expression,
-  FunctionTableSubqueryArgumentExpression
+  Expression, FunctionTableSubqueryArgumentExpression
 }
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 

@@ -3,37 +3,14 @@ package io.eventwindows.analysis
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{
-  Add,
-  Alias,
-  And,
-  Coalesce,
-  CreateNamedStruct,
-  EqualTo,
-  Expression,
-  ExpressionInfo,
-  Greatest,
-  If,
-  Least,
-  LessThan,
-  LessThanOrEqual,
-  Literal,
-  NamedExpression
+  Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, ExpressionInfo, Greatest, If,
+  Least, LessThan, LessThanOrEqual, Literal, NamedExpression
 }
 import org.apache.spark.sql.catalyst.plans.{
-  FullOuter,
-  Inner,
-  JoinType,
-  LeftAnti,
-  LeftOuter,
-  LeftSemi,
-  RightOuter
+  FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter
 }
 import org.apache.spark.sql.catalyst.plans.logical.{
-  Join,
-  JoinHint,
-  LogicalPlan,
-  Project,
-  SubqueryAlias
+  Join, JoinHint, LogicalPlan, Project, SubqueryAlias
 }
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}

@@ -4,13 +4,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  AttributeSet,
-  BindReferences,
-  BoundReference,
-  Expression,
-  JoinedRow,
-  MutableProjection,
+  Attribute, AttributeSet, BindReferences, BoundReference, Expression, JoinedRow, MutableProjection,
   UnsafeRow
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate

@@ -3,18 +3,10 @@ package io.eventwindows.execution
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  BoundReference,
-  Expression,
-  JoinedRow,
-  SpecificInternalRow,
-  UnsafeProjection
+  Attribute, BoundReference, Expression, JoinedRow, SpecificInternalRow, UnsafeProjection
 }
 import org.apache.spark.sql.catalyst.expressions.codegen.{
-  CodegenContext,
-  ExprCode,
-  FalseLiteral,
-  JavaCode
+  CodegenContext, ExprCode, FalseLiteral, JavaCode
 }
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.eventwindows.SparkInternals

@@ -3,21 +3,11 @@ package io.eventwindows.execution
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  AttributeSet,
-  BindReferences,
-  CreateNamedStruct,
-  Expression,
-  JoinedRow,
-  KnownNotNull,
-  Literal,
-  UnsafeProjection
+  Attribute, AttributeSet, BindReferences, CreateNamedStruct, Expression, JoinedRow, KnownNotNull,
+  Literal, UnsafeProjection
 }
 import org.apache.spark.sql.catalyst.plans.physical.{
-  Distribution,
-  Partitioning,
-  UnknownPartitioning,
-  UnspecifiedDistribution
+  Distribution, Partitioning, UnknownPartitioning, UnspecifiedDistribution
 }
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}

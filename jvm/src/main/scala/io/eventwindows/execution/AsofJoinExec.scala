@@ -5,11 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.plans.physical.{
-  AllTuples,
-  ClusteredDistribution,
-  Distribution,
-  Partitioning,
-  SinglePartition
+  AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}

@@ -3,18 +3,11 @@ package io.eventwindows.execution
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  AttributeSet,
-  Expression,
-  MutableProjection,
-  SpecificInternalRow
+  Attribute, AttributeSet, Expression, MutableProjection, SpecificInternalRow
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.plans.physical.{
-  AllTuples,
-  ClusteredDistribution,
-  Distribution,
-  Partitioning
+  AllTuples, ClusteredDistribution, Distribution, Partitioning
 }
 import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
@@ -23,10 +16,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import io.eventwindows.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{
-  KeyTimeSorter,
-  SweepPolicy,
-  WindowAggregates,
-  WindowSweepIterator
+  KeyTimeSorter, SweepPolicy, WindowAggregates, WindowSweepIterator
 }
 import io.eventwindows.expressions.EventTime
 import io.eventwindows.plans.{ClippedLifetimeColumns, WindowDefinition}

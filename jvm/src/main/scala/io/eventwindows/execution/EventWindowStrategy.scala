@@ -2,9 +2,7 @@ package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, IsNotNull, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{
-  AggregateExpression,
-  Complete,
-  DeclarativeAggregate
+  AggregateExpression, Complete, DeclarativeAggregate
 }
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan, SparkStrategy}
@@ -13,10 +11,7 @@ import org.apache.spark.sql.types.IntegerType
 
 import io.eventwindows.analysis.{CheckStreaming, EventWindowing, PandasGroups, SweepAnchorSlices}
 import io.eventwindows.plans.{
-  AnchorSlices,
-  AnchorWindowAggregate,
-  EventWindowAggregate,
-  WindowContents
+  AnchorSlices, AnchorWindowAggregate, EventWindowAggregate, WindowContents
 }
 
 /**

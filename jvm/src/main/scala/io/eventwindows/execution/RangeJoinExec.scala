@@ -5,22 +5,11 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.catalyst.plans.{
-  FullOuter,
-  InnerLike,
-  JoinType,
-  LeftExistence,
-  LeftOuter,
-  RightOuter
+  FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter
 }
 import org.apache.spark.sql.catalyst.plans.physical.{
-  BroadcastDistribution,
-  ClusteredDistribution,
-  Distribution,
-  IdentityBroadcastMode,
-  Partitioning,
-  PartitioningCollection,
-  UnknownPartitioning,
-  UnspecifiedDistribution
+  BroadcastDistribution, ClusteredDistribution, Distribution, IdentityBroadcastMode, Partitioning,
+  PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}

@@ -2,10 +2,7 @@ package io.eventwindows.execution
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Literal}
 import org.apache.spark.sql.catalyst.optimizer.{
-  BuildLeft,
-  BuildRight,
-  BuildSide,
-  JoinSelectionHelper
+  BuildLeft, BuildRight, BuildSide, JoinSelectionHelper
 }
 import org.apache.spark.sql.catalyst.plans.{FullOuter, LeftAnti, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}

@@ -3,15 +3,8 @@ package io.eventwindows.execution
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Ascending,
-  Attribute,
-  AttributeSet,
-  BoundReference,
-  GetStructField,
-  JoinedRow,
-  SortOrder,
-  SpecificInternalRow,
-  UnsafeProjection
+  Ascending, Attribute, AttributeSet, BoundReference, GetStructField, JoinedRow, SortOrder,
+  SpecificInternalRow, UnsafeProjection
 }
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.eventwindows.SparkInternals

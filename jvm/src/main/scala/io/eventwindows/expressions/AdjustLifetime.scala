@@ -3,10 +3,7 @@ package io.eventwindows.expressions
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{
-  CodegenContext,
-  CodeGenerator,
-  ExprCode,
-  FalseLiteral
+  CodegenContext, CodeGenerator, ExprCode, FalseLiteral
 }
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType}

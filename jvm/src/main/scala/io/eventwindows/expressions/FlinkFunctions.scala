@@ -4,10 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{
-  axisArguments,
-  axisParameters,
-  lifetimeArguments,
-  register
+  axisArguments, axisParameters, lifetimeArguments, register
 }
 import io.eventwindows.plans.Cumulating
 

@@ -4,10 +4,7 @@ import java.util.Locale
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{
-  Cast,
-  Expression,
-  ExpressionInfo,
-  NamedArgumentExpression
+  Cast, Expression, ExpressionInfo, NamedArgumentExpression
 }
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.internal.SQLConf

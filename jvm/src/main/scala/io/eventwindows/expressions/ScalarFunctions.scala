@@ -3,13 +3,7 @@ package io.eventwindows.expressions
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{
-  ByteType,
-  DataType,
-  DayTimeIntervalType,
-  IntegerType,
-  LongType,
-  ShortType,
-  StringType
+  ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, ShortType, StringType
 }
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration

@@ -4,12 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{
-  arity,
-  lifetime,
-  lifetimeArguments,
-  namedArguments,
-  optional,
-  register
+  arity, lifetime, lifetimeArguments, namedArguments, optional, register
 }
 import io.eventwindows.plans.{OutputPolicy, SessionWindow}
 

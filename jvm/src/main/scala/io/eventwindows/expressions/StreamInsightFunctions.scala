@@ -4,12 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{
-  arity,
-  axisArguments,
-  axisParameters,
-  lifetime,
-  lifetimeArguments,
-  register
+  arity, axisArguments, axisParameters, lifetime, lifetimeArguments, register
 }
 import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolicy, Snapshot}
 

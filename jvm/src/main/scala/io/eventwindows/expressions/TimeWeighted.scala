@@ -1,18 +1,8 @@
 package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.expressions.{
-  Add,
-  AttributeReference,
-  BinaryExpression,
-  Cast,
-  Coalesce,
-  Divide,
-  EqualTo,
-  Expression,
-  If,
-  IsNull,
-  Literal,
-  Multiply
+  Add, AttributeReference, BinaryExpression, Cast, Coalesce, Divide, EqualTo, Expression, If,
+  IsNull, Literal, Multiply
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}

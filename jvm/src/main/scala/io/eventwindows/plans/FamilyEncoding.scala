@@ -3,11 +3,7 @@ package io.eventwindows.plans
 import org.apache.spark.unsafe.types.CalendarInterval
 
 import io.eventwindows.expressions.{
-  CalendarCumulating,
-  CalendarStep,
-  CalendarWindows,
-  ExactCumulating,
-  NumberedWindows
+  CalendarCumulating, CalendarStep, CalendarWindows, ExactCumulating, NumberedWindows
 }
 
 /**

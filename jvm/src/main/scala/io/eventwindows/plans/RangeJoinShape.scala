@@ -1,27 +1,12 @@
 package io.eventwindows.plans
 
 import org.apache.spark.sql.catalyst.expressions.{
-  AttributeSet,
-  BinaryComparison,
-  Cast,
-  Expression,
-  GreaterThan,
-  GreaterThanOrEqual,
-  LessThan,
-  LessThanOrEqual,
-  PredicateHelper,
-  SubqueryExpression,
-  UnixDate
+  AttributeSet, BinaryComparison, Cast, Expression, GreaterThan, GreaterThanOrEqual, LessThan,
+  LessThanOrEqual, PredicateHelper, SubqueryExpression, UnixDate
 }
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{
-  FullOuter,
-  InnerLike,
-  JoinType,
-  LeftAnti,
-  LeftOuter,
-  LeftSemi,
-  RightOuter
+  FullOuter, InnerLike, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter
 }
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
 import org.apache.spark.sql.types._

@@ -5,10 +5,7 @@ import org.apache.spark.sql.types.DataType
 
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.expressions.{
-  CalendarWindows,
-  CumulatingWindows,
-  NumberedWindows,
-  TimeArithmetic
+  CalendarWindows, CumulatingWindows, NumberedWindows, TimeArithmetic
 }
 
 /**

@@ -3,15 +3,8 @@ package io.eventwindows.plans
 import org.apache.spark.sql.catalyst.expressions.Expression
 
 import io.eventwindows.expressions.{
-  AdjustEndTime,
-  AdjustStartTime,
-  CalendarStep,
-  CalendarWindows,
-  CumulatingWindows,
-  ExactCumulating,
-  NumberedWindows,
-  SnapToWindows,
-  TimeArithmetic
+  AdjustEndTime, AdjustStartTime, CalendarStep, CalendarWindows, CumulatingWindows, ExactCumulating,
+  NumberedWindows, SnapToWindows, TimeArithmetic
 }
 
 /**

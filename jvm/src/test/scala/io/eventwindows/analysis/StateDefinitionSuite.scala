@@ -6,32 +6,14 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
 import org.apache.spark.sql.types.{LongType, StructField, StructType, TimestampType}
 
 import io.eventwindows.execution.streaming.{
-  RowEndIsEventTime,
-  SnappedStart,
-  SnappedToWindows,
-  StartIsEventTime
+  RowEndIsEventTime, SnappedStart, SnappedToWindows, StartIsEventTime
 }
 import io.eventwindows.expressions.{
-  CalendarCumulating,
-  CalendarStep,
-  CalendarWindows,
-  ExactCumulating
+  CalendarCumulating, CalendarStep, CalendarWindows, ExactCumulating
 }
 import io.eventwindows.plans.{
-  AnchorWindow,
-  Bounds,
-  CalendarHopping,
-  CountWindow,
-  Cumulating,
-  FamilyEncoding,
-  Hopping,
-  IndexWindow,
-  OutputPolicy,
-  RelativeTimeWindow,
-  SessionWindow,
-  SlidingWindow,
-  Snapshot,
-  SplPolicy,
+  AnchorWindow, Bounds, CalendarHopping, CountWindow, Cumulating, FamilyEncoding, Hopping,
+  IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplPolicy,
   SplTumblingWindow
 }
 

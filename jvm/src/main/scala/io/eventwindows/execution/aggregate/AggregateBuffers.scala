@@ -2,28 +2,12 @@ package io.eventwindows.execution.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  AttributeMap,
-  AttributeReference,
-  BasePredicate,
-  BindReferences,
-  BoundReference,
-  Expression,
-  If,
-  JoinedRow,
-  Literal,
-  MutableProjection,
-  Predicate,
-  SpecificInternalRow,
-  UnsafeProjection,
-  UnsafeRow
+  Attribute, AttributeMap, AttributeReference, BasePredicate, BindReferences, BoundReference,
+  Expression, If, JoinedRow, Literal, MutableProjection, Predicate, SpecificInternalRow,
+  UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.{
-  AggregateFunction,
-  DeclarativeAggregate,
-  ImperativeAggregate,
-  NoOp,
-  TypedImperativeAggregate
+  AggregateFunction, DeclarativeAggregate, ImperativeAggregate, NoOp, TypedImperativeAggregate
 }
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.unsafe.Platform

@@ -4,10 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.TaskContext
 import org.apache.spark.memory.{
-  MemoryConsumer,
-  MemoryMode,
-  SparkOutOfMemoryError,
-  TaskMemoryManager
+  MemoryConsumer, MemoryMode, SparkOutOfMemoryError, TaskMemoryManager
 }
 import org.apache.spark.sql.eventwindows.SparkInternals
 

@@ -7,29 +7,14 @@ import scala.collection.mutable.{ArrayBuffer, ArrayBuilder}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  BoundReference,
-  Expression,
-  MutableProjection,
-  SpecificInternalRow,
-  UnsafeArrayData,
-  UnsafeProjection,
-  UnsafeRow
+  BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeArrayData,
+  UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types.{
-  ArrayType,
-  ByteType,
-  DataType,
-  DateType,
-  IntegerType,
-  LongType,
-  ShortType,
-  StringType,
-  StructField,
-  StructType,
-  TimestampNTZType,
-  TimestampType
+  ArrayType, ByteType, DataType, DateType, IntegerType, LongType, ShortType, StringType,
+  StructField, StructType, TimestampNTZType, TimestampType
 }
 import org.apache.spark.unsafe.types.UTF8String
 

@@ -2,12 +2,7 @@ package io.eventwindows.execution.slices
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  BoundReference,
-  JoinedRow,
-  Literal,
-  SpecificInternalRow,
-  UnsafeProjection,
-  UnsafeRow
+  BoundReference, JoinedRow, Literal, SpecificInternalRow, UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.types.IntegerType

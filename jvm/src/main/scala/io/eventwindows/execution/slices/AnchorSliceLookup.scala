@@ -4,22 +4,13 @@ import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  BindReferences,
-  Expression,
-  MutableProjection,
-  SpecificInternalRow,
-  UnsafeProjection
+  Attribute, BindReferences, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection
 }
 import org.apache.spark.sql.catalyst.expressions.codegen.{
-  CodegenContext,
-  ExprCode,
-  GenerateUnsafeProjection
+  CodegenContext, ExprCode, GenerateUnsafeProjection
 }
 import org.apache.spark.sql.catalyst.plans.physical.{
-  BroadcastDistribution,
-  Distribution,
-  UnspecifiedDistribution
+  BroadcastDistribution, Distribution, UnspecifiedDistribution
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, CodegenSupport, SparkPlan}
 import org.apache.spark.sql.types.LongType

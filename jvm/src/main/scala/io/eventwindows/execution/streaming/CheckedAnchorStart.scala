@@ -3,10 +3,7 @@ package io.eventwindows.execution.streaming
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, TernaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{
-  CodegenContext,
-  CodeGenerator,
-  EmptyBlock,
-  ExprCode
+  CodegenContext, CodeGenerator, EmptyBlock, ExprCode
 }
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType}

@@ -6,24 +6,11 @@ import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{
-  Ascending,
-  Attribute,
-  BaseOrdering,
-  Expression,
-  GenericInternalRow,
-  JoinedRow,
-  RowOrdering,
-  SortOrder,
-  UnsafeRow
+  Ascending, Attribute, BaseOrdering, Expression, GenericInternalRow, JoinedRow, RowOrdering,
+  SortOrder, UnsafeRow
 }
 import org.apache.spark.sql.streaming.{
-  ExpiredTimerInfo,
-  ListState,
-  OutputMode,
-  StatefulProcessor,
-  TimeMode,
-  TimerValues,
-  TTLConfig,
+  ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig,
   ValueState
 }
 import org.apache.spark.sql.types.StructType

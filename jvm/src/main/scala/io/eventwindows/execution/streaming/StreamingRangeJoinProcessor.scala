@@ -6,25 +6,12 @@ import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  BasePredicate,
-  BindReferences,
-  Expression,
-  GenericInternalRow,
-  JoinedRow,
-  Predicate,
-  UnsafeProjection,
-  UnsafeRow
+  Attribute, BasePredicate, BindReferences, Expression, GenericInternalRow, JoinedRow, Predicate,
+  UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, LeftOuter, RightOuter}
 import org.apache.spark.sql.streaming.{
-  ExpiredTimerInfo,
-  ListState,
-  OutputMode,
-  StatefulProcessor,
-  TimeMode,
-  TimerValues,
-  TTLConfig
+  ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig
 }
 import org.apache.spark.sql.types.StructType
 

@@ -6,23 +6,13 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Ascending,
-  MutableProjection,
-  RowOrdering,
-  SortOrder,
-  SpecificInternalRow,
-  UnsafeRow
+  Ascending, MutableProjection, RowOrdering, SortOrder, SpecificInternalRow, UnsafeRow
 }
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import io.eventwindows.execution.aggregate.{FifoAggregator, WindowMemory}
 import io.eventwindows.execution.sweep.{
-  ContinuingSession,
-  KeyTimeSorter,
-  ResumingSweep,
-  SeedingSweep,
-  SweepPolicy,
-  WindowAggregates,
+  ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates,
   WindowSweepIterator
 }
 import io.eventwindows.expressions.{EventTime, TimeArithmetic}

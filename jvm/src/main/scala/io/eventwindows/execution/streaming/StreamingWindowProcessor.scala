@@ -2,14 +2,8 @@ package io.eventwindows.execution.streaming
 
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.streaming.{
-  ExpiredTimerInfo,
-  ListState,
-  OutputMode,
-  StatefulProcessorWithInitialState,
-  TimeMode,
-  TimerValues,
-  TTLConfig,
-  ValueState
+  ExpiredTimerInfo, ListState, OutputMode, StatefulProcessorWithInitialState, TimeMode, TimerValues,
+  TTLConfig, ValueState
 }
 
 import io.eventwindows.EventWindowsErrors

@@ -4,14 +4,8 @@ import java.util.PriorityQueue
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  BoundReference,
-  Expression,
-  Literal,
-  MutableProjection,
-  SpecificInternalRow,
-  UnsafeProjection,
-  UnsafeRow
+  Attribute, BoundReference, Expression, Literal, MutableProjection, SpecificInternalRow,
+  UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.{DataType, StructType}

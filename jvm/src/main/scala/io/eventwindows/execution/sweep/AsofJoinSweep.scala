@@ -2,13 +2,7 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  Expression,
-  GenericInternalRow,
-  JoinedRow,
-  Literal,
-  UnsafeProjection,
-  UnsafeRow
+  Attribute, Expression, GenericInternalRow, JoinedRow, Literal, UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.execution.metric.SQLMetric
 

@@ -2,16 +2,8 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  AttributeSet,
-  Cast,
-  Expression,
-  If,
-  JoinedRow,
-  Literal,
-  MutableProjection,
-  SpecificInternalRow,
-  UnsafeProjection
+  Attribute, AttributeSet, Cast, Expression, If, JoinedRow, Literal, MutableProjection,
+  SpecificInternalRow, UnsafeProjection
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.types.{DataType, DoubleType}

@@ -5,15 +5,8 @@ import java.util.concurrent.TimeUnit.NANOSECONDS
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Ascending,
-  Attribute,
-  AttributeSet,
-  BoundReference,
-  Expression,
-  RowOrdering,
-  SortOrder,
-  UnsafeProjection,
-  UnsafeRow
+  Ascending, Attribute, AttributeSet, BoundReference, Expression, RowOrdering, SortOrder,
+  UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering

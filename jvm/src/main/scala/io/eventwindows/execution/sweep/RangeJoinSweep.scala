@@ -2,22 +2,11 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  Expression,
-  GenericInternalRow,
-  JoinedRow,
-  Literal,
-  Predicate,
-  UnsafeProjection,
+  Attribute, Expression, GenericInternalRow, JoinedRow, Literal, Predicate, UnsafeProjection,
   UnsafeRow
 }
 import org.apache.spark.sql.catalyst.plans.{
-  FullOuter,
-  JoinType,
-  LeftAnti,
-  LeftOuter,
-  LeftSemi,
-  RightOuter
+  FullOuter, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter
 }
 import org.apache.spark.sql.execution.metric.SQLMetric
 

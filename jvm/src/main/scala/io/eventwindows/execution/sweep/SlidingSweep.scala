@@ -9,10 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 
 import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
 import io.eventwindows.execution.aggregate.{
-  AggregateBuffers,
-  FifoAggregator,
-  SlidingAggregator,
-  WindowMemory
+  AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory
 }
 import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SlidingWindow, SplPolicy, WindowFields}

@@ -2,12 +2,7 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute,
-  Cast,
-  Expression,
-  MutableProjection,
-  SpecificInternalRow,
-  UnscaledValue
+  Attribute, Cast, Expression, MutableProjection, SpecificInternalRow, UnscaledValue
 }
 import org.apache.spark.sql.types._
 

@@ -5,14 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.plans.{
-  AnchorWindow,
-  AxisFamily,
-  CountWindow,
-  MessageFamily,
-  SessionWindow,
-  SlidingWindow,
-  SplTumblingWindow,
-  WindowDefinition
+  AnchorWindow, AxisFamily, CountWindow, MessageFamily, SessionWindow, SlidingWindow,
+  SplTumblingWindow, WindowDefinition
 }
 
 /**

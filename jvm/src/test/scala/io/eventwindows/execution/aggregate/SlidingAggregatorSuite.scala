@@ -8,12 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{
-  CollectList,
-  Count,
-  First,
-  Last,
-  Max,
-  Sum
+  CollectList, Count, First, Last, Max, Sum
 }
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.eventwindows.TestMemory

@@ -16,9 +16,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite, SlowTest}
 import io.eventwindows.analysis.SliceAnchorWindows
 import io.eventwindows.execution.{
-  AnchorSliceAggregateExec,
-  AnchorWindowResultsExec,
-  EventWindowAggregateExec
+  AnchorSliceAggregateExec, AnchorWindowResultsExec, EventWindowAggregateExec
 }
 import io.eventwindows.plans.{AnchorWindowAggregate, Bounds}
 
