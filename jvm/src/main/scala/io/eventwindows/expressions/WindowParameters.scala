@@ -22,6 +22,7 @@ import io.eventwindows.time.CalendarStep
  */
 object WindowParameters {
 
+  /** Rejects a parameter of `function` ([[EventWindowsErrors.invalidParameter]]). */
   private def fail(function: String, message: String): Nothing =
     throw EventWindowsErrors.invalidParameter(function, message)
 
