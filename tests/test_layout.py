@@ -1,5 +1,6 @@
-"""docs/DESIGN.md's map of the Scala packages is true: every package has its row, and every import
-of one of our packages names a package its row allows."""
+"""docs/DESIGN.md's map of the Scala packages is true: every package has its row, every import of
+one of our packages names a package its row allows, and the map goes one way: a row allows only
+rows below it, so no two packages import each other, even through others."""
 
 import pathlib
 import re
@@ -18,7 +19,8 @@ def full_name(name):
 
 
 def package_map():
-    """{package: set of packages it may use}, read from the map's table."""
+    """{package: set of packages it may use}, read from the map's table, in its order (the top
+    down)."""
     design = (ROOT / "docs" / "DESIGN.md").read_text()
     section = design.split("## The map", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|")[1:4] for line in section.splitlines() if line.startswith("| `")]
@@ -40,6 +42,18 @@ def package_map():
                 assert part == "Spark only", f"unknown use {part!r} in the row of {name}"
         allowed[name] = may
     return allowed
+
+
+def uses_going_up(allowed):
+    """The uses of `allowed` ({package: packages it may use}, in the map's order from the top
+    down) that do not go down the map, as (package, used): each one a cycle or the order broken."""
+    order = list(allowed)
+    return [
+        (package, used)
+        for package, uses in allowed.items()
+        for used in sorted(uses)
+        if used not in order or order.index(used) <= order.index(package)
+    ]
 
 
 def our_imports(text):
@@ -80,6 +94,22 @@ def test_every_import_is_one_the_map_allows():
         for used in sorted(our_imports(text) - {package} - allowed[package]):
             wrong.append(f"{path.relative_to(MAIN)} ({package}) imports {used}")
     assert not wrong, "imports the map in docs/DESIGN.md does not allow:\n" + "\n".join(wrong)
+
+
+def test_the_map_goes_one_way():
+    upward = uses_going_up(package_map())
+    assert not upward, "docs/DESIGN.md's map lets packages use rows above them: " + ", ".join(
+        f"{package} -> {used}" for package, used in upward
+    )
+
+
+def test_the_one_way_check_sees_a_cycle():
+    assert uses_going_up({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+    # Two rows allowing each other, and a cycle through a third row.
+    assert uses_going_up({"a": {"b"}, "b": {"a"}}) == [("b", "a")]
+    assert uses_going_up({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [("c", "a")]
+    # A row allowing itself, or a package without a row.
+    assert uses_going_up({"a": {"a", "z"}}) == [("a", "a"), ("a", "z")]
 
 
 def test_the_check_sees_a_wrong_import():

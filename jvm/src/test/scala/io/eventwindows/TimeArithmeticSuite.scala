@@ -2,8 +2,9 @@ package io.eventwindows
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.eventwindows.expressions.{EventTime, TimeArithmetic}
-import io.eventwindows.expressions.TimeArithmetic._
+import io.eventwindows.expressions.EventTime
+import io.eventwindows.time.TimeArithmetic
+import io.eventwindows.time.TimeArithmetic._
 
 class TimeArithmeticSuite extends AnyFunSuite {
   private val Min = Long.MinValue

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.WindowParameters
 import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoinShape}
 
@@ -66,7 +67,8 @@ object AsofJoinTableFunction {
   val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
     (FunctionIdentifier(Name), info, build)
 
-  private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
+  private def fail(message: String): Nothing =
+    throw EventWindowsErrors.invalidParameter(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
     val arguments = new TableFunctionArguments(

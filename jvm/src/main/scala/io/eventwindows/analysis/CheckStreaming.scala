@@ -2,7 +2,7 @@ package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.plans.{AsofJoin, EventWindowAggregate}
 
 /**

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import io.eventwindows.expressions.{ClippedLifetime, EventWindow, TimeWeighted, WindowParameters}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.{ClippedLifetime, EventWindow, TimeWeighted}
 import io.eventwindows.plans.WindowFamily
 
 /**
@@ -71,14 +72,15 @@ object ClippedLifetimes extends Rule[LogicalPlan] {
    * (e.g. the plan node). Named by the time-weighted aggregate that reads it, if one does.
    */
   def misplaced(e: Expression, where: String): Nothing =
-    WindowParameters.fail(
+    throw EventWindowsErrors.invalidParameter(
       culprit(Seq(e)),
       "allowed only inside the arguments or FILTER of the " +
         s"aggregates of a GROUP BY over ${WindowFamily.ClippingFamilies}, where each event's " +
         s"lifetime is clipped to each window; got it in $where: ${e.sql}")
 
   private def checkFamily(function: String, family: WindowFamily): Unit =
-    family.clippedLifetimeRefusal.foreach(WindowParameters.fail(function, _))
+    family.clippedLifetimeRefusal.foreach(reason =>
+      throw EventWindowsErrors.invalidParameter(function, reason))
 
   /** The function to name: the first time-weighted aggregate using a clipped lifetime, if any. */
   private def culprit(expressions: Seq[Expression]): String = {

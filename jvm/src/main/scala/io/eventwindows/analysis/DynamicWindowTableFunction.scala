@@ -12,7 +12,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Proj
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.Metadata
 
-import io.eventwindows.expressions.{EventWindow, WindowParameters}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.EventWindow
 import io.eventwindows.plans.Bounds
 
 /**
@@ -77,7 +78,8 @@ object DynamicWindowTableFunction {
   val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
     (FunctionIdentifier(Name), info, build)
 
-  private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
+  private def fail(message: String): Nothing =
+    throw EventWindowsErrors.invalidParameter(Name, message)
 
   private def build(args: Seq[Expression]): LogicalPlan = {
     val arguments = new TableFunctionArguments(

@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{
  * The window operator feeds events in time order, which first, last, any_value, max_by/min_by (on
  * ties) and imperative functions (collect_list, sketches, UDAFs) may depend on.
  */
-object OrderInsensitive extends (AggregateFunction => Boolean) {
+private[analysis] object OrderInsensitive extends (AggregateFunction => Boolean) {
   override def apply(f: AggregateFunction): Boolean = f match {
     case _: First | _: Last | _: AnyValue | _: MaxMinBy => false
     case _: DeclarativeAggregate => true

@@ -6,8 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.{
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, CollectList}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.expressions.{EventWindow, WindowParameters}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.EventWindow
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 
 /**
@@ -31,7 +31,7 @@ import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
  * Every family and output policy works so, since `collect_list` is an aggregate like any other;
  * the cost is the windows' total size (each window's values are collected and handed to Python).
  */
-object PandasAggregates {
+private[analysis] object PandasAggregates {
 
   def isPandas(ae: AggregateExpression): Boolean = ae.aggregateFunction.isInstanceOf[PythonUDAF]
 
@@ -60,7 +60,7 @@ object PandasAggregates {
           "window's values), or run the query on a batch DataFrame")
     }
     builtIn.find(ae => !RowOrdering.isOrderable(ae.dataType)).foreach { ae =>
-      WindowParameters.fail(
+      throw EventWindowsErrors.invalidParameter(
         window.prettyName,
         s"${ae.sql} (${ae.dataType.sql}) cannot be " +
           s"computed in the same aggregation as the pandas UDFs $names over event windows: its " +

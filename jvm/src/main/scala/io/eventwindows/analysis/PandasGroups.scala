@@ -10,8 +10,9 @@ import org.apache.spark.sql.catalyst.plans.logical.{
 }
 import org.apache.spark.sql.types.Metadata
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
-import io.eventwindows.expressions.{ClippedLifetime, EventWindow, WindowParameters}
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.{ClippedLifetime, EventWindow}
 import io.eventwindows.plans.{EventWindowAggregate, WindowContents}
 
 /**
@@ -83,7 +84,7 @@ object PandasGroups {
     val clipped = if (!EventWindowsConf.clippedLifetimeColumns) Nil
     else {
       window.family.clippedLifetimeRefusal.foreach { why =>
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           window.prettyName,
           s"${EventWindowsConf.ClippedLifetimeColumns} " +
             s"gives applyInPandas the clipped lifetimes of the events, which are $why")

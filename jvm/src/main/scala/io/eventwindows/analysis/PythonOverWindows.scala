@@ -28,7 +28,7 @@ import org.apache.spark.sql.eventwindows.SparkInternals
  * Python worker reads commands today, not a public API; a worker that read them otherwise would
  * need the wrappers changed. The smoke runs check it on every Spark line.
  */
-object PythonOverWindows {
+private[analysis] object PythonOverWindows {
 
   /** The wrappers' source, run in the worker. */
   private lazy val wrappers: String = {

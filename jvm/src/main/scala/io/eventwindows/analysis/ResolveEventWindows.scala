@@ -18,10 +18,11 @@ import org.apache.spark.sql.types.{
   DayTimeIntervalType, LongType, Metadata, MetadataBuilder, TimestampNTZType, TimestampType
 }
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.{
-  AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime, EventWindow,
-  EventWindowsOf, PointEventWindow, SplPolicies, WindowParameters
+  AdjustLifetime, AnchorSortKey, CheckedEnd, CheckpointMismatch, ClippedLifetime, EventTime,
+  EventWindow, EventWindowsOf, PointEventWindow, SplPolicies
 }
 import io.eventwindows.plans.{
   AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy, WindowAxis
@@ -57,7 +58,7 @@ object EventWindowing extends Rule[LogicalPlan] {
       val window = windows.head
       if (!p.isInstanceOf[Aggregate] && !p.isInstanceOf[Project]) misplaced(window)
       if (windows.size > 1) {
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           window.prettyName,
           "only one window function may be used per " +
             s"aggregation, got ${windows.map(_.prettyName).mkString(", ")}")
@@ -95,7 +96,7 @@ object EventWindowing extends Rule[LogicalPlan] {
   }
 
   def misplaced(window: EventWindow): Nothing =
-    WindowParameters.fail(
+    throw EventWindowsErrors.invalidParameter(
       window.prettyName,
       "a window function must be used as a GROUP BY " +
         s"expression, e.g. GROUP BY k, ${window.prettyName}(...)")
@@ -112,7 +113,7 @@ object EventWindowing extends Rule[LogicalPlan] {
         policies.zip(window.values).foreach {
           case ((parameter, policy), u: UnresolvedAttribute)
               if input.resolve(u.nameParts, resolver).isEmpty =>
-            WindowParameters.fail(
+            throw EventWindowsErrors.invalidParameter(
               window.prettyName,
               s"`$parameter` '${policy.sql}': the " +
                 s"attribute ${u.sql} is not a column of the input " +
@@ -228,7 +229,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
         if a.resolved && placedWindow(list).isDefined && unaggregated(a).isDefined =>
       placedWindow(list).get._1 match {
         case w if w.family.carriesAnchor =>
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             w.prettyName,
             "every result over dynamic windows is an aggregate " +
               "over the messages or a grouping column (for dynamic_window: each of `aggregates`, " +
@@ -247,7 +248,7 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
             s"event windows, got ${ae.sql}")
       }
       aggregateExpressions.find(_.references.contains(windowAttribute)).foreach { ae =>
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           window.prettyName,
           "an aggregate's input cannot use the window " +
             "column: each event is read once, not once per window. For the event's lifetime " +
@@ -444,8 +445,10 @@ object EventWindowAggregation extends Rule[LogicalPlan] {
       case Some(rewrite) =>
         val checkedEnd =
           window.end.map(CheckedEnd(window.start, _)).getOrElse(pointEnd(window.start))
-        val start = Alias(rewrite.start(window.start), "snapped_start")()
-        val end = Alias(rewrite.end(checkedEnd), "snapped_end")()
+        val (snappedStart, snappedEnd) =
+          AdjustLifetime.snapped(rewrite.snap, window.start, checkedEnd)
+        val start = Alias(snappedStart, "snapped_start")()
+        val end = Alias(snappedEnd, "snapped_end")()
         (
           window.definition.copy(
             family = rewrite.family,

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, IsNotNull, IsNull}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.expressions.AnchorSortKey
 import io.eventwindows.plans.{
   AnchorDefinition, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition

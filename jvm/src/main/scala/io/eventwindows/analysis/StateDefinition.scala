@@ -28,7 +28,7 @@ import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
  * A later version tags its text (`v2 ...`) and keeps the writer of version 1 to recognize the
  * checkpoints written before it, as a restart from such a checkpoint must go on.
  */
-object StateDefinition {
+private[analysis] object StateDefinition {
 
   /** The version of the encoding this build writes. */
   val Version: Int = 1

@@ -9,9 +9,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalP
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.streaming.CheckedAnchorStart
-import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.{AnchorSortKey, CheckedAnchorStart}
 import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
 import io.eventwindows.shims.{SparkLine, SparkShims}
 
@@ -76,12 +75,12 @@ private[analysis] object StreamingAnchors {
     val (streamed, anchors) = splitStaticAnchors(a.child, function)
     val time = AnchorSortKey.messageTime(a.window.start, a.window.values.last) match {
       case Some(t: Attribute) => t
-      case _ => WindowParameters.fail(
+      case _ => throw EventWindowsErrors.invalidParameter(
           function,
           "on a streaming DataFrame the messages' time must be a column")
     }
     if (!time.metadata.contains(EventTimeWatermark.delayKey)) {
-      WindowParameters.fail(
+      throw EventWindowsErrors.invalidParameter(
         function,
         s"on a streaming DataFrame the messages' time column " +
           s"${time.sql} needs an event-time watermark (withWatermark(\"${time.name}\", delay); a " +
@@ -173,7 +172,7 @@ private[analysis] object StreamingAnchors {
         Some(LessThan(startExpression, messageTime)),
         Some(ProbeWatermarkMs))
     }.map(ms => Math.max(0L, (ProbeWatermarkMs - ms) * 1000L))
-    derived.orElse(declared).getOrElse(WindowParameters.fail(
+    derived.orElse(declared).getOrElse(throw EventWindowsErrors.invalidParameter(
       function,
       "on a stream of anchors, an anchor is late once the watermark has passed its own time, " +
         "and the messages it can ask for must still be kept: its interval's start must be its " +
@@ -218,7 +217,7 @@ private[analysis] object StreamingAnchors {
         val streamed = input.transformDown { case u if u eq union => messages }
         (streamed, Some(overAnchors(chain, union, anchors)))
       case (_, Union(Seq(messages, _), _, _)) if !messages.isStreaming =>
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           function,
           "on a streaming DataFrame the messages must be a stream " +
             "(the anchors may be a stream or a static DataFrame), but they are static")

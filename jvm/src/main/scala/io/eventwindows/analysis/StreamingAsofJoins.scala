@@ -4,8 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.streaming.{StreamingAsofJoinProcessor, StreamingAsofJoinSpec}
-import io.eventwindows.expressions.WindowParameters
 import io.eventwindows.plans.AsofJoin
 
 /**
@@ -26,7 +26,7 @@ object StreamingAsofJoins extends Rule[LogicalPlan] {
   private def rewrite(j: AsofJoin): LogicalPlan = {
     val Seq(leftTime, rightTime) = Seq("left" -> j.leftTime, "right" -> j.rightTime).map {
       case (_, t: Attribute) if StreamingRangeJoins.watermarked(t) => t
-      case (side, t) => WindowParameters.fail(
+      case (side, t) => throw EventWindowsErrors.invalidParameter(
           AsofJoinTableFunction.Name,
           "both sides are " +
             s"streams: the $side side's time column ${name(t)} needs an event-time watermark " +

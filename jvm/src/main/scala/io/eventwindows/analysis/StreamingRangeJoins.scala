@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
 import org.apache.spark.sql.types.{Metadata, StructType}
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.execution.streaming.{
   InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec
 }

@@ -18,15 +18,14 @@ import org.apache.spark.sql.types.{
   MetadataBuilder, StructField, StructType, TimestampNTZType, TimestampType
 }
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.streaming.{
   EventTimeHorizon, RowEndIsEventTime, SnappedStart, SnappedToWindows, StartIsEventTime,
   StoredDefinition, StreamingAggregation, StreamingEmission, StreamingRows,
   StreamingWindowProcessor, StreamingWindowSpec
 }
-import io.eventwindows.expressions.{
-  AdjustStartTime, EventTime, LastRowEnd, SnapToWindows, WindowParameters
-}
+import io.eventwindows.expressions.{AdjustStartTime, EventTime, LastRowEnd, SnapToWindows}
 import io.eventwindows.plans.{EventWindowAggregate, HoppingFamily, OutputPolicy, StreamingRules}
 
 /**
@@ -259,7 +258,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
             EventTime.lineMax(s.dataType)))
       case _ =>
         val column = snapped.map(_.children.head).getOrElse(start)
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           a.window.function,
           "on a streaming DataFrame the window's time " +
             s"column ${column.sql} needs an event-time watermark on that column (withWatermark(\"" +
@@ -268,7 +267,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
     }
     time.dataType match {
       case TimestampType | TimestampNTZType => (time, horizon)
-      case other => WindowParameters.fail(
+      case other => throw EventWindowsErrors.invalidParameter(
           a.window.function,
           "on a streaming DataFrame the " +
             s"window's time column must be a TIMESTAMP or TIMESTAMP_NTZ column with a watermark, got " +
@@ -282,7 +281,7 @@ object StreamingWindows extends Rule[LogicalPlan] {
   private[analysis] def checkStateStore(function: String): Unit = {
     val provider = SQLConf.get.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
     if (provider != RocksDBProvider) {
-      WindowParameters.fail(
+      throw EventWindowsErrors.invalidParameter(
         function,
         "on a streaming DataFrame event windows keep their state " +
           "in Spark's RocksDB state store (transformWithState needs it), but the session uses " +

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{
 }
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.WindowParameters
 
 /**
@@ -31,7 +32,7 @@ private[analysis] final class TableFunctionArguments(
     fail(s"takes $counts arguments ($signature), got ${args.size}")
   }
 
-  def fail(message: String): Nothing = WindowParameters.fail(function, message)
+  def fail(message: String): Nothing = throw EventWindowsErrors.invalidParameter(function, message)
 
   /** The table of a `TABLE(name)` or `TABLE(query)` argument. */
   def table(i: Int, parameter: String): LogicalPlan = args(i) match {

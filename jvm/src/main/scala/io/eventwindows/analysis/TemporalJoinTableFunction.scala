@@ -15,7 +15,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
 
-import io.eventwindows.expressions.{CheckedEnd, EventTime, WindowParameters}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.{CheckedEnd, EventTime}
 
 /**
  * StreamInsight's temporal join as a table-valued function (SPEC 3.9):
@@ -85,7 +86,8 @@ object TemporalJoinTableFunction {
   val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
     (FunctionIdentifier(Name), info, build)
 
-  private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
+  private def fail(message: String): Nothing =
+    throw EventWindowsErrors.invalidParameter(Name, message)
 
   private val joinTypes: Map[String, JoinType] = Map(
     "inner" -> Inner,

@@ -13,7 +13,7 @@ import org.apache.spark.sql.eventwindows.SparkInternals
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{
   KeyTimeSorter, SweepPolicy, WindowAggregates, WindowSweepIterator

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
 
-import io.eventwindows.EventWindowsConf
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.plans.RangeJoinShape
 
 /**

@@ -23,7 +23,7 @@ import io.eventwindows.plans.WindowContents
  *
  * Not a sort: Spark's would not keep a window's order once it spills.
  */
-case class WindowContentsExec(
+private[execution] case class WindowContentsExec(
     ordinal: Attribute,
     present: Attribute,
     position: Attribute,

@@ -8,6 +8,9 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType}
 
+import io.eventwindows.plans.LifetimeSnap
+import io.eventwindows.time.{NumberedWindows, TimeArithmetic}
+
 /**
  * The snapped lifetimes of the blog post "Taming Hopping Windows": for hopping windows
  * `[a + n*hop, a + n*hop + size)` with `0 < hop <= size`, an event `[start, end)` is moved to
@@ -38,6 +41,22 @@ sealed trait AdjustLifetime extends UnaryExpression {
     def show(ticks: Long) = if (time.dataType == LongType) ticks.toString else s"${ticks}us"
     s"$prettyName($time, size=${show(size)}, hop=${show(hop)}, alignment=$alignment)"
   }
+}
+
+object AdjustLifetime {
+
+  /**
+   * The snapped start and exclusive end of the lifetime `[start, end)` under `snap`: for hopping
+   * windows [[AdjustStartTime]] and [[AdjustEndTime]], for windows known by number
+   * [[SnapToWindows]].
+   */
+  def snapped(snap: LifetimeSnap, start: Expression, end: Expression): (Expression, Expression) =
+    snap match {
+      case LifetimeSnap.ToHops(size, hop, alignment) =>
+        (AdjustStartTime(start, size, hop, alignment), AdjustEndTime(end, size, hop, alignment))
+      case LifetimeSnap.ToWindows(windows) =>
+        (SnapToWindows(start, windows, toEnd = false), SnapToWindows(end, windows, toEnd = true))
+    }
 }
 
 /** `adjust_start_time(t, size, hop[, alignment])`: the end of the earliest window holding `t`. */

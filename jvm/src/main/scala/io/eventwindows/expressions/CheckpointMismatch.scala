@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCo
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{BooleanType, DataType}
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 
 /**
  * Fails the query with `EVENTWINDOWS_CHECKPOINT_MISMATCH` and `message` where it is evaluated:

@@ -3,6 +3,7 @@ package io.eventwindows.expressions
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.{NullType, NumericType}
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
 import io.eventwindows.plans.WindowFamily
@@ -12,7 +13,7 @@ import io.eventwindows.plans.WindowFamily
  * time-sensitive aggregates (its "Hopping Windows" and "Count Windows" documentation), where an
  * aggregate sees each event's lifetime clipped to the window.
  */
-object ClippedLifetimeFunctions {
+private[expressions] object ClippedLifetimeFunctions {
 
   private val clippedArguments = s"""
     Arguments: none.
@@ -87,7 +88,7 @@ object ClippedLifetimeFunctions {
         if (args.size != 1) arity(name, "one argument (v)", args)
         args.head.dataType match {
           case _: NumericType | NullType => make(args.head)
-          case other => WindowParameters.fail(
+          case other => throw EventWindowsErrors.invalidParameter(
               name,
               s"`v` must be numeric, got ${other.sql} " +
                 s"(${args.head.sql})")

@@ -1,14 +1,14 @@
 package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.sql.types.{ArrayType, DataType, StructField, StructType}
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.plans.{AxisFamily, PerWindowAxis, WindowAxis, WindowFamily}
+import io.eventwindows.plans.{AxisFamily, PerWindowAxis, StreamingRules, WindowAxis}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * Every window of one event under a family whose axis has a row per position (each window known
@@ -108,7 +108,7 @@ case class EventWindowsOf(
  * family whose every position is a window, known from the event alone, the same axis the batch
  * operator sweeps.
  */
-sealed trait WindowsOfEvent extends Expression {
+private[expressions] sealed trait WindowsOfEvent extends Expression {
   def start: Expression
   def end: Option[Expression]
   def family: AxisFamily
@@ -135,7 +135,7 @@ sealed trait WindowsOfEvent extends Expression {
   protected def exclusiveEndOf(start: Long, endIsNull: Boolean, end: Long): Long =
     if (this.end.isEmpty) TimeArithmetic.pointEventEnd(start, lineMax)
     else if (endIsNull) {
-      if (family.horizon.isEmpty) EventWindowsOf.openEndedOnStream(family, start, timeType)
+      if (family.horizon.isEmpty) StreamingRules.openEndedOnStream(family, start, timeType)
       axis.openEnd(start)
     } else { CheckedEnd.check(start, end, timeType); end }
 }
@@ -200,14 +200,4 @@ object LastRowEnd {
 
 object EventWindowsOf {
   val NoWindows: ArrayData = new GenericArrayData(Array.empty[Any])
-
-  /**
-   * The error for an open-ended event (NULL end) under per-window output on a stream, without the
-   * family's horizon: there is no latest time to stop its windows at.
-   */
-  def openEndedOnStream(family: WindowFamily, start: Long, timeType: DataType): Nothing =
-    throw EventWindowsErrors.invalidInput(s"${family.functionName}: the event starting at " +
-      s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
-      "windows without end. Give the window function a horizon (its last argument), or the " +
-      "event an end")
 }

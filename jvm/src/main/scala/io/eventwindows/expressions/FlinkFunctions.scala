@@ -2,18 +2,20 @@ package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{
   axisArguments, axisParameters, lifetimeArguments, register
 }
 import io.eventwindows.plans.Cumulating
+import io.eventwindows.time.{CalendarCumulating, ExactCumulating}
 
 /**
  * Apache Flink's windows: cumulating windows follow the `CUMULATE` window table-valued function of
  * Flink's "Windowing TVF" documentation (buckets of `size`, each with the windows from its start
  * to every `step`), with the output policies, calendar units and lifetimes of hopping windows.
  */
-object FlinkFunctions {
+private[expressions] object FlinkFunctions {
 
   val cumulateWindow: Registration = register(
     "cumulate_window",
@@ -82,13 +84,13 @@ object FlinkFunctions {
     val windows = axis.windows(
       calendar = (step, size) => {
         if (step.months > 0 && size.months == 0) {
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             name,
             s"`size` must have months when `step` has them (a " +
               s"bucket of whole months or years cumulated by months), got step $step, size $size")
         }
         if (!step.atMost(size)) {
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             name,
             s"`step` must not be longer than `size`, got step $step, " +
               s"size $size")
@@ -96,7 +98,7 @@ object FlinkFunctions {
         val alignment = axis.calendarAlignment(period = size)
         val windows = CalendarCumulating(size, step, alignment, axis.calendarZone)
         if (windows.perBucket > MaxWindowsPerBucket) {
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             name,
             s"`step` $step cuts `size` $size into up to " +
               s"${windows.perBucket} windows, more than $MaxWindowsPerBucket; use a longer step")
@@ -106,7 +108,7 @@ object FlinkFunctions {
       exact = (step, size) => {
         if (size % step != 0) {
           val Seq(stepArgument, sizeArgument) = axis.lengthArguments.map(_.sql)
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             name,
             s"`size` must be a multiple of `step` (as Flink's CUMULATE " +
               s"requires), got step $stepArgument, size $sizeArgument")

@@ -10,8 +10,10 @@ import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, LongType, NullType, TimestampType}
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.plans.OutputPolicy
+import io.eventwindows.time.CalendarStep
 
 /**
  * What the registrations of every source share: [[register]], which builds a function's
@@ -22,7 +24,7 @@ import io.eventwindows.plans.OutputPolicy
  * and cumulating windows) also the parameters they share ([[axisArguments]]). The constant
  * parameters themselves are read by [[WindowParameters]].
  */
-object FunctionArguments {
+private[expressions] object FunctionArguments {
 
   /**
    * The registration of the function `name`: its `ExpressionInfo`, which Spark's own functions
@@ -58,7 +60,7 @@ object FunctionArguments {
     val checked = if (named.nonEmpty) builder
     else (args: Seq[Expression]) => {
       args.collectFirst { case n: NamedArgumentExpression =>
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           name,
           s"takes positional arguments only, got the named argument " +
             s"`${n.key}`")
@@ -80,7 +82,7 @@ object FunctionArguments {
     """
 
   private[expressions] def arity(name: String, expected: String, args: Seq[Expression]): Nothing =
-    WindowParameters.fail(
+    throw EventWindowsErrors.invalidParameter(
       name,
       s"takes $expected, got ${args.size}: " +
         args.map(_.sql).mkString(", "))
@@ -99,7 +101,7 @@ object FunctionArguments {
     else Some(args(1).dataType match {
       case NullType => Cast(args(1), time)
       case t if t == time => args(1)
-      case t => WindowParameters.fail(
+      case t => throw EventWindowsErrors.invalidParameter(
           name,
           s"`end` must have the type of `start` (${time.sql}), " +
             s"got ${t.sql} (${args(1).sql})")
@@ -123,14 +125,14 @@ object FunctionArguments {
     val positional = args.takeWhile(!_.isInstanceOf[NamedArgumentExpression])
     val named = args.drop(positional.size).map {
       case NamedArgumentExpression(key, value) => key.toLowerCase(Locale.ROOT) -> value
-      case other => WindowParameters.fail(
+      case other => throw EventWindowsErrors.invalidParameter(
           name,
           "a positional argument must not follow named " +
             s"arguments, got ${other.sql}")
     }
     named.foreach { case (key, _) =>
       if (!names.contains(key)) {
-        WindowParameters.fail(
+        throw EventWindowsErrors.invalidParameter(
           name,
           s"has no parameter `$key` that can be named; the named " +
             s"parameters are ${names.map("`" + _ + "`").mkString(", ")}")
@@ -138,7 +140,7 @@ object FunctionArguments {
     }
     named.groupBy(_._1).collectFirst {
       case (key, uses) if uses.size > 1 =>
-        WindowParameters.fail(name, s"`$key` is named twice")
+        throw EventWindowsErrors.invalidParameter(name, s"`$key` is named twice")
     }
     (positional, named.toMap)
   }
@@ -151,7 +153,9 @@ object FunctionArguments {
       named: Map[String, Expression],
       parameter: String): Option[Expression] = (params.lift(index), named.get(parameter)) match {
     case (Some(_), Some(_)) =>
-      WindowParameters.fail(name, s"`$parameter` is given both by position and by name")
+      throw EventWindowsErrors.invalidParameter(
+        name,
+        s"`$parameter` is given both by position and by name")
     case (given, byName) => given.orElse(byName)
   }
 

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCo
 import org.apache.spark.sql.types.DataType
 
 import io.eventwindows.plans.{AxisFamily, WindowAxis}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The window of a point event under a family whose axis has a row per position and gives a point

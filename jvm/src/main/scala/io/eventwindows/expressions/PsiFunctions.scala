@@ -3,6 +3,7 @@ package io.eventwindows.expressions
 import org.apache.spark.sql.catalyst.expressions.{Cast, Expression}
 import org.apache.spark.sql.types.NullType
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
 import io.eventwindows.plans.{AnchorWindow, Bounds, IndexWindow, RelativeTimeWindow}
@@ -13,7 +14,7 @@ import io.eventwindows.plans.{AnchorWindow, Bounds, IndexWindow, RelativeTimeWin
  * intervals another stream gives (here a table holding both, which the Python
  * `dynamic_window` and the table function of the same name build from two tables).
  */
-object PsiFunctions {
+private[expressions] object PsiFunctions {
 
   val indexWindow: Registration = register(
     "index_window",
@@ -121,7 +122,7 @@ object PsiFunctions {
     else Some(WindowParameters.integer(name, "lo", args(1)))
     val hi = WindowParameters.integer(name, "hi", args(2))
     lo.filter(_ > hi).foreach { l =>
-      WindowParameters.fail(
+      throw EventWindowsErrors.invalidParameter(
         name,
         s"`lo` must not exceed `hi`, got lo $l > hi $hi (psi would " +
           "swap them; eventwindows does not guess)")
@@ -138,7 +139,9 @@ object PsiFunctions {
     val lo = WindowParameters.offsetTicks(name, "lo", args(1), timeType)
     val hi = WindowParameters.offsetTicks(name, "hi", args(2), timeType)
     if (lo > hi) {
-      WindowParameters.fail(name, s"`lo` must not exceed `hi`, got ${args(1).sql} > ${args(2).sql}")
+      throw EventWindowsErrors.invalidParameter(
+        name,
+        s"`lo` must not exceed `hi`, got ${args(1).sql} > ${args(2).sql}")
     }
     val bounds = Bounds(WindowParameters.policy(
       name,
@@ -163,7 +166,7 @@ object PsiFunctions {
     val Seq(start, end) = Seq("anchor_start" -> anchorStart, "anchor_end" -> anchorEnd).map {
       case (_, e) if e.dataType == timeType => e
       case (_, e) if e.dataType == NullType => Cast(e, timeType)
-      case (parameter, e) => WindowParameters.fail(
+      case (parameter, e) => throw EventWindowsErrors.invalidParameter(
           name,
           s"`$parameter` must have the type of " +
             s"`time` (${timeType.sql}), got ${e.dataType.sql} (${e.sql})")
@@ -176,7 +179,9 @@ object PsiFunctions {
       Bounds(lowerInclusive = true, upperInclusive = true).sqlName))
     val lookback = args.lift(5).filterNot(e => e.foldable && e.eval() == null).map { e =>
       val ticks = WindowParameters.offsetTicks(name, "lookback", e, timeType)
-      if (ticks < 0) WindowParameters.fail(name, s"`lookback` must not be negative, got ${e.sql}")
+      if (ticks < 0) throw EventWindowsErrors.invalidParameter(
+        name,
+        s"`lookback` must not be negative, got ${e.sql}")
       ticks
     }
     val (sortTime, side) = AnchorSortKey(time, start, anchor, bounds)

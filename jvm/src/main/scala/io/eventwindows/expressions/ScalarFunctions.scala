@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.{
   ByteType, DataType, DayTimeIntervalType, IntegerType, LongType, ShortType, StringType
 }
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
 
@@ -15,7 +16,7 @@ import io.eventwindows.expressions.FunctionArguments.{arity, register}
  * an event's lifetime to the hopping windows' intervals so that a snapshot window over it gives one
  * row per change of the windows' contents.
  */
-object ScalarFunctions {
+private[expressions] object ScalarFunctions {
 
   val snapToBoundary: Registration = register(
     "snap_to_boundary",
@@ -81,7 +82,7 @@ object ScalarFunctions {
     val size = WindowParameters.durationTicks(name, "size", args(1), time)
     val hop = WindowParameters.durationTicks(name, "hop", args(2), time)
     if (hop > size) {
-      WindowParameters.fail(
+      throw EventWindowsErrors.invalidParameter(
         name,
         s"`hop` must not exceed `size`, got " +
           s"${WindowParameters.describeTicks(hop, time)} > ${WindowParameters.describeTicks(size, time)}")

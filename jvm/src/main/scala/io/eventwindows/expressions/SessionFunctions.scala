@@ -2,6 +2,7 @@ package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{
   arity, lifetime, lifetimeArguments, namedArguments, optional, register
@@ -12,7 +13,7 @@ import io.eventwindows.plans.{OutputPolicy, SessionWindow}
  * Sessions over events that last: Trill's session windows, with Azure Stream Analytics' maximum
  * duration and Trill's progressive output, on the gap rule of Spark's `session_window`.
  */
-object SessionFunctions {
+private[expressions] object SessionFunctions {
 
   val eventSessionWindow: Registration = register(
     "event_session_window",
@@ -75,7 +76,7 @@ object SessionFunctions {
       .filterNot(e => e.foldable && e.eval() == null)
     val maxDuration = maxDurationArgument.map { e =>
       val ticks = WindowParameters.durationTicks(name, "max_duration", e, time)
-      if (ticks < gap) WindowParameters.fail(
+      if (ticks < gap) throw EventWindowsErrors.invalidParameter(
         name,
         s"`max_duration` must be at least `gap`, got " +
           s"${e.sql} < ${params.head.sql}")

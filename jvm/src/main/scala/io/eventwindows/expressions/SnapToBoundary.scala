@@ -6,7 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, TernaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * `snap_to_boundary(t, alignment, period)`: the largest `alignment + n * period <= t` over all

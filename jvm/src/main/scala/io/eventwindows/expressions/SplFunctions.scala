@@ -12,7 +12,7 @@ import io.eventwindows.plans.{SlidingWindow, SplTumblingWindow}
  * "Sliding windows" documentation defines them, and tumbling windows with their eviction policies
  * and window punctuation. The policies' text is read by [[SplPolicies]].
  */
-object SplFunctions {
+private[expressions] object SplFunctions {
 
   val slidingWindow: Registration = register(
     "sliding_window",

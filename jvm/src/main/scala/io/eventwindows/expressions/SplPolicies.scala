@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.plans.SplPolicy
 
 /**
@@ -36,7 +37,7 @@ object SplPolicies {
       orderType: DataType,
       tumbling: Boolean): (SplPolicy, Option[Expression]) = {
     def fail(message: String): Nothing =
-      WindowParameters.fail(function, s"`$parameter` $message, got '$text'")
+      throw EventWindowsErrors.invalidParameter(function, s"`$parameter` $message, got '$text'")
     val allowed = "count(n), time(t)" +
       (if (tumbling) ", delta(attribute, d) or punct(column)"
        else " or delta(attribute, d)")
@@ -94,7 +95,7 @@ object SplPolicies {
   /** Checks that a punctuation policy's column is a BOOLEAN. */
   def checkPunctuation(function: String, policy: SplPolicy.Punct, dataType: DataType): Unit =
     if (dataType != BooleanType) {
-      WindowParameters.fail(
+      throw EventWindowsErrors.invalidParameter(
         function,
         s"`eviction` '${policy.sql}': the column must be a " +
           s"BOOLEAN (TRUE flushes the window after its tuple), got ${dataType.sql}")
@@ -110,7 +111,7 @@ object SplPolicies {
   def deltaUnits(function: String, parameter: String, policy: SplPolicy.Delta, dataType: DataType)
       : DeltaUnits = {
     def fail(message: String): Nothing =
-      WindowParameters.fail(function, s"`$parameter` '${policy.sql}': $message")
+      throw EventWindowsErrors.invalidParameter(function, s"`$parameter` '${policy.sql}': $message")
     val number = decimal(policy.deltaText)
     val delta: java.math.BigDecimal = dataType match {
       case TimestampType | TimestampNTZType =>

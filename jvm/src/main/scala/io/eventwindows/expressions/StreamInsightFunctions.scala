@@ -2,11 +2,13 @@ package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{
   arity, axisArguments, axisParameters, lifetime, lifetimeArguments, register
 }
 import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolicy, Snapshot}
+import io.eventwindows.time.CalendarWindows
 
 /**
  * StreamInsight's windows. Hopping and tumbling windows follow StreamInsight's "Hopping Windows"
@@ -15,7 +17,7 @@ import io.eventwindows.plans.{CalendarHopping, CountWindow, Hopping, OutputPolic
  * intervals under a snapshot window); snapshot windows are StreamInsight's, and count windows
  * follow its "Count Windows" documentation.
  */
-object StreamInsightFunctions {
+private[expressions] object StreamInsightFunctions {
 
   private val hoppingParameters =
     """
@@ -142,7 +144,7 @@ object StreamInsightFunctions {
     val family = axis.windows(
       calendar = (size, hop) => {
         if (changes && !hop.atMost(size)) {
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             name,
             "`output` 'changes' needs windows without gaps: a hop " +
               s"never longer than the size, got hop $hop, size $size")
@@ -156,7 +158,7 @@ object StreamInsightFunctions {
       exact = (size, hop) => {
         if (changes && hop > size) {
           val time = axis.start.dataType
-          WindowParameters.fail(
+          throw EventWindowsErrors.invalidParameter(
             name,
             s"`output` 'changes' needs hop <= size (windows without " +
               s"gaps), got hop ${WindowParameters.describeTicks(hop, time)} > size " +
@@ -181,7 +183,7 @@ object StreamInsightFunctions {
       "at most 2 parameters after the lifetime columns (n, output)",
       args)
     val n = WindowParameters.integer(name, "n", params.head)
-    if (n < 1) WindowParameters.fail(name, s"`n` must be at least 1, got $n")
+    if (n < 1) throw EventWindowsErrors.invalidParameter(name, s"`n` must be at least 1, got $n")
     val output = OutputPolicy(WindowParameters.policy(
       name,
       "output",

@@ -8,6 +8,8 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.{DataType, DoubleType, LongType}
 
+import io.eventwindows.time.TimeArithmetic
+
 /**
  * `time_weighted_sum(v)` and `time_weighted_avg(v)`: v weighted by the length of each event's
  * lifetime clipped to the window (seconds for TIMESTAMP and TIMESTAMP_NTZ time, ticks for BIGINT),
@@ -43,7 +45,10 @@ abstract class TimeWeighted extends DeclarativeAggregate {
 }
 
 /** `time_weighted_sum(v)`: the sum of v x clipped length; NULL if every v is NULL. */
-case class TimeWeightedSum(value: Expression, clippedStart: Expression, clippedEnd: Expression)
+private[expressions] case class TimeWeightedSum(
+    value: Expression,
+    clippedStart: Expression,
+    clippedEnd: Expression)
     extends TimeWeighted {
 
   private lazy val sum = AttributeReference("sum", DoubleType)()
@@ -100,7 +105,8 @@ object TimeWeighted {
 }
 
 /** The length in ticks, as a double, of a clipped lifetime `[start, end)`. */
-case class ClippedLength(start: Expression, end: Expression) extends BinaryExpression {
+private[expressions] case class ClippedLength(start: Expression, end: Expression)
+    extends BinaryExpression {
   override def left: Expression = start
   override def right: Expression = end
   override def dataType: DataType = DoubleType

@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.util.{DateTimeUtils, IntervalUtils}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.time.CalendarStep
 
 /**
  * Reads the constant parameters of the window functions (durations, alignments, policies) and
@@ -21,7 +22,8 @@ import io.eventwindows.EventWindowsErrors
  */
 object WindowParameters {
 
-  def fail(function: String, message: String): Nothing =
+  /** Rejects a parameter of `function` ([[EventWindowsErrors.invalidParameter]]). */
+  private def fail(function: String, message: String): Nothing =
     throw EventWindowsErrors.invalidParameter(function, message)
 
   /** Checks that a time argument has one of the time types and returns that type. */

@@ -2,7 +2,7 @@ package io.eventwindows.plans
 
 import org.apache.spark.unsafe.types.CalendarInterval
 
-import io.eventwindows.expressions.{
+import io.eventwindows.time.{
   CalendarCumulating, CalendarStep, CalendarWindows, ExactCumulating, NumberedWindows
 }
 

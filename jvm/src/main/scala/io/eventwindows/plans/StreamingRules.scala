@@ -1,9 +1,11 @@
 package io.eventwindows.plans
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
 
-import io.eventwindows.expressions.{EventWindowsOf, TimeArithmetic}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * What a window family needs to run on a stream by replay (the streaming room's
@@ -116,6 +118,16 @@ object StreamingRules {
   /** A [[Retention.endingFrom]] that keeps no event for its end alone. */
   val KeepNoEnded: Long = Long.MaxValue
 
+  /**
+   * The error for an open-ended event (NULL end) under per-window output on a stream, without the
+   * family's horizon: there is no latest time to stop its windows at.
+   */
+  def openEndedOnStream(family: WindowFamily, start: Long, timeType: DataType): Nothing =
+    throw EventWindowsErrors.invalidInput(s"${family.functionName}: the event starting at " +
+      s"${Literal(start, timeType)} is open-ended (NULL end): on a stream it would lie in " +
+      "windows without end. Give the window function a horizon (its last argument), or the " +
+      "event an end")
+
   /** The index of the first of the sorted `starts` at or after `time` (their number if none). */
   private def firstAtOrAfter(starts: Array[Long], time: Long): Int = {
     var lo = 0
@@ -183,7 +195,7 @@ object StreamingRules {
     }
 
     override def checkOpenEnded(start: Long, timeType: DataType): Unit =
-      if (family.horizon.isEmpty) EventWindowsOf.openEndedOnStream(family, start, timeType)
+      if (family.horizon.isEmpty) StreamingRules.openEndedOnStream(family, start, timeType)
   }
 
   /**

@@ -3,10 +3,9 @@ package io.eventwindows.plans
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
-import io.eventwindows.expressions.{
-  CalendarWindows, CumulatingWindows, NumberedWindows, TimeArithmetic
-}
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.time.{CalendarWindows, CumulatingWindows, NumberedWindows, TimeArithmetic}
 
 /**
  * How the positions of a run along an axis become output rows: each position its own row (a
@@ -94,7 +93,7 @@ object WindowAxis {
 }
 
 /** Snapshot windows: the axis is time itself; a run is a snapshot interval. */
-case class SnapshotAxis(lineMax: Long) extends WindowAxis {
+private[plans] case class SnapshotAxis(lineMax: Long) extends WindowAxis {
   override def enter(start: Long, end: Long): Long = start
   override def leave(start: Long, end: Long): Long = end
   override def openEnd(start: Long): Long = lineMax
@@ -179,7 +178,7 @@ sealed trait PerWindowAxis extends WindowAxis {
  * (then the windows that start within `size - 2` ticks of the end of the line have none, and an
  * event in one fails the query, naming it, instead of sharing a position with another window).
  */
-case class HoppingAxis(
+private[plans] case class HoppingAxis(
     size: Long,
     hop: Long,
     alignment: Long,
@@ -241,7 +240,7 @@ case class HoppingAxis(
  * one starting before its end ([[nextPosition]]), each bound computed by the windows. Windows
  * reaching past the time line are clipped to it.
  */
-sealed trait NumberedAxis extends PerWindowAxis {
+private[plans] sealed trait NumberedAxis extends PerWindowAxis {
   import TimeArithmetic._
 
   /** The windows, by number. */
@@ -267,7 +266,7 @@ sealed trait NumberedAxis extends PerWindowAxis {
  * [[CalendarWindows]], each number a window. An event's windows are those of a [[HoppingAxis]],
  * with each bound computed on the zone's calendar.
  */
-case class CalendarAxis(
+private[plans] case class CalendarAxis(
     windows: CalendarWindows,
     pointOutput: Boolean,
     horizon: Long,
@@ -290,7 +289,7 @@ case class CalendarAxis(
  * fewer windows than `perBucket`) are skipped by [[nextPosition]]; enter and leave points are
  * always windows.
  */
-case class CumulateAxis(
+private[plans] case class CumulateAxis(
     windows: CumulatingWindows,
     pointOutput: Boolean,
     horizon: Long,

@@ -1,10 +1,7 @@
 package io.eventwindows.plans
 
-import org.apache.spark.sql.catalyst.expressions.Expression
-
-import io.eventwindows.expressions.{
-  AdjustEndTime, AdjustStartTime, CalendarStep, CalendarWindows, CumulatingWindows, ExactCumulating,
-  NumberedWindows, SnapToWindows, TimeArithmetic
+import io.eventwindows.time.{
+  CalendarStep, CalendarWindows, CumulatingWindows, ExactCumulating, NumberedWindows, TimeArithmetic
 }
 
 /**
@@ -69,13 +66,23 @@ sealed trait WindowFamily extends Product with Serializable {
 }
 
 /**
- * A family planned as `family` over event lifetimes whose start and end (exclusive) are
- * rewritten by `start` and `end`.
+ * A family planned as `family` over event lifetimes snapped to the windows of `snap`: each start
+ * moves to the end of the first window ending after it, each exclusive end to the end of the
+ * window after the last one starting before it (`AdjustLifetime.snapped` makes the expressions).
  */
-case class LifetimeRewrite(
-    family: WindowFamily,
-    start: Expression => Expression,
-    end: Expression => Expression)
+case class LifetimeRewrite(family: WindowFamily, snap: LifetimeSnap)
+
+/** The windows a [[LifetimeRewrite]] snaps lifetimes to. */
+sealed trait LifetimeSnap
+
+object LifetimeSnap {
+
+  /** Hopping windows `[alignment + n*hop, alignment + n*hop + size)` ("Taming Hopping Windows"). */
+  final case class ToHops(size: Long, hop: Long, alignment: Long) extends LifetimeSnap
+
+  /** Windows known by number: calendar windows, cumulating windows. */
+  final case class ToWindows(windows: NumberedWindows) extends LifetimeSnap
+}
 
 object WindowFamily {
 
@@ -236,10 +243,7 @@ sealed trait HoppingFamily extends AxisFamily {
   /** Output 'changes' of windows known by number: a snapshot window over snapped lifetimes. */
   protected def snappedTo(windows: NumberedWindows): Option[LifetimeRewrite] =
     if (output != OutputPolicy.Changes) None
-    else Some(LifetimeRewrite(
-      Snapshot,
-      SnapToWindows(_, windows, toEnd = false),
-      SnapToWindows(_, windows, toEnd = true)))
+    else Some(LifetimeRewrite(Snapshot, LifetimeSnap.ToWindows(windows)))
 }
 
 /**
@@ -274,10 +278,7 @@ case class Hopping(
 
   override def lifetimeRewrite: Option[LifetimeRewrite] =
     if (output != OutputPolicy.Changes) None
-    else Some(LifetimeRewrite(
-      Snapshot,
-      AdjustStartTime(_, size, hop, alignment),
-      AdjustEndTime(_, size, hop, alignment)))
+    else Some(LifetimeRewrite(Snapshot, LifetimeSnap.ToHops(size, hop, alignment)))
 }
 
 /**

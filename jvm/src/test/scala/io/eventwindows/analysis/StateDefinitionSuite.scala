@@ -8,14 +8,12 @@ import org.apache.spark.sql.types.{LongType, StructField, StructType, TimestampT
 import io.eventwindows.execution.streaming.{
   RowEndIsEventTime, SnappedStart, SnappedToWindows, StartIsEventTime
 }
-import io.eventwindows.expressions.{
-  CalendarCumulating, CalendarStep, CalendarWindows, ExactCumulating
-}
 import io.eventwindows.plans.{
   AnchorWindow, Bounds, CalendarHopping, CountWindow, Cumulating, FamilyEncoding, Hopping,
   IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplPolicy,
   SplTumblingWindow
 }
+import io.eventwindows.time.{CalendarCumulating, CalendarStep, CalendarWindows, ExactCumulating}
 
 /**
  * The stored definitions of version 1, as checkpoints written so far hold them: each family

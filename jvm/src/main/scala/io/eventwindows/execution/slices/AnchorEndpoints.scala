@@ -18,8 +18,8 @@ import org.apache.spark.sql.types.{
 }
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.sweep.AnchorSweep
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.CheckedAnchorStart
 import io.eventwindows.plans.{AnchorWindow, Bounds}
 
 /**
@@ -196,7 +196,7 @@ private[slices] case class AnchorEndpointsMode(
           ends.getLong(1),
           if (anchor.isEmpty) null else row.asInstanceOf[UnsafeRow].copy())
       } else if (anchor.isDefined) {
-        val message = AnchorSweep.rejectionMessage(
+        val message = CheckedAnchorStart.rejectionMessage(
           AnchorWindow(bounds),
           anchor.get.dataType,
           anchor.get.eval(row),

@@ -1,6 +1,7 @@
 package io.eventwindows.execution.streaming
 
-import io.eventwindows.expressions.{NumberedWindows, SnapToWindows, TimeArithmetic}
+import io.eventwindows.expressions.SnapToWindows
+import io.eventwindows.time.{NumberedWindows, TimeArithmetic}
 
 /**
  * How far the operator's start times are known once the event-time watermark is w (in

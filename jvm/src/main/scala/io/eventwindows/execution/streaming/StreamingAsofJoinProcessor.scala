@@ -15,7 +15,7 @@ import org.apache.spark.sql.streaming.{
 }
 import org.apache.spark.sql.types.StructType
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.streaming.StreamingRangeJoinProcessor.{ceilMillis, JoinSide}
 import io.eventwindows.plans.{AsofDirection, JoinLifetime}
 

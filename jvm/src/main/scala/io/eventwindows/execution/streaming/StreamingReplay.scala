@@ -15,8 +15,9 @@ import io.eventwindows.execution.sweep.{
   ContinuingSession, KeyTimeSorter, ResumingSweep, SeedingSweep, SweepPolicy, WindowAggregates,
   WindowSweepIterator
 }
-import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.expressions.EventTime
 import io.eventwindows.plans.{Retention, StreamingRules, WindowFields}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * One key's firing of a streaming event-window aggregation: the events kept in state that start

@@ -6,7 +6,7 @@ import org.apache.spark.sql.streaming.{
   TTLConfig, ValueState
 }
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.sweep.ResumingSweep
 
 /**

@@ -4,16 +4,16 @@ import java.util.PriorityQueue
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute, BoundReference, Expression, Literal, MutableProjection, SpecificInternalRow,
-  UnsafeProjection, UnsafeRow
+  Attribute, BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection,
+  UnsafeRow
 }
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.DataType
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
-import io.eventwindows.expressions.{EventTime, TimeArithmetic}
+import io.eventwindows.expressions.{CheckedAnchorStart, EventTime}
 import io.eventwindows.plans.{AnchorWindow, WindowFields}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The policy of dynamic windows ([[AnchorWindow]]): a key's messages and anchors arrive in one
@@ -135,39 +135,11 @@ private[execution] final class AnchorSweep(
 
   /** The anchor in `valueRow` is not a valid one. */
   private def reject(): Nothing = throw EventWindowsErrors.invalidInput(
-    AnchorSweep.rejectionMessage(
+    CheckedAnchorStart.rejectionMessage(
       family,
       values(2).dataType,
       valueRow.get(2, values(2).dataType),
       timeType,
       valueRow.get(0, timeType),
       valueRow.get(1, timeType)))
-}
-
-private[execution] object AnchorSweep {
-
-  /**
-   * What is wrong with an anchor with a NULL start or end, or an end before its start, naming it
-   * by its own columns (its struct), not by the internal ones of the table the window reads.
-   */
-  def rejectionMessage(
-      family: AnchorWindow,
-      anchorType: DataType,
-      anchor: Any,
-      timeType: DataType,
-      start: Any,
-      end: Any): String = {
-    val what =
-      if (start == null || end == null) "a NULL start or end" else "an end before its start"
-    s"${family.functionName}: the anchor ${describe(anchorType, anchor)} has $what " +
-      s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})"
-  }
-
-  /** The anchor `anchor` by its own columns (its struct). */
-  def describe(anchorType: DataType, anchor: Any): String = anchorType match {
-    case struct: StructType => WindowSweepIterator.describe(
-        anchor.asInstanceOf[InternalRow],
-        DataTypeUtils.toAttributes(struct))
-    case other => Literal(anchor, other).toString
-  }
 }

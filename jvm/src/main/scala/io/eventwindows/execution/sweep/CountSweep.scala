@@ -3,8 +3,8 @@ package io.eventwindows.execution.sweep
 import org.apache.spark.sql.catalyst.InternalRow
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
-import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{CountWindow, OutputPolicy, WindowFields}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The policy of StreamInsight's count windows: for n consecutive distinct start times

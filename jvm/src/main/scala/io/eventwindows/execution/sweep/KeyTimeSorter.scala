@@ -17,8 +17,8 @@ import org.apache.spark.sql.execution.UnsafeExternalRowSorter.PrefixComputer
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
-import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.WindowDefinition
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * Sorts one partition for the sweep: the rows of each key together, each key's rows by start, and

@@ -3,8 +3,8 @@ package io.eventwindows.execution.sweep
 import org.apache.spark.sql.catalyst.InternalRow
 
 import io.eventwindows.execution.aggregate.{AggregateBuffers, FifoAggregator, WindowMemory}
-import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{IndexWindow, MessageFamily, RelativeTimeWindow, WindowFields}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The policy of \psi's windows anchored at every message (point events, in time order):

@@ -2,7 +2,7 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * A policy that a stream resumes instead of replaying (see `StreamingReplay`): IBM Streams SPL

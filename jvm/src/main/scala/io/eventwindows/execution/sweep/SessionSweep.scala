@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types.DataType
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{AggregateBuffers, WindowMemory}
 import io.eventwindows.plans.{AxisRows, OutputPolicy, SessionWindow, WindowFields}
 

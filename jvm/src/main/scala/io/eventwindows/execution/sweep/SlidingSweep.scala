@@ -7,12 +7,13 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 
-import io.eventwindows.{EventWindowsConf, EventWindowsErrors}
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{
   AggregateBuffers, FifoAggregator, SlidingAggregator, WindowMemory
 }
-import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SlidingWindow, SplPolicy, WindowFields}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The policy of IBM Streams SPL sliding windows, which follows the SPL runtime on each arrival of

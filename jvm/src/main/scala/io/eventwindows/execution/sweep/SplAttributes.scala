@@ -6,9 +6,10 @@ import org.apache.spark.sql.catalyst.expressions.{
 }
 import org.apache.spark.sql.types._
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.expressions.{DeltaUnits, SplPolicies, TimeArithmetic}
+import io.eventwindows.errors.EventWindowsErrors
+import io.eventwindows.expressions.{DeltaUnits, SplPolicies}
 import io.eventwindows.plans.SplPolicy
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The columns the SPL policies of a window read from each tuple, one slot per policy that reads
@@ -54,7 +55,7 @@ private[sweep] final class SplAttributes(
         val what = if (units(i).isDefined) "attribute" else "punctuation column"
         throw EventWindowsErrors.invalidInput(
           s"$function: the $what of '${policies(i)._1.sql}' is NULL in the row " +
-            s"${WindowSweepIterator.describe(tuple, input)}; filter such rows out or give them a value")
+            s"${EventWindowsErrors.describeRow(tuple, input)}; filter such rows out or give them a value")
       }
       i += 1
     }

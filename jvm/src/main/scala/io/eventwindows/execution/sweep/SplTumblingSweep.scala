@@ -4,8 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 
 import io.eventwindows.execution.aggregate.AggregateBuffers
-import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.{SplPolicy, SplTumblingWindow, WindowFields}
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The policy of IBM Streams SPL tumbling windows: the window fills with a partition's tuples (in

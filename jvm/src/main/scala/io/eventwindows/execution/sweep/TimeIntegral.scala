@@ -3,7 +3,7 @@ package io.eventwindows.execution.sweep
 import java.lang.Double.{doubleToRawLongBits, isFinite, longBitsToDouble}
 
 import io.eventwindows.execution.aggregate.{LongPages, WindowMemory}
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The time-weighted aggregates of windows `[a, b)` over interval events `[start, end)` with a

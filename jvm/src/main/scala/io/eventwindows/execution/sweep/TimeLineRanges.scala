@@ -8,8 +8,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection}
 import org.apache.spark.sql.eventwindows.SparkInternals
 
-import io.eventwindows.expressions.TimeArithmetic
 import io.eventwindows.plans.JoinLifetime
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The time line cut into ranges at `bounds` (ascending, distinct): range r holds the times with

@@ -7,10 +7,11 @@ import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.expressions.{EventTime, EventWindow, TimeArithmetic}
+import io.eventwindows.expressions.{EventTime, EventWindow}
 import io.eventwindows.plans.WindowDefinition
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The loop of the window operator, shared by every family: one pass over rows in which each key's
@@ -44,7 +45,7 @@ private[execution] final class WindowSweepIterator(
   private val keyProjection = UnsafeProjection.create(keys, inputAttributes)
   memory.holder = () =>
     if (keys.isEmpty || key == null) "the window contents of its one group"
-    else s"the window contents of the key ${WindowSweepIterator.describe(key, keys)}"
+    else s"the window contents of the key ${EventWindowsErrors.describeRow(key, keys)}"
   private val lineMax = EventTime.lineMax(timeType)
   private val lifetime = MutableProjection.create(window.start +: end.toSeq, inputAttributes)
   private val times = new SpecificInternalRow(Seq(timeType, timeType))
@@ -209,17 +210,8 @@ private[execution] final class WindowSweepIterator(
   private def rejectLifetime(row: InternalRow, s: Long, e: Long): Nothing =
     throw EventWindowsErrors.eventEndsBeforeStart(
       s"eventwindows: an event must not end before it starts, but the row " +
-        s"${WindowSweepIterator.describe(row, inputAttributes)} has end ${Literal(e, timeType)} " +
+        s"${EventWindowsErrors.describeRow(row, inputAttributes)} has end ${Literal(e, timeType)} " +
         s"< start ${Literal(s, timeType)}")
-}
-
-private[execution] object WindowSweepIterator {
-
-  /** An input row as error messages name it: `(name=value, ...)`. */
-  def describe(row: InternalRow, attributes: Seq[Attribute]): String =
-    attributes.zipWithIndex.map { case (a, i) =>
-      s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType)}"
-    }.mkString("(", ", ", ")")
 }
 
 /** Where a [[SweepPolicy]] sends what it decides; the shared iterator makes rows of it. */

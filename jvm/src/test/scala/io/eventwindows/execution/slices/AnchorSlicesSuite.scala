@@ -13,8 +13,10 @@ import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleEx
 import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.eventwindows.{EventWindowsConf, EventWindowsInputException, EventWindowsSuite, SlowTest}
+import io.eventwindows.{EventWindowsSuite, SlowTest}
 import io.eventwindows.analysis.SliceAnchorWindows
+import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsInputException
 import io.eventwindows.execution.{
   AnchorSliceAggregateExec, AnchorWindowResultsExec, EventWindowAggregateExec
 }

@@ -1,6 +1,8 @@
-package io.eventwindows
+package io.eventwindows.conf
 
 import org.apache.spark.sql.internal.SQLConf
+
+import io.eventwindows.errors.EventWindowsErrors
 
 /** The configuration keys of eventwindows, each read from the session's SQL configuration. */
 object EventWindowsConf {

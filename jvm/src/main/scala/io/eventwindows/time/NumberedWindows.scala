@@ -1,4 +1,4 @@
-package io.eventwindows.expressions
+package io.eventwindows.time
 
 /**
  * Windows known by their number n, whose starts and ends never decrease as n grows: calendar

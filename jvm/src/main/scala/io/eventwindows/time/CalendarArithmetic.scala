@@ -1,4 +1,4 @@
-package io.eventwindows.expressions
+package io.eventwindows.time
 
 import java.time.{DateTimeException, Instant, LocalDateTime, ZonedDateTime, ZoneId, ZoneOffset}
 import java.time.temporal.ChronoUnit

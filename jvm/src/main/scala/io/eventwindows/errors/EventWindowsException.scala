@@ -1,4 +1,4 @@
-package io.eventwindows
+package io.eventwindows.errors
 
 import scala.jdk.CollectionConverters._
 
@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
 
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Literal}
 import org.apache.spark.sql.catalyst.trees.Origin
 
 /**
@@ -50,6 +52,15 @@ object EventWindowsErrors {
     }
     s"[$condition] $text SQLSTATE: ${sqlState(condition)}"
   }
+
+  /**
+   * A row as messages name it, by its columns: `(name=value, ...)`, each value as Spark writes
+   * a literal (`(k=1, ts=TIMESTAMP '2024-01-01 00:00:00')`).
+   */
+  def describeRow(row: InternalRow, attributes: Seq[Attribute]): String =
+    attributes.zipWithIndex.map { case (a, i) =>
+      s"${a.name}=${Literal(row.get(i, a.dataType), a.dataType)}"
+    }.mkString("(", ", ", ")")
 
   /** A parameter of `function` of the wrong type or value, found at analysis. */
   def invalidParameter(function: String, reason: String): EventWindowsAnalysisException =

@@ -1,4 +1,4 @@
-package io.eventwindows.execution.streaming
+package io.eventwindows.expressions
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, TernaryExpression}
@@ -6,17 +6,18 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{
   CodegenContext, CodeGenerator, EmptyBlock, ExprCode
 }
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
-import org.apache.spark.sql.types.{DataType, DayTimeIntervalType}
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, StructType}
 
-import io.eventwindows.EventWindowsErrors
-import io.eventwindows.execution.sweep.AnchorSweep
-import io.eventwindows.expressions.TimeArithmetic
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.plans.AnchorWindow
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * The start of a dynamic window's anchor on a stream, checked where the stream reads the anchor:
  * an anchor with a NULL start or end, or an end before its start, fails the query naming the
- * anchor by its own columns, with the batch operator's error ([[AnchorSweep.rejectionMessage]]).
+ * anchor by its own columns, with the batch operators' error ([[CheckedAnchorStart.rejectionMessage]],
+ * which the sweep and the broadcast plan raise too).
  * The check cannot wait for the operator: the start is the anchor's sort time, the column with
  * the watermark, and Spark drops a row at or before the watermark before the processor sees it,
  * so an anchor sorting at the line's first instant (as a NULL start does in the batch operator's
@@ -60,7 +61,7 @@ case class CheckedAnchorStart(
     if (row != null && !row.isNullAt(field) &&
       TimeArithmetic.add(s, family.lookbackTicks) < row.getLong(field)) {
       throw EventWindowsErrors.invalidInput(s"${family.functionName}: the anchor " +
-        s"${AnchorSweep.describe(anchor.dataType, row)} starts at ${Literal(s, dataType)}, more " +
+        s"${CheckedAnchorStart.describe(anchor.dataType, row)} starts at ${Literal(s, dataType)}, more " +
         s"than its `lookback` (${Literal(family.lookbackTicks, DayTimeIntervalType())}) before " +
         s"its own time ${Literal(row.getLong(field), dataType)}: it would be dropped as late " +
         "while on time; declare a longer lookback")
@@ -69,7 +70,7 @@ case class CheckedAnchorStart(
 
   /** Fails the query on the anchor `value` with its start `s` and end `e` (each may be null). */
   def reject(value: Any, s: Any, e: Any): Nothing = throw EventWindowsErrors.invalidInput(
-    AnchorSweep.rejectionMessage(family, anchor.dataType, value, dataType, s, e))
+    CheckedAnchorStart.rejectionMessage(family, anchor.dataType, value, dataType, s, e))
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val s = start.genCode(ctx)
@@ -111,4 +112,35 @@ case class CheckedAnchorStart(
       newSecond: Expression,
       newThird: Expression): CheckedAnchorStart =
     copy(start = newFirst, end = newSecond, anchor = newThird)
+}
+
+object CheckedAnchorStart {
+
+  /**
+   * What is wrong with an anchor with a NULL start or end, or an end before its start, naming it
+   * by its own columns (its struct), not by the internal ones of the table the window reads: the
+   * one message of such an anchor, on a stream (here), in the sweep (`AnchorSweep`) and in the
+   * broadcast plan (`AnchorEndpoints`).
+   */
+  def rejectionMessage(
+      family: AnchorWindow,
+      anchorType: DataType,
+      anchor: Any,
+      timeType: DataType,
+      start: Any,
+      end: Any): String = {
+    val what =
+      if (start == null || end == null) "a NULL start or end" else "an end before its start"
+    s"${family.functionName}: the anchor ${describe(anchorType, anchor)} has $what " +
+      s"(start ${Literal(start, timeType)}, end ${Literal(end, timeType)})"
+  }
+
+  /** The anchor `anchor` by its own columns (its struct). */
+  private[expressions] def describe(anchorType: DataType, anchor: Any): String =
+    anchorType match {
+      case struct: StructType => EventWindowsErrors.describeRow(
+          anchor.asInstanceOf[InternalRow],
+          DataTypeUtils.toAttributes(struct))
+      case other => Literal(anchor, other).toString
+    }
 }

@@ -1,4 +1,4 @@
-package io.eventwindows.expressions
+package io.eventwindows.time
 
 /**
  * Time arithmetic on long ticks, free of Spark so that `eval`, generated code and the window

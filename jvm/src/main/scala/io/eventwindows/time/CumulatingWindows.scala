@@ -1,6 +1,6 @@
-package io.eventwindows.expressions
+package io.eventwindows.time
 
-import io.eventwindows.EventWindowsErrors
+import io.eventwindows.errors.EventWindowsErrors
 
 /**
  * Cumulating windows, as Flink's `CUMULATE`: the time line is cut into buckets
