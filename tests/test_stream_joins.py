@@ -9,6 +9,8 @@ and ASOF joins, each emitted row the batch join's over the accepted rows, once."
 import collections
 import datetime
 import random
+from collections.abc import Callable
+from typing import NamedTuple
 
 import pytest
 from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
@@ -29,14 +31,14 @@ def near_the_ends(rng):
 
 @pytest.fixture(scope="module")
 def event_stream(spark, tmp_path_factory):
-    """Random events (id, k, s, e, v) in three micro-batches (one JSON file each, read one per
+    """Random events (id, k, s, e, v) in two micro-batches (one JSON file each, read one per
     trigger), their static table `static_b`, and a function giving a new streaming DataFrame over
     the files (each query its own source) and the batch index of each id."""
     rng = random.Random(47)
-    stream_rows = random_events(rng, 90, near_the_ends)
-    static_rows = random_events(rng, 60, near_the_ends)
+    stream_rows = random_events(rng, 60, near_the_ends)
+    static_rows = random_events(rng, 50, near_the_ends)
     source = tmp_path_factory.mktemp("stream_joins") / "a"
-    batches = [stream_rows[0:30], stream_rows[30:60], stream_rows[60:90]]
+    batches = [stream_rows[0:30], stream_rows[30:60]]
     columns = ["id", "k", "s", "e", "v"]
     write_batches(source, [[dict(zip(columns, row)) for row in batch] for batch in batches])
     spark.createDataFrame(static_rows, SCHEMA).createOrReplaceTempView("static_b")
@@ -253,33 +255,100 @@ def side_records(side, rows):
     ]
 
 
-@pytest.mark.parametrize("how", ["inner", "full"])
-def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_events(
-    spark, tmp_path, how
-):
-    """A random stream per side, out of order, with late rows, in three micro-batches, then a
-    restart from the checkpoint and two more: the temporal join's rows (Parquet sink, append
-    mode) are the batch temporal join's over the accepted events, but the unmatched rows the
-    watermark has not closed, each once; the late rows are counted as dropped. (Inner: the
-    pairs; full: the pairs and the unmatched rows of each side, as left and right keep them.)"""
-    rng = random.Random(4747)
-    batches = {side: random_side(rng, side, 5, 12) for side in ("a", "b")}
-    runs = (range(0, 3), range(3, 5))  # a restart from the checkpoint after three
-    accepted, watermark, late = accepted_and_watermark(batches, runs)
+# Random streams against the batch join over the accepted events, one set-up for every join of
+# two streams: a case is the join (of two streams, or of two DataFrames of the accepted events)
+# and which of the batch join's rows the stream has emitted by the final watermark.
 
-    def streams(sources):
-        return [
-            spark.readStream.schema(SIDE_SCHEMA[side])
-            .option("maxFilesPerTrigger", 1)
-            .json(str(sources[side]))
-            .withWatermark(start, f"{DELAYS[side]} seconds")
-            for side, start in (("a", "s"), ("b", "bs"))
-        ]
 
+def emitted_once_closed(row, watermark, accepted):
+    """Range and temporal joins: every pair; an unmatched row once the watermark has passed its
+    end (`lifetime.end`; NULL: never)."""
+    if row.id is not None and row.bid is not None:
+        return True
+    return row.lifetime.end is not None and row.lifetime.end <= at(watermark)
+
+
+def asof_is_final(direction, tolerance, allow_exact):
+    """ASOF joins: whether the stream has emitted the left row at `t` by the final `watermark`,
+    all its key's accepted right times given (the rule of StreamingAsofJoinProcessor, worked out
+    apart from the join's answer, which the batch join gives): backward once the watermark
+    reaches `t`; forward once it reaches the first right time from `t` or `t` + tolerance;
+    nearest once it reaches `t` and the first of those or `t` + the backward row's distance."""
+    tol = float("inf") if tolerance is None else tolerance
+
+    def emitted(row, watermark, accepted):
+        t = next(s for i, _, s, _ in accepted["a"] if i == row.id)
+        right_times = [s for _, k, s, _ in accepted["b"] if k == row.k]
+        forward = min(
+            (r for r in right_times if r > t or (allow_exact and r == t)), default=float("inf")
+        )
+        if direction == "backward":
+            return t <= watermark
+        if direction == "forward":
+            return min(forward, t + tol) <= watermark
+        before = max((r for r in right_times if r < t or (allow_exact and r == t)), default=None)
+        distance = float("inf") if before is None or t - before > tol else t - before
+        return max(t, min(forward, t + distance, t + tol)) <= watermark
+
+    return emitted
+
+
+def temporal(how):
     def join(a, b):
         return ew.temporal_join(
             a, b, "k", how, left_lifetime=("s", "e"), right_lifetime=("bs", "be")
         )
+
+    return join
+
+
+def asof(direction, tolerance, allow_exact):
+    seconds = tolerance and datetime.timedelta(seconds=tolerance)
+
+    def join(a, b):
+        return ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
+
+    return join
+
+
+class RandomStreamJoin(NamedTuple):
+    join: Callable  # (a, b) -> the join of the two sides, streams or DataFrames
+    emitted: Callable  # (batch row, final watermark, accepted events) -> whether emitted by then
+    unmatched: str  # the sides ("a", "b") whose unmatched rows the final watermark has closed
+    waits: bool  # whether some of the batch join's rows are still waiting at the end
+
+
+RANDOM_STREAM_JOINS = {
+    "temporal inner": RandomStreamJoin(temporal("inner"), emitted_once_closed, "", False),
+    "temporal full": RandomStreamJoin(temporal("full"), emitted_once_closed, "ab", True),
+    **{
+        f"asof {d} {t} {x}": RandomStreamJoin(asof(d, t, x), asof_is_final(d, t, x), u, True)
+        # Without a tolerance a left row with no right row after it (forward), or none at all
+        # (nearest), waits for one: no NULLs out.
+        for d, t, x, u in [
+            ("backward", None, True, "a"),
+            ("backward", 4, False, "a"),
+            ("forward", None, True, ""),
+            ("forward", 4, True, "a"),
+            ("nearest", None, False, ""),
+            ("nearest", 4, True, "a"),
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("case", RANDOM_STREAM_JOINS)
+def test_random_streams_restarted_give_the_batch_join_of_the_accepted_events(spark, tmp_path, case):
+    """A random stream per side (out of order, late rows on both) in two micro-batches, then a
+    restart from the checkpoint and two more: the join's rows (Parquet sink, append mode) are the
+    batch join's over the accepted events that the final watermark has closed (the case's rule),
+    each once; the late rows are counted as dropped. (Inner: the pairs; outer and ASOF: the
+    unmatched rows the watermark has closed too, while others still wait at the end.)"""
+    join, emitted, unmatched, waits = RANDOM_STREAM_JOINS[case]
+    rng = random.Random(4747)  # the same streams for each case
+    batches = {side: random_side(rng, side, 4, 12) for side in ("a", "b")}
+    runs = (range(0, 2), range(2, 4))  # a restart from the checkpoint after two
+    accepted, watermark, late = accepted_and_watermark(batches, runs)
 
     sources = {side: tmp_path / side for side in ("a", "b")}
     out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
@@ -290,7 +359,14 @@ def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_e
                 [side_records(side, batches[side][i]) for i in run],
                 first_mtime=1_700_000_000 + run.start,
             )
-        query = run_stream(join(*streams(sources)), out, checkpoint)
+        a, b = [
+            spark.readStream.schema(SIDE_SCHEMA[side])
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+            .withWatermark(start, f"{DELAYS[side]} seconds")
+            for side, start in (("a", "s"), ("b", "bs"))
+        ]
+        query = run_stream(join(a, b), out, checkpoint)
         assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
         dropped += sum(
             p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
@@ -300,19 +376,13 @@ def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_e
     batch = join(
         *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
     ).collect()
-    closed = at(watermark)
-    expected = collections.Counter(
-        tuple(r)
-        for r in batch
-        if (r.id is not None and r.bid is not None)
-        or (r.lifetime.end is not None and r.lifetime.end <= closed)
-    )
-    assert streamed == expected
+    expected = [r for r in batch if emitted(r, watermark, accepted)]
+    assert streamed == collections.Counter(tuple(r) for r in expected)
     assert late >= 2 and dropped == late
-    assert sum(1 for r in expected if None not in (r[1], r[4])) > 10  # pairs
-    if how == "full":  # unmatched rows of each side, closed and (left out) not yet closed
-        assert all(any(r[i] is None for r in expected) for i in (1, 4))
-        assert len(expected) < len(batch)
+    assert sum(1 for r in expected if None not in (r.id, r.bid)) > 5  # pairs
+    for side, other in (("a", "bid"), ("b", "id")):
+        assert (side in unmatched) == any(r[other] is None for r in expected), side
+    assert waits == (len(expected) < len(batch))  # rows the watermark has not closed yet
 
 
 def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path):
@@ -412,99 +482,6 @@ def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
     assert max(entries[n_batches // 4 :]) <= 2 * max(entries[: n_batches // 4]), entries
     assert max(entries) < 8 * 4 * 2, entries
     assert len(spark.read.parquet(str(tmp_path / "out")).collect()) > n_batches * 4
-
-
-# ASOF joins of two streams: the same random sides, each side's time its start (`s`, `bs`), its
-# other columns kept (the right's order rows tying on key and time, as in batch).
-
-
-def asof_is_final(direction, tolerance, allow_exact, t, right_times, watermark):
-    """Whether the stream has emitted the left row at `t` by the final `watermark`, all its key's
-    accepted right times given (the rule of StreamingAsofJoinProcessor, worked out apart from the
-    join's answer, which the batch join gives): backward once the watermark reaches `t`; forward
-    once it reaches the first right time from `t` or `t` + tolerance; nearest once it reaches `t`
-    and the first of those or `t` + the backward row's distance."""
-    tol = float("inf") if tolerance is None else tolerance
-    forward = min(
-        (r for r in right_times if r > t or (allow_exact and r == t)), default=float("inf")
-    )
-    if direction == "backward":
-        return t <= watermark
-    if direction == "forward":
-        return min(forward, t + tol) <= watermark
-    before = max((r for r in right_times if r < t or (allow_exact and r == t)), default=None)
-    distance = float("inf") if before is None or t - before > tol else t - before
-    return max(t, min(forward, t + distance, t + tol)) <= watermark
-
-
-@pytest.mark.parametrize(
-    "direction, tolerance, allow_exact",
-    [
-        ("backward", None, True),
-        ("backward", 4, False),
-        ("forward", None, True),
-        ("forward", 4, True),
-        ("nearest", None, False),
-        ("nearest", 4, True),
-    ],
-)
-def test_random_streams_restarted_give_the_batch_asof_join_of_the_accepted_rows(
-    spark, tmp_path, direction, tolerance, allow_exact
-):
-    """Random streams (out of order, late rows on both sides) in two micro-batches, a restart
-    from the checkpoint and two more: the ASOF join's rows in append mode are the batch
-    `asof_join`'s over the accepted rows, for the left rows whose right row the final watermark
-    shows final (asof_is_final), each once; the late rows are counted as dropped."""
-    rng = random.Random(4747)  # the same streams for each direction
-    batches = {side: random_side(rng, side, 4, 12) for side in ("a", "b")}
-    runs = (range(0, 2), range(2, 4))
-    accepted, watermark, late = accepted_and_watermark(batches, runs)
-    seconds = tolerance and datetime.timedelta(seconds=tolerance)
-
-    def join(a, b):
-        return ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
-
-    sources = {side: tmp_path / side for side in ("a", "b")}
-    out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
-    for run in runs:
-        for side in ("a", "b"):
-            write_batches(
-                sources[side],
-                [side_records(side, batches[side][i]) for i in run],
-                first_mtime=1_700_000_000 + run.start,
-            )
-        a, b = [
-            spark.readStream.schema(SIDE_SCHEMA[side])
-            .option("maxFilesPerTrigger", 1)
-            .json(str(sources[side]))
-            .withWatermark(time, f"{DELAYS[side]} seconds")
-            for side, time in (("a", "s"), ("b", "bs"))
-        ]
-        query = run_stream(join(a, b), out, checkpoint)
-        assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
-        dropped += sum(
-            p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
-        )
-    streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
-
-    batch = join(
-        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
-    ).collect()
-    right_times = collections.defaultdict(list)
-    for _, k, s, _ in accepted["b"]:
-        right_times[k].append(s)
-    start = {i: s for i, _, s, _ in accepted["a"]}
-    final = [
-        r
-        for r in batch
-        if asof_is_final(
-            direction, tolerance, allow_exact, start[r.id], right_times[r.k], watermark
-        )
-    ]
-    assert streamed == collections.Counter(tuple(r) for r in final)
-    assert late >= 2 and dropped == late
-    assert sum(1 for r in final if r.bid is not None) > 5  # matched rows
-    assert len(batch) == len(accepted["a"])
 
 
 def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_path):
