@@ -93,9 +93,14 @@ def stream_static_sql(a, cases):
     )
 
 
-# Update mode (which a stateless query runs as append) with a stream on each side.
+# Update mode (which a stateless query runs as append) with a stream on each side; in the smoke
+# set, run on every Spark line.
 @pytest.mark.parametrize(
-    "mode, cases", [("append", STREAM_STATIC), ("update", [STREAM_STATIC[1], STREAM_STATIC[4]])]
+    "mode, cases",
+    [
+        ("append", STREAM_STATIC),
+        pytest.param("update", [STREAM_STATIC[1], STREAM_STATIC[4]], marks=pytest.mark.smoke),
+    ],
 )
 def test_stream_static_range_joins_give_the_batch_rows_per_micro_batch(
     spark, event_stream, tmp_path, mode, cases
@@ -359,7 +364,7 @@ RANDOM_STREAM_JOINS = {
         in_sql("FULL", f"a.k = b.k AND {OVERLAP}"), emitted_once_past("e", "be"), "ab", True
     ),
     "dataframe left point": RandomStreamJoin(
-        points_in_intervals, emitted_once_past("s", "be"), "a", True
+        points_in_intervals, emitted_once_past("s", "be"), "a", False
     ),
     **{
         f"asof {d} {t} {x}": RandomStreamJoin(asof(d, t, x), asof_is_final(d, t, x), u, True)
@@ -377,7 +382,14 @@ RANDOM_STREAM_JOINS = {
 }
 
 
-@pytest.mark.parametrize("case", RANDOM_STREAM_JOINS)
+SMOKE = {"temporal full", "asof backward 4 False"}
+"""The cases in the smoke set, run on every Spark line: a temporal and an ASOF join of two
+streams."""
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, marks=[pytest.mark.smoke] * (c in SMOKE)) for c in RANDOM_STREAM_JOINS]
+)
 def test_random_streams_restarted_give_the_batch_join_of_the_accepted_events(spark, tmp_path, case):
     """A random stream per side (out of order, late rows on both) in two micro-batches, then a
     restart from the checkpoint and two more: the join's rows (Parquet sink, append mode) are the
