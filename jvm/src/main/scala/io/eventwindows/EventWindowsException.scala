@@ -83,7 +83,10 @@ object EventWindowsErrors {
       Map("join" -> join, "side" -> side, "column" -> column, "reason" -> reason))
 
   /** A join of two streams of a type that does not run on streams; `reason` says what does. */
-  def streamJoinType(join: String, joinType: String, reason: String): EventWindowsAnalysisException =
+  def streamJoinType(
+      join: String,
+      joinType: String,
+      reason: String): EventWindowsAnalysisException =
     new EventWindowsAnalysisException(
       "EVENTWINDOWS_STREAM_JOIN_TYPE",
       Map("join" -> join, "joinType" -> joinType, "reason" -> reason))

@@ -83,7 +83,10 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
     case RangeJoinShape(shape) if EventWindowsConf.rangeJoinEnabled && !sparkRuns(join, shape) =>
       val name = nameOf(join)
       if (!planned(shape.joinType)) {
-        throw EventWindowsErrors.streamJoinType(name, shape.joinType.sql, typeAdvice(shape.joinType))
+        throw EventWindowsErrors.streamJoinType(
+          name,
+          shape.joinType.sql,
+          typeAdvice(shape.joinType))
       }
       val unmarked = Seq("left" -> shape.leftLifetime.lo, "right" -> shape.rightLifetime.lo)
         .find { case (_, lo) => !watermarked(lo) }
@@ -125,7 +128,8 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
     def bounded(kept: LogicalPlan, other: LogicalPlan): Boolean = StreamingJoinHelper
       .getStateValueWatermark(kept.outputSet, other.outputSet, join.condition, Some(1000000L))
       .isDefined
-    shape.leftKeys.nonEmpty && (shape.joinType match {
+    shape.leftKeys.nonEmpty &&
+    (shape.joinType match {
       case _: InnerLike => true
       case LeftAnti => false
       case _ if StreamingJoinHelper.isWatermarkInJoinKeys(join) => true

@@ -192,8 +192,10 @@ object TemporalJoinTableFunction {
         joinType.sql,
         StreamingRangeJoins.typeAdvice(joinType))
     }
-    Seq(left, right).find(side => !StreamingRangeJoins.watermarked(side.column(side.startName,
-      s"${side.side}_start"))).foreach { side =>
+    val unmarked = Seq(left, right).find { side =>
+      !StreamingRangeJoins.watermarked(side.column(side.startName, s"${side.side}_start"))
+    }
+    unmarked.foreach { side =>
       throw EventWindowsErrors.streamJoinWithoutWatermark(
         Name,
         side.side,
