@@ -534,6 +534,12 @@ NOT_RUNNING = {
         "anti join's row is known only once no event to come can match it; write it as a left "
         "outer join (a watermark on each side's start) and keep its rows without a match",
     ),
+    "sql semi join": (
+        ("s", "bs"),
+        in_sql("LEFT SEMI", KEYED_OVERLAP, "a.id"),
+        NOT_ON_STREAMS,
+        "LEFT SEMI range join of two streams: a LEFT SEMI join does not run on two streams",
+    ),
     "temporal_join without watermarks": (
         (),
         temporal("inner"),

@@ -44,7 +44,7 @@ import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
  * whose two starts (`lo`) are each its side's watermarked column is planned so, unless
  * `spark.eventwindows.rangeJoin.enabled` is false. Anything else stays Spark's stream-stream join
  * where Spark's runs it (an inner join on equality keys: without watermarks, with all events kept
- * in its state; an outer or semi join whose watermarks bound its state as Spark's checks ask);
+ * in its state; an outer join whose watermarks bound its state as Spark's checks ask);
  * where Spark's does not either, [[check]] (from [[CheckStreaming]]) fails the analysis, naming
  * the join and the watermark or join type to use, instead of Spark's error when the query starts
  * or runs. (`temporal_join` checks its own arguments on streams, [[TemporalJoinTableFunction]].)
@@ -118,11 +118,14 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
   }
 
   /**
-   * Whether Spark's own stream-stream join runs `join`, as its planner (`StreamingJoinStrategy`
-   * plans only joins on equality keys) and its `UnsupportedOperationChecker` decide: an inner join
-   * always; a left, right or full outer or left semi join with a watermark on a join key or a
-   * condition that bounds the kept side's state by the other side's watermark (the checker's
-   * `StreamingJoinHelper` calls, as it makes them); an anti join never.
+   * Whether `join` is left to Spark's own stream-stream join, as its planner
+   * (`StreamingJoinStrategy` plans only joins on equality keys) and its
+   * `UnsupportedOperationChecker` decide: an inner join always; a left, right or full outer join
+   * with a watermark on a join key or a condition that bounds the kept side's state by the other
+   * side's watermark (the checker's `StreamingJoinHelper` calls, as it makes them). Semi and anti
+   * joins never: Spark refuses anti joins of two streams, and lets a semi join through on a bound
+   * it may find on a column other than the watermarked one its state is cleaned by (an overlap's
+   * end), which this route does not leave to it.
    */
   private def sparkRuns(join: Join, shape: RangeJoinShape): Boolean = {
     def bounded(kept: LogicalPlan, other: LogicalPlan): Boolean = StreamingJoinHelper
@@ -131,9 +134,9 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
     shape.leftKeys.nonEmpty &&
     (shape.joinType match {
       case _: InnerLike => true
-      case LeftAnti => false
+      case LeftSemi | LeftAnti => false
       case _ if StreamingJoinHelper.isWatermarkInJoinKeys(join) => true
-      case LeftOuter | LeftSemi => bounded(join.left, join.right)
+      case LeftOuter => bounded(join.left, join.right)
       case RightOuter => bounded(join.right, join.left)
       case FullOuter => bounded(join.left, join.right) || bounded(join.right, join.left)
       case _ => false
