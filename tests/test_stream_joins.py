@@ -9,8 +9,11 @@ and ASOF joins, each emitted row the batch join's over the accepted rows, once."
 import collections
 import datetime
 import random
+from collections.abc import Callable
+from typing import NamedTuple
 
 import pytest
+from pyspark.errors import AnalysisException
 from test_range_join import BIGINT_MAX, BIGINT_MIN, RULE, random_events
 
 import eventwindows as ew
@@ -29,14 +32,14 @@ def near_the_ends(rng):
 
 @pytest.fixture(scope="module")
 def event_stream(spark, tmp_path_factory):
-    """Random events (id, k, s, e, v) in three micro-batches (one JSON file each, read one per
+    """Random events (id, k, s, e, v) in two micro-batches (one JSON file each, read one per
     trigger), their static table `static_b`, and a function giving a new streaming DataFrame over
     the files (each query its own source) and the batch index of each id."""
     rng = random.Random(47)
-    stream_rows = random_events(rng, 90, near_the_ends)
-    static_rows = random_events(rng, 60, near_the_ends)
+    stream_rows = random_events(rng, 60, near_the_ends)
+    static_rows = random_events(rng, 50, near_the_ends)
     source = tmp_path_factory.mktemp("stream_joins") / "a"
-    batches = [stream_rows[0:30], stream_rows[30:60], stream_rows[60:90]]
+    batches = [stream_rows[0:30], stream_rows[30:60]]
     columns = ["id", "k", "s", "e", "v"]
     write_batches(source, [[dict(zip(columns, row)) for row in batch] for batch in batches])
     spark.createDataFrame(static_rows, SCHEMA).createOrReplaceTempView("static_b")
@@ -90,9 +93,14 @@ def stream_static_sql(a, cases):
     )
 
 
-# Update mode (which a stateless query runs as append) with a stream on each side.
+# Update mode (which a stateless query runs as append) with a stream on each side; in the smoke
+# set, run on every Spark line.
 @pytest.mark.parametrize(
-    "mode, cases", [("append", STREAM_STATIC), ("update", [STREAM_STATIC[1], STREAM_STATIC[4]])]
+    "mode, cases",
+    [
+        ("append", STREAM_STATIC),
+        pytest.param("update", [STREAM_STATIC[1], STREAM_STATIC[4]], marks=pytest.mark.smoke),
+    ],
 )
 def test_stream_static_range_joins_give_the_batch_rows_per_micro_batch(
     spark, event_stream, tmp_path, mode, cases
@@ -151,29 +159,13 @@ def test_temporal_and_asof_joins_of_a_stream_and_a_static_table(spark, event_str
 
 
 def test_an_asof_join_with_a_stream_on_the_right_is_rejected(spark, event_stream):
-    """A static left side and a streaming right one: rejected, saying what runs. Two streams
-    without a watermark on a time column: the error names the column and what to add."""
+    """A static left side and a streaming right one: rejected, saying what runs."""
     stream, _ = event_stream
-    with pytest.raises(Exception) as info:
+    with pytest.raises(AnalysisException) as info:
         ew.asof_join(spark.table("all_a"), stream(), "k", "s", "s")
     assert info.value.getCondition() == "EVENTWINDOWS_UNSUPPORTED"
     assert "asof_join: the right side is a stream" in str(info.value)
     assert "with the stream on the left and a static table" in str(info.value)
-
-    def timed_stream():
-        return stream().selectExpr("k", "timestamp_seconds(v) AS t")
-
-    for left, right, side in [
-        (timed_stream(), timed_stream(), "left"),
-        (timed_stream().withWatermark("t", "1 second"), timed_stream(), "right"),
-    ]:
-        with pytest.raises(Exception) as info:
-            ew.asof_join(left, right, "k", "t", "t")
-        assert info.value.getCondition() == "EVENTWINDOWS_INVALID_PARAMETER"
-        assert (
-            f"asof_join: both sides are streams: the {side} side's time column t needs an "
-            'event-time watermark (withWatermark("t", delay)'
-        ) in str(info.value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,6 +236,22 @@ def timed(rows):
     return [(i, k, at(s), at(e)) for i, k, s, e in rows]
 
 
+def side_streams(spark, sources, watermarks=("s", "bs")):
+    """The sides `a` and `b` as streams over the directories `sources[side]` (a file a
+    micro-batch), with a watermark (DELAYS) on each column of `watermarks`."""
+    streams = []
+    for side, start in (("a", "s"), ("b", "bs")):
+        stream = (
+            spark.readStream.schema(SIDE_SCHEMA[side])
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+        )
+        if start in watermarks:
+            stream = stream.withWatermark(start, f"{DELAYS[side]} seconds")
+        streams.append(stream)
+    return streams
+
+
 def side_records(side, rows):
     """Events as a side's JSON records."""
     names = SIDE_SCHEMA[side].replace(" int", "").replace(" timestamp", "").split(", ")
@@ -253,33 +261,148 @@ def side_records(side, rows):
     ]
 
 
-@pytest.mark.parametrize("how", ["inner", "full"])
-def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_events(
-    spark, tmp_path, how
-):
-    """A random stream per side, out of order, with late rows, in three micro-batches, then a
-    restart from the checkpoint and two more: the temporal join's rows (Parquet sink, append
-    mode) are the batch temporal join's over the accepted events, but the unmatched rows the
-    watermark has not closed, each once; the late rows are counted as dropped. (Inner: the
-    pairs; full: the pairs and the unmatched rows of each side, as left and right keep them.)"""
-    rng = random.Random(4747)
-    batches = {side: random_side(rng, side, 5, 12) for side in ("a", "b")}
-    runs = (range(0, 3), range(3, 5))  # a restart from the checkpoint after three
-    accepted, watermark, late = accepted_and_watermark(batches, runs)
+# Random streams against the batch join over the accepted events, one set-up for every join of
+# two streams: a case is the join (of two streams, or of two DataFrames of the accepted events)
+# and which of the batch join's rows the stream has emitted by the final watermark.
 
-    def streams(sources):
-        return [
-            spark.readStream.schema(SIDE_SCHEMA[side])
-            .option("maxFilesPerTrigger", 1)
-            .json(str(sources[side]))
-            .withWatermark(start, f"{DELAYS[side]} seconds")
-            for side, start in (("a", "s"), ("b", "bs"))
-        ]
 
+def emitted_once_closed(row, watermark, accepted):
+    """Temporal joins: every pair; an unmatched row once the watermark has passed its end
+    (`lifetime.end`; NULL, open-ended: never)."""
+    if row.id is not None and row.bid is not None:
+        return True
+    return row.lifetime.end is not None and row.lifetime.end <= at(watermark)
+
+
+def emitted_once_past(left_end, right_end):
+    """Range joins as written: every pair; an unmatched row once the watermark has reached its
+    upper bound in the condition, the column `left_end` or `right_end` (NULL: at once, since it
+    meets nothing)."""
+
+    def emitted(row, watermark, accepted):
+        if row.id is not None and row.bid is not None:
+            return True
+        end = row[left_end] if row.bid is None else row[right_end]
+        return end is None or end <= at(watermark)
+
+    return emitted
+
+
+def asof_is_final(direction, tolerance, allow_exact):
+    """ASOF joins: whether the stream has emitted the left row at `t` by the final `watermark`,
+    all its key's accepted right times given (the rule of StreamingAsofJoinProcessor, worked out
+    apart from the join's answer, which the batch join gives): backward once the watermark
+    reaches `t`; forward once it reaches the first right time from `t` or `t` + tolerance;
+    nearest once it reaches `t` and the first of those or `t` + the backward row's distance."""
+    tol = float("inf") if tolerance is None else tolerance
+
+    def emitted(row, watermark, accepted):
+        t = next(s for i, _, s, _ in accepted["a"] if i == row.id)
+        right_times = [s for _, k, s, _ in accepted["b"] if k == row.k]
+        forward = min(
+            (r for r in right_times if r > t or (allow_exact and r == t)), default=float("inf")
+        )
+        if direction == "backward":
+            return t <= watermark
+        if direction == "forward":
+            return min(forward, t + tol) <= watermark
+        before = max((r for r in right_times if r < t or (allow_exact and r == t)), default=None)
+        distance = float("inf") if before is None or t - before > tol else t - before
+        return max(t, min(forward, t + distance, t + tol)) <= watermark
+
+    return emitted
+
+
+def temporal(how):
     def join(a, b):
         return ew.temporal_join(
             a, b, "k", how, left_lifetime=("s", "e"), right_lifetime=("bs", "be")
         )
+
+    return join
+
+
+OVERLAP = "a.s < b.be AND b.bs < a.e"
+
+
+def in_sql(join, on, columns="a.id, a.k, a.s, a.e, b.bid, b.bs, b.be"):
+    """A join of the sides written in SQL: `a <join> JOIN b ON <on>`."""
+
+    def sql(a, b):
+        query = f"SELECT {columns} FROM {{a}} a {join} JOIN {{b}} b ON {on}"
+        return a.sparkSession.sql(query, a=a, b=b)
+
+    return sql
+
+
+def points_in_intervals(a, b):
+    """A left join in the DataFrame API, without keys: each start of `a` in the closed intervals
+    of `b`."""
+    return a.join(b, a.s.between(b.bs, b.be), "left").select(a.id, a.k, a.s, b.bid, b.bs, b.be)
+
+
+def asof(direction, tolerance, allow_exact):
+    seconds = tolerance and datetime.timedelta(seconds=tolerance)
+
+    def join(a, b):
+        return ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
+
+    return join
+
+
+class RandomStreamJoin(NamedTuple):
+    join: Callable  # (a, b) -> the join of the two sides, streams or DataFrames
+    emitted: Callable  # (batch row, final watermark, accepted events) -> whether emitted by then
+    unmatched: str  # the sides ("a", "b") whose unmatched rows the final watermark has closed
+    waits: bool  # whether some of the batch join's rows are still waiting at the end
+
+
+RANDOM_STREAM_JOINS = {
+    "temporal inner": RandomStreamJoin(temporal("inner"), emitted_once_closed, "", False),
+    "temporal full": RandomStreamJoin(temporal("full"), emitted_once_closed, "ab", True),
+    "sql full overlap": RandomStreamJoin(
+        in_sql("FULL", f"a.k = b.k AND {OVERLAP}"), emitted_once_past("e", "be"), "ab", True
+    ),
+    "dataframe left point": RandomStreamJoin(
+        points_in_intervals, emitted_once_past("s", "be"), "a", False
+    ),
+    **{
+        f"asof {d} {t} {x}": RandomStreamJoin(asof(d, t, x), asof_is_final(d, t, x), u, True)
+        # Without a tolerance a left row with no right row after it (forward), or none at all
+        # (nearest), waits for one: no NULLs out.
+        for d, t, x, u in [
+            ("backward", None, True, "a"),
+            ("backward", 4, False, "a"),
+            ("forward", None, True, ""),
+            ("forward", 4, True, "a"),
+            ("nearest", None, False, ""),
+            ("nearest", 4, True, "a"),
+        ]
+    },
+}
+
+
+SMOKE = {"temporal full", "asof backward 4 False"}
+"""The cases in the smoke set, run on every Spark line: a temporal and an ASOF join of two
+streams."""
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, marks=[pytest.mark.smoke] * (c in SMOKE)) for c in RANDOM_STREAM_JOINS]
+)
+def test_random_streams_restarted_give_the_batch_join_of_the_accepted_events(spark, tmp_path, case):
+    """A random stream per side (out of order, late rows on both) in two micro-batches, then a
+    restart from the checkpoint and two more: the join's rows (Parquet sink, append mode) are the
+    batch join's over the accepted events that the final watermark has closed (the case's rule),
+    each once; the late rows are counted as dropped. (Inner: the pairs; outer and ASOF: the
+    unmatched rows the watermark has closed too, while others still wait at the end.) The joins:
+    `temporal_join`, range joins written in SQL (with keys) and in the DataFrame API (without),
+    `asof_join`; the batch join is Spark's own plan (the RangeJoin rule off) where it can be."""
+    join, emitted, unmatched, waits = RANDOM_STREAM_JOINS[case]
+    rng = random.Random(4747)  # the same streams for each case
+    batches = {side: random_side(rng, side, 4, 12) for side in ("a", "b")}
+    runs = (range(0, 2), range(2, 4))  # a restart from the checkpoint after two
+    accepted, watermark, late = accepted_and_watermark(batches, runs)
 
     sources = {side: tmp_path / side for side in ("a", "b")}
     out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
@@ -290,29 +413,27 @@ def test_random_streams_restarted_give_the_batch_temporal_join_of_the_accepted_e
                 [side_records(side, batches[side][i]) for i in run],
                 first_mtime=1_700_000_000 + run.start,
             )
-        query = run_stream(join(*streams(sources)), out, checkpoint)
+        query = run_stream(join(*side_streams(spark, sources)), out, checkpoint)
         assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
         dropped += sum(
             p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
         )
     streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
 
-    batch = join(
-        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
-    ).collect()
-    closed = at(watermark)
-    expected = collections.Counter(
-        tuple(r)
-        for r in batch
-        if (r.id is not None and r.bid is not None)
-        or (r.lifetime.end is not None and r.lifetime.end <= closed)
-    )
-    assert streamed == expected
+    spark.conf.set(RULE, "false")  # the batch join as Spark's own plan runs it
+    try:
+        batch = join(
+            *[spark.createDataFrame(timed(accepted[s]), SIDE_SCHEMA[s]) for s in ("a", "b")]
+        ).collect()
+    finally:
+        spark.conf.unset(RULE)
+    expected = [r for r in batch if emitted(r, watermark, accepted)]
+    assert streamed == collections.Counter(tuple(r) for r in expected)
     assert late >= 2 and dropped == late
-    assert sum(1 for r in expected if None not in (r[1], r[4])) > 10  # pairs
-    if how == "full":  # unmatched rows of each side, closed and (left out) not yet closed
-        assert all(any(r[i] is None for r in expected) for i in (1, 4))
-        assert len(expected) < len(batch)
+    assert sum(1 for r in expected if None not in (r.id, r.bid)) > 5  # pairs
+    for side, other in (("a", "bid"), ("b", "id")):
+        assert (side in unmatched) == any(r[other] is None for r in expected), side
+    assert waits == (len(expected) < len(batch))  # rows the watermark has not closed yet
 
 
 def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path):
@@ -321,8 +442,8 @@ def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path)
     [0, 5); then the watermark is 3 s (b's latest start 4 s less 1), and in the second the point
     at 3 s, which met nothing, is emitted with NULLs, while [7, 9) and [25, 40) meet the points
     at 8 and 30 s as they arrive. (The extra bound is one Spark's optimizer rewrites before
-    evaluating it: the operator evaluates it as Spark does.) Without the watermarks the join is Spark's own, which refuses
-    an outer join it cannot bound."""
+    evaluating it: the operator evaluates it as Spark does.) Without the watermarks Spark's own
+    join cannot bound this outer join either: an analysis error naming the start to put one on."""
     write_batches(
         tmp_path / "a",
         [
@@ -360,8 +481,181 @@ def test_a_point_in_interval_join_of_two_streams_written_in_sql(spark, tmp_path)
         (1, 30, 25),
         (2, 3, None),
     ]
-    with pytest.raises(Exception, match="not supported without a watermark"):
-        run_stream(spark.sql(sql, a=a, b=b), tmp_path / "out2", tmp_path / "checkpoint2")
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(sql, a=a, b=b)
+    assert info.value.getCondition() == "EVENTWINDOWS_STREAM_JOIN_WITHOUT_WATERMARK"
+    assert (
+        "RIGHT OUTER range join of two streams: the left side's start b.s is not a column with "
+        "an event-time watermark"
+    ) in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# What runs neither as the extension's join of two streams nor as Spark's own stream-stream join:
+# an analysis error naming the join and what to use; what Spark's own runs (an inner join on
+# keys, without watermarks) stays Spark's.
+
+KEYED_OVERLAP = f"a.k = b.k AND {OVERLAP}"
+NOT_WATERMARKED = "EVENTWINDOWS_STREAM_JOIN_WITHOUT_WATERMARK"
+NOT_ON_STREAMS = "EVENTWINDOWS_STREAM_JOIN_TYPE"
+WATERMARK_MESSAGE = (
+    "{join} of two streams: the {side} side's {column} is not a column with an event-time "
+    "watermark; put one on it (withWatermark, or WATERMARK in SQL): {reason}"
+)
+
+# Each case: the watermarks of the two streams, the join, the condition, the message.
+NOT_RUNNING = {
+    "sql left join, no watermark on b": (
+        ("s",),
+        in_sql("LEFT", KEYED_OVERLAP),
+        NOT_WATERMARKED,
+        WATERMARK_MESSAGE.format(
+            join="LEFT OUTER range join",
+            side="right",
+            column="start b.bs",
+            reason="the join pairs each event as it arrives and forgets it (an outer join's "
+            "unmatched row out) once the watermark passes its end; without it, Spark's own "
+            "stream-stream join does not run this join either (it needs, for an outer join, a "
+            "watermark on a join key or a condition that bounds the state",
+        ),
+    ),
+    "sql inner join without keys or watermarks": (
+        (),
+        in_sql("INNER", OVERLAP),
+        NOT_WATERMARKED,
+        "INNER range join of two streams: the left side's start a.s is not a column with an "
+        "event-time watermark",
+    ),
+    "sql anti join": (
+        ("s", "bs"),
+        in_sql("LEFT ANTI", KEYED_OVERLAP, "a.id"),
+        NOT_ON_STREAMS,
+        "LEFT ANTI range join of two streams: a LEFT ANTI join does not run on two streams: an "
+        "anti join's row is known only once no event to come can match it; write it as a left "
+        "outer join (a watermark on each side's start) and keep its rows without a match",
+    ),
+    "sql semi join": (
+        ("s", "bs"),
+        in_sql("LEFT SEMI", KEYED_OVERLAP, "a.id"),
+        NOT_ON_STREAMS,
+        "LEFT SEMI range join of two streams: a LEFT SEMI join does not run on two streams",
+    ),
+    "temporal_join without watermarks": (
+        (),
+        temporal("inner"),
+        NOT_WATERMARKED,
+        WATERMARK_MESSAGE.format(
+            join="temporal_join",
+            side="left",
+            column="start `s`",
+            reason="the join pairs each event as it arrives and forgets it (an outer join's "
+            "unmatched row out) once the watermark passes its end",
+        ),
+    ),
+    "temporal_join left_semi": (
+        ("s", "bs"),
+        temporal("left_semi"),
+        NOT_ON_STREAMS,
+        "temporal_join of two streams: a LEFT SEMI join does not run on two streams: the "
+        "stream-stream range joins are inner, left, right and full outer; write it as an inner "
+        "join (a row per match, a watermark on each side's start), and keep each left row once "
+        "with dropDuplicatesWithinWatermark",
+    ),
+    "asof_join, no watermark on b": (
+        ("s",),
+        asof("backward", None, True),
+        NOT_WATERMARKED,
+        WATERMARK_MESSAGE.format(
+            join="asof_join",
+            side="right",
+            column="time column `bs`",
+            reason="a left row is emitted once the watermark shows that no nearer right row can "
+            "still arrive",
+        ),
+    ),
+}
+
+
+def empty_sources(tmp_path):
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    for source in sources.values():
+        source.mkdir()
+    return sources
+
+
+@pytest.mark.parametrize("case", NOT_RUNNING)
+def test_joins_of_two_streams_that_run_nowhere_fail_at_analysis(spark, tmp_path, case):
+    watermarks, join, condition, message = NOT_RUNNING[case]
+    with pytest.raises(AnalysisException) as info:
+        join(*side_streams(spark, empty_sources(tmp_path), watermarks))
+    assert info.value.getCondition() == condition
+    assert message in str(info.value)
+
+
+def start(frame, mode, checkpoint):
+    return (
+        frame.writeStream.format("memory")
+        .queryName("never_started")
+        .outputMode(mode)
+        .option("checkpointLocation", str(checkpoint))
+        .start()
+    )
+
+
+def test_joins_of_two_streams_run_in_append_mode_only(spark, event_stream, tmp_path):
+    """Complete or update mode on a join of two streams: the project's condition naming the join,
+    when the query starts, before Spark's own checks (which would let update mode through, and
+    complete mode with an aggregation after the join). A stream joined with a static table in
+    complete mode without an aggregation: Spark's own error, as for any such query."""
+    a, b = side_streams(spark, empty_sources(tmp_path))
+    for frame, mode, join in [
+        (temporal("inner")(a, b), "complete", "temporal_join"),
+        (asof("nearest", 4, True)(a, b), "update", "asof_join"),
+        (in_sql("FULL", KEYED_OVERLAP)(a, b).groupBy("k").count(), "complete", "FULL OUTER"),
+    ]:
+        with pytest.raises(AnalysisException) as info:
+            start(frame, mode, tmp_path / "checkpoint")
+        assert info.value.getCondition() == "EVENTWINDOWS_STREAM_JOIN_OUTPUT_MODE"
+        assert (
+            f"{join}{' range join' * (join == 'FULL OUTER')} of two streams runs in Append output "
+            f"mode only, not {mode.capitalize()}: each of its rows is emitted once, final"
+        ) in str(info.value)
+    stream, _ = event_stream
+    stream().createOrReplaceTempView("stream_a")
+    try:
+        with pytest.raises(AnalysisException) as info:
+            start(spark.sql(stream_static_sql("stream_a", STREAM_STATIC[:1])), "complete", tmp_path)
+    finally:
+        spark.catalog.dropTempView("stream_a")
+    assert info.value.getCondition() == "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"
+    assert "no streaming aggregations" in str(info.value)
+
+
+def test_an_inner_range_join_of_two_streams_without_watermarks_is_sparks(spark, tmp_path):
+    """An inner range join on keys of two streams without watermarks runs as Spark's own
+    stream-stream join (whose state keeps every event): each pair of the batch join over all the
+    input (Spark's own plan) once, none dropped."""
+    rng = random.Random(7)
+    batches = {side: random_side(rng, side, 2, 12) for side in ("a", "b")}
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    for side in ("a", "b"):
+        write_batches(sources[side], [side_records(side, rows) for rows in batches[side]])
+    join = in_sql("INNER", KEYED_OVERLAP)
+    query = run_stream(join(*side_streams(spark, sources, ())), tmp_path / "out", tmp_path / "c")
+    assert query.lastProgress["stateOperators"][0]["operatorName"] == "symmetricHashJoin"
+    streamed = collections.Counter(
+        tuple(r) for r in spark.read.parquet(str(tmp_path / "out")).collect()
+    )
+    spark.conf.set(RULE, "false")
+    try:
+        every = [
+            spark.createDataFrame(timed(sum(batches[side], [])), SIDE_SCHEMA[side])
+            for side in ("a", "b")
+        ]
+        expected = collections.Counter(tuple(r) for r in join(*every).collect())
+    finally:
+        spark.conf.unset(RULE)
+    assert streamed == expected and sum(expected.values()) > 10
 
 
 def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
@@ -412,99 +706,6 @@ def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
     assert max(entries[n_batches // 4 :]) <= 2 * max(entries[: n_batches // 4]), entries
     assert max(entries) < 8 * 4 * 2, entries
     assert len(spark.read.parquet(str(tmp_path / "out")).collect()) > n_batches * 4
-
-
-# ASOF joins of two streams: the same random sides, each side's time its start (`s`, `bs`), its
-# other columns kept (the right's order rows tying on key and time, as in batch).
-
-
-def asof_is_final(direction, tolerance, allow_exact, t, right_times, watermark):
-    """Whether the stream has emitted the left row at `t` by the final `watermark`, all its key's
-    accepted right times given (the rule of StreamingAsofJoinProcessor, worked out apart from the
-    join's answer, which the batch join gives): backward once the watermark reaches `t`; forward
-    once it reaches the first right time from `t` or `t` + tolerance; nearest once it reaches `t`
-    and the first of those or `t` + the backward row's distance."""
-    tol = float("inf") if tolerance is None else tolerance
-    forward = min(
-        (r for r in right_times if r > t or (allow_exact and r == t)), default=float("inf")
-    )
-    if direction == "backward":
-        return t <= watermark
-    if direction == "forward":
-        return min(forward, t + tol) <= watermark
-    before = max((r for r in right_times if r < t or (allow_exact and r == t)), default=None)
-    distance = float("inf") if before is None or t - before > tol else t - before
-    return max(t, min(forward, t + distance, t + tol)) <= watermark
-
-
-@pytest.mark.parametrize(
-    "direction, tolerance, allow_exact",
-    [
-        ("backward", None, True),
-        ("backward", 4, False),
-        ("forward", None, True),
-        ("forward", 4, True),
-        ("nearest", None, False),
-        ("nearest", 4, True),
-    ],
-)
-def test_random_streams_restarted_give_the_batch_asof_join_of_the_accepted_rows(
-    spark, tmp_path, direction, tolerance, allow_exact
-):
-    """Random streams (out of order, late rows on both sides) in two micro-batches, a restart
-    from the checkpoint and two more: the ASOF join's rows in append mode are the batch
-    `asof_join`'s over the accepted rows, for the left rows whose right row the final watermark
-    shows final (asof_is_final), each once; the late rows are counted as dropped."""
-    rng = random.Random(4747)  # the same streams for each direction
-    batches = {side: random_side(rng, side, 4, 12) for side in ("a", "b")}
-    runs = (range(0, 2), range(2, 4))
-    accepted, watermark, late = accepted_and_watermark(batches, runs)
-    seconds = tolerance and datetime.timedelta(seconds=tolerance)
-
-    def join(a, b):
-        return ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
-
-    sources = {side: tmp_path / side for side in ("a", "b")}
-    out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
-    for run in runs:
-        for side in ("a", "b"):
-            write_batches(
-                sources[side],
-                [side_records(side, batches[side][i]) for i in run],
-                first_mtime=1_700_000_000 + run.start,
-            )
-        a, b = [
-            spark.readStream.schema(SIDE_SCHEMA[side])
-            .option("maxFilesPerTrigger", 1)
-            .json(str(sources[side]))
-            .withWatermark(time, f"{DELAYS[side]} seconds")
-            for side, time in (("a", "s"), ("b", "bs"))
-        ]
-        query = run_stream(join(a, b), out, checkpoint)
-        assert query.lastProgress["stateOperators"][0]["operatorName"] == "transformWithStateExec"
-        dropped += sum(
-            p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
-        )
-    streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
-
-    batch = join(
-        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
-    ).collect()
-    right_times = collections.defaultdict(list)
-    for _, k, s, _ in accepted["b"]:
-        right_times[k].append(s)
-    start = {i: s for i, _, s, _ in accepted["a"]}
-    final = [
-        r
-        for r in batch
-        if asof_is_final(
-            direction, tolerance, allow_exact, start[r.id], right_times[r.k], watermark
-        )
-    ]
-    assert streamed == collections.Counter(tuple(r) for r in final)
-    assert late >= 2 and dropped == late
-    assert sum(1 for r in final if r.bid is not None) > 5  # matched rows
-    assert len(batch) == len(accepted["a"])
 
 
 def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_path):

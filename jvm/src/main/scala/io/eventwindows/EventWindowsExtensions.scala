@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import io.eventwindows.analysis.{
   AnchorWindowTime, AsofJoinTableFunction, CheckStreaming, ClippedLifetimes,
   DynamicWindowTableFunction, EventWindowAggregation, EventWindowing, LateRowWatermark,
-  SliceAnchorWindows, StreamingAsofJoins, StreamingRangeJoins, StreamingUpdateMode,
-  StreamingWindows, SweepAnchorSlices, TemporalJoinTableFunction
+  SliceAnchorWindows, StreamingAsofJoins, StreamingJoinOutputMode, StreamingRangeJoins,
+  StreamingUpdateMode, StreamingWindows, SweepAnchorSlices, TemporalJoinTableFunction
 }
 import io.eventwindows.execution.{AsofJoinStrategy, EventWindowStrategy, RangeJoinStrategy}
 import io.eventwindows.expressions.EventWindowsFunctions
@@ -46,6 +46,9 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPostHocResolutionRule(_ => StreamingUpdateMode)
     // Each micro-batch, that node's processor learns the watermark its late rows are dropped by.
     extensions.injectColumnar(_ => LateRowWatermark)
+    // A join of two streams written in another output mode than Append is an error, found
+    // before Spark's own checks of the output mode (run after the hint rules) let it through.
+    extensions.injectHintResolutionRule(_ => StreamingJoinOutputMode)
     // Any other EventWindowAggregate over a stream is an analysis error, not per-batch windows.
     extensions.injectCheckRule(_ => CheckStreaming)
     // A clipped lifetime left in the plan is one outside the aggregates of a window.

@@ -1,6 +1,6 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
 
 import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.plans.{AsofJoin, EventWindowAggregate}
@@ -17,12 +17,16 @@ import io.eventwindows.plans.{AsofJoin, EventWindowAggregate}
  * and order-insensitive aggregates, see [[EventWindowAggregation]]) are not an
  * [[EventWindowAggregate]] and stay allowed: they are Spark's streaming aggregation, with state,
  * watermark and output modes, and give the batch answer.
+ *
+ * A range join of two streams left to Spark's own stream-stream join that Spark cannot run
+ * either fails here too, naming the watermark or join type to use ([[StreamingRangeJoins.check]]).
  */
 object CheckStreaming extends (LogicalPlan => Unit) {
 
   override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
     case a: EventWindowAggregate if a.isStreaming => reject(a)
     case j: AsofJoin if j.right.isStreaming && !j.left.isStreaming => rejectStreamingRight()
+    case j: Join if j.left.isStreaming && j.right.isStreaming => StreamingRangeJoins.check(j)
     case _ =>
   }
 

@@ -14,7 +14,7 @@ import io.eventwindows.plans.AsofJoin
  * [[StreamingRangeJoins.joinOfStreams]] builds it for the range joins, with a
  * [[StreamingAsofJoinProcessor]] per key: each time column must carry its side's watermark
  * (Spark drops late rows by it, and it tells when a left row's match is final); without one, an
- * analysis error names `asof_join` and what to add. A post-hoc resolution rule, as
+ * analysis error (`EVENTWINDOWS_STREAM_JOIN_WITHOUT_WATERMARK`) names `asof_join` and the column. A post-hoc resolution rule, as
  * [[StreamingRangeJoins]].
  */
 object StreamingAsofJoins extends Rule[LogicalPlan] {
@@ -26,12 +26,12 @@ object StreamingAsofJoins extends Rule[LogicalPlan] {
   private def rewrite(j: AsofJoin): LogicalPlan = {
     val Seq(leftTime, rightTime) = Seq("left" -> j.leftTime, "right" -> j.rightTime).map {
       case (_, t: Attribute) if StreamingRangeJoins.watermarked(t) => t
-      case (side, t) => throw EventWindowsErrors.invalidParameter(
+      case (side, t) => throw EventWindowsErrors.streamJoinWithoutWatermark(
           AsofJoinTableFunction.Name,
-          "both sides are " +
-            s"streams: the $side side's time column ${name(t)} needs an event-time watermark " +
-            s"(withWatermark(\"${name(t)}\", delay), or WATERMARK in SQL): a left row is emitted " +
-            "once the watermark shows that no nearer right row can still arrive")
+          side,
+          s"time column `${name(t)}`",
+          "a left row is emitted once the watermark shows that no nearer right row can still " +
+            "arrive")
     }
     StreamingWindows.checkStateStore(AsofJoinTableFunction.Name)
     StreamingRangeJoins.joinOfStreams(

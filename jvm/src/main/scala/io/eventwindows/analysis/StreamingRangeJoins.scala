@@ -1,20 +1,24 @@
 package io.eventwindows.analysis
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.analysis.StreamingJoinHelper
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{
   Alias, Attribute, CreateStruct, Expression, Literal, NamedExpression, RuntimeReplaceable
 }
-import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftOuter, RightOuter}
+import org.apache.spark.sql.catalyst.plans.{
+  FullOuter, Inner, InnerLike, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter
+}
 import org.apache.spark.sql.catalyst.plans.logical.{
-  CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, TransformWithState,
-  Union
+  CatalystSerde, EventTimeWatermark, Join, LocalRelation, LogicalPlan, Project, SubqueryAlias,
+  TransformWithState, Union
 }
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode}
 import org.apache.spark.sql.types.{Metadata, StructType}
 
 import io.eventwindows.conf.EventWindowsConf
+import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.streaming.{
   InputColumns, StreamingRangeJoinProcessor, StreamingRangeJoinSpec
 }
@@ -39,8 +43,12 @@ import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
  * `time` carries its side's watermark: Spark drops late events by it (a side's `lo`, its start)
  * and fires the processor's timers at the watermark. Only an inner, left, right or full outer join
  * whose two starts (`lo`) are each its side's watermarked column is planned so, unless
- * `spark.eventwindows.rangeJoin.enabled` is false; anything else stays Spark's (its stream-stream
- * join, with its checks and errors).
+ * `spark.eventwindows.rangeJoin.enabled` is false. Anything else stays Spark's stream-stream join
+ * where Spark's runs it (an inner join on equality keys: without watermarks, with all events kept
+ * in its state; an outer join whose watermarks bound its state as Spark's checks ask);
+ * where Spark's does not either, [[check]] (from [[CheckStreaming]]) fails the analysis, naming
+ * the join and the watermark or join type to use, instead of Spark's error when the query starts
+ * or runs. (`temporal_join` checks its own arguments on streams, [[TemporalJoinTableFunction]].)
  *
  * A post-hoc resolution rule, as [[StreamingWindows]], whose way of building the node (the state
  * store check, the resolved deserializers) it shares.
@@ -60,9 +68,91 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
       }
   }
 
-  private def planned(joinType: JoinType): Boolean = joinType match {
+  private[analysis] def planned(joinType: JoinType): Boolean = joinType match {
     case Inner | LeftOuter | RightOuter | FullOuter => true
     case _ => false
+  }
+
+  /**
+   * Fails the analysis of a range join of two streams that this rule left to Spark, if Spark's own
+   * stream-stream join cannot run it either ([[sparkRuns]]): a join type this rule plans with a
+   * start that carries no watermark (the first such side is named), or a semi or anti join. For
+   * example, `a LEFT JOIN b ON a.k = b.k AND a.s < b.e AND b.s < a.e` without a watermark on
+   * `b.s` fails naming the right side's start `s`; the same inner join runs as Spark's.
+   */
+  def check(join: Join): Unit = join match {
+    case RangeJoinShape(shape) if EventWindowsConf.rangeJoinEnabled && !sparkRuns(join, shape) =>
+      val name = nameOf(join)
+      if (!planned(shape.joinType)) {
+        throw EventWindowsErrors.streamJoinType(
+          name,
+          shape.joinType.sql,
+          typeAdvice(shape.joinType))
+      }
+      val unmarked = Seq("left" -> shape.leftLifetime.lo, "right" -> shape.rightLifetime.lo)
+        .find { case (_, lo) => !watermarked(lo) }
+      unmarked.foreach { case (side, lo) =>
+        val sparks =
+          if (shape.leftKeys.isEmpty) "needs equality keys"
+          else "needs, for an outer join, a watermark on a join key or a condition that bounds " +
+            "the state of the side whose unmatched rows it keeps by the other's watermark"
+        throw EventWindowsErrors.streamJoinWithoutWatermark(
+          name,
+          side,
+          s"start ${lo.sql}",
+          "the join pairs each event as it arrives and forgets it (an outer join's unmatched row " +
+            "out) once the watermark passes its end; without it, Spark's own stream-stream join " +
+            s"does not run this join either (it $sparks)")
+      }
+    case _ =>
+  }
+
+  /** What to write instead of a join of two streams of `joinType`, which runs nowhere. */
+  private[analysis] def typeAdvice(joinType: JoinType): String = joinType match {
+    case LeftAnti =>
+      "an anti join's row is known only once no event to come can match it; write it as a left " +
+        "outer join (a watermark on each side's start) and keep its rows without a match"
+    case _ =>
+      "the stream-stream range joins are inner, left, right and full outer; write it as an " +
+        "inner join (a row per match, a watermark on each side's start), and keep each left row " +
+        "once with dropDuplicatesWithinWatermark"
+  }
+
+  /**
+   * Whether `join` is left to Spark's own stream-stream join, as its planner
+   * (`StreamingJoinStrategy` plans only joins on equality keys) and its
+   * `UnsupportedOperationChecker` decide: an inner join always; a left, right or full outer join
+   * with a watermark on a join key or a condition that bounds the kept side's state by the other
+   * side's watermark (the checker's `StreamingJoinHelper` calls, as it makes them). Semi and anti
+   * joins never: Spark refuses anti joins of two streams, and lets a semi join through on a bound
+   * it may find on a column other than the watermarked one its state is cleaned by (an overlap's
+   * end), which this route does not leave to it.
+   */
+  private def sparkRuns(join: Join, shape: RangeJoinShape): Boolean = {
+    def bounded(kept: LogicalPlan, other: LogicalPlan): Boolean = StreamingJoinHelper
+      .getStateValueWatermark(kept.outputSet, other.outputSet, join.condition, Some(1000000L))
+      .isDefined
+    shape.leftKeys.nonEmpty &&
+    (shape.joinType match {
+      case _: InnerLike => true
+      case LeftSemi | LeftAnti => false
+      case _ if StreamingJoinHelper.isWatermarkInJoinKeys(join) => true
+      case LeftOuter => bounded(join.left, join.right)
+      case RightOuter => bounded(join.right, join.left)
+      case FullOuter => bounded(join.left, join.right) || bounded(join.right, join.left)
+      case _ => false
+    })
+  }
+
+  /**
+   * The join as errors name it: `temporal_join` for the join its table function builds (its left
+   * side under [[TemporalJoinTableFunction.LeftAlias]]), otherwise its type, e.g. "LEFT OUTER
+   * range join".
+   */
+  private[analysis] def nameOf(join: Join): String = join.left match {
+    case SubqueryAlias(alias, _) if alias.name == TemporalJoinTableFunction.LeftAlias =>
+      TemporalJoinTableFunction.Name
+    case _ => s"${join.joinType.sql} range join"
   }
 
   /** Whether `e` is a column with an event-time watermark. */
@@ -92,6 +182,7 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
       shape.rightLifetime.lo.asInstanceOf[Attribute],
       join.output) { (input, output) =>
       new StreamingRangeJoinProcessor(StreamingRangeJoinSpec(
+        nameOf(join),
         join.joinType,
         left.output,
         right.output,

@@ -15,6 +15,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType, LongType}
 
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.{CheckedEnd, EventTime}
 
@@ -45,6 +46,10 @@ object TemporalJoinTableFunction {
   final val Name = "temporal_join"
 
   final val LifetimeColumn = "lifetime"
+
+  /** The aliases of the two sides in the join this function builds. */
+  final val LeftAlias = "__eventwindows_left"
+  final val RightAlias = "__eventwindows_right"
 
   val info: ExpressionInfo = new ExpressionInfo(
     getClass.getCanonicalName.stripSuffix("$"),
@@ -125,13 +130,13 @@ object TemporalJoinTableFunction {
     val left = Side(
       arguments.table(0, "left"),
       "left",
-      "__eventwindows_left",
+      LeftAlias,
       arguments.required(4, "left_start"),
       arguments.text(5, "left_end"))
     val right = Side(
       arguments.table(1, "right"),
       "right",
-      "__eventwindows_right",
+      RightAlias,
       arguments.required(6, "right_start"),
       arguments.text(7, "right_end"))
     if (left.timeType != right.timeType) {
@@ -139,6 +144,9 @@ object TemporalJoinTableFunction {
         s"and the right's ${right.timeType.sql}")
     }
     on.foreach { k => left.column(k, "on"); right.column(k, "on") }
+    if (left.plan.isStreaming && right.plan.isStreaming && EventWindowsConf.rangeJoinEnabled) {
+      checkStreams(joinType, left, right)
+    }
 
     val condition =
       (on.map(k => EqualTo(left.ref(k), right.ref(k))) ++ Seq(
@@ -171,6 +179,33 @@ object TemporalJoinTableFunction {
   }
 
   private def resolver = SQLConf.get.resolver
+
+  /**
+   * A temporal join of two streams runs as `StreamingRangeJoins` plans it, which needs an inner,
+   * left, right or full outer join and an event-time watermark on each side's start: otherwise an
+   * error naming what to use, here where the arguments are known by their names (Spark's own
+   * stream-stream join would run an inner join without watermarks, keeping every event for ever,
+   * and refuses the others when the query starts).
+   */
+  private def checkStreams(joinType: JoinType, left: Side, right: Side): Unit = {
+    if (!StreamingRangeJoins.planned(joinType)) {
+      throw EventWindowsErrors.streamJoinType(
+        Name,
+        joinType.sql,
+        StreamingRangeJoins.typeAdvice(joinType))
+    }
+    val unmarked = Seq(left, right).find { side =>
+      !StreamingRangeJoins.watermarked(side.column(side.startName, s"${side.side}_start"))
+    }
+    unmarked.foreach { side =>
+      throw EventWindowsErrors.streamJoinWithoutWatermark(
+        Name,
+        side.side,
+        s"start `${side.startName}`",
+        "the join pairs each event as it arrives and forgets it (an outer join's unmatched row " +
+          "out) once the watermark passes its end")
+    }
+  }
 
   /**
    * One side: its table under `alias`, with the lifetime as the columns `<alias>_start` and

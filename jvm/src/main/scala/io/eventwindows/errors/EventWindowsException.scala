@@ -21,7 +21,12 @@ import org.apache.spark.sql.catalyst.trees.Origin
  *
  * At analysis a misuse of a function or parameter:
  *  - `EVENTWINDOWS_INVALID_PARAMETER` (22023): a parameter of the wrong type or value;
- *  - `EVENTWINDOWS_UNSUPPORTED` (0A000): a combination the extension does not run (on streams).
+ *  - `EVENTWINDOWS_UNSUPPORTED` (0A000): a combination the extension does not run (on streams);
+ *  - `EVENTWINDOWS_STREAM_JOIN_WITHOUT_WATERMARK`, `EVENTWINDOWS_STREAM_JOIN_TYPE` (0A000),
+ *    `EVENTWINDOWS_STREAM_JOIN_OUTPUT_MODE` (42KDE): a join of two streams that runs neither as
+ *    the extension's nor as Spark's own stream-stream join, modelled on the checks of Spark's
+ *    `UnsupportedOperationChecker` (which names no join of ours, and sees none of ours at all
+ *    once it has become Spark's `TransformWithState`).
  * At run time bad input, raised from executors:
  *  - `EVENTWINDOWS_EVENT_ENDS_BEFORE_START`, `EVENTWINDOWS_INVALID_INPUT` (22000): a row that is
  *    no event, or a NULL where a value is needed;
@@ -73,6 +78,35 @@ object EventWindowsErrors {
     new EventWindowsAnalysisException(
       "EVENTWINDOWS_UNSUPPORTED",
       Map("function" -> function, "reason" -> reason))
+
+  /**
+   * A join of two streams (`join`, as [[io.eventwindows.analysis.StreamingRangeJoins]] names it)
+   * whose `side`'s `column` (its role and name, such as "start `s`") carries no event-time
+   * watermark, which the join needs for `reason`.
+   */
+  def streamJoinWithoutWatermark(
+      join: String,
+      side: String,
+      column: String,
+      reason: String): EventWindowsAnalysisException =
+    new EventWindowsAnalysisException(
+      "EVENTWINDOWS_STREAM_JOIN_WITHOUT_WATERMARK",
+      Map("join" -> join, "side" -> side, "column" -> column, "reason" -> reason))
+
+  /** A join of two streams of a type that does not run on streams; `reason` says what does. */
+  def streamJoinType(
+      join: String,
+      joinType: String,
+      reason: String): EventWindowsAnalysisException =
+    new EventWindowsAnalysisException(
+      "EVENTWINDOWS_STREAM_JOIN_TYPE",
+      Map("join" -> join, "joinType" -> joinType, "reason" -> reason))
+
+  /** A join of two streams in a query whose output mode is not Append. */
+  def streamJoinOutputMode(join: String, outputMode: String): EventWindowsAnalysisException =
+    new EventWindowsAnalysisException(
+      "EVENTWINDOWS_STREAM_JOIN_OUTPUT_MODE",
+      Map("join" -> join, "outputMode" -> outputMode))
 
   /** A row whose end is before its start; `message` names the row. */
   def eventEndsBeforeStart(message: String): EventWindowsInputException =

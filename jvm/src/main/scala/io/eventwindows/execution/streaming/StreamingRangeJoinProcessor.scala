@@ -23,6 +23,7 @@ import io.eventwindows.plans.JoinLifetime
  * side, its columns as one struct per side (NULL for the other side) and its start, the column
  * that carries the watermark; grouped by the join's equality keys (a constant without keys).
  *
+ * @param name      the join as errors name it (`temporal_join`, or its type and "range join")
  * @param joinType  inner, left, right or full outer
  * @param left      the left side's columns, as the join's condition and output name them
  * @param right     the right side's columns
@@ -31,6 +32,7 @@ import io.eventwindows.plans.JoinLifetime
  * @param output    the join's output columns
  */
 case class StreamingRangeJoinSpec(
+    name: String,
     joinType: JoinType,
     left: Seq[Attribute],
     right: Seq[Attribute],
@@ -86,7 +88,7 @@ case class HeldEvent(row: Array[Byte], matched: Boolean)
  * The state per key: each side's kept events ([[HeldEvent]]s in a list each) and their timers.
  * An event open to the end of time is kept for ever: it can meet any event to come.
  */
-final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
+final class StreamingRangeJoinProcessor(val spec: StreamingRangeJoinSpec)
     extends StatefulProcessor[Row, Row, Row] {
   import StreamingRangeJoinProcessor._
 
