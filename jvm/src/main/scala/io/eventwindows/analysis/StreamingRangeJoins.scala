@@ -42,6 +42,10 @@ import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
  * `spark.eventwindows.rangeJoin.enabled` is false; anything else stays Spark's (its stream-stream
  * join, with its checks and errors).
  *
+ * The join's definition ([[StateDefinition.ofRangeJoin]]) is stored with each key's state, as an
+ * ASOF join's is: a restart from the checkpoint of another join of two streams fails with
+ * `EVENTWINDOWS_CHECKPOINT_MISMATCH`.
+ *
  * A post-hoc resolution rule, as [[StreamingWindows]], whose way of building the node (the state
  * store check, the resolved deserializers) it shares.
  */
@@ -102,8 +106,15 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
         JoinLifetime(
           evaluable(shape.rightLifetime.lo),
           evaluable(shape.rightLifetime.hi)),
+        join.output,
         input,
-        output))
+        output,
+        StateDefinition.ofRangeJoin(
+          join.joinType,
+          join.condition.get,
+          shape.leftLifetime,
+          shape.rightLifetime,
+          input)))
     }
   }
 
