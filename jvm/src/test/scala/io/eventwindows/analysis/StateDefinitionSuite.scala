@@ -14,8 +14,8 @@ import io.eventwindows.expressions.{
 }
 import io.eventwindows.plans.{
   AnchorWindow, Bounds, CalendarHopping, CountWindow, Cumulating, FamilyEncoding, Hopping,
-  IndexWindow, JoinLifetime, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplPolicy,
-  SplTumblingWindow
+  IndexWindow, JoinLifetime, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow,
+  Snapshot, SplPolicy, SplTumblingWindow
 }
 
 /**

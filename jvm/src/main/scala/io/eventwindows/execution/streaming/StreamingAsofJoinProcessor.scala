@@ -114,7 +114,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       key: Row,
       inputRows: Iterator[Row],
       timerValues: TimerValues): Iterator[Row] = {
-    checkDefinition()
+    definition.check()
     val (waiting, rights) = (loadLefts(), loadRights())
     val out = ArrayBuffer.empty[Row]
     val sideOrdinal = spec.input.fieldIndex(InputColumns.Side)
@@ -143,7 +143,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       emissionTime(l.time, sorted).foreach(e => getHandle.registerTimer(ceilMillis(e))))
     save(leftRows, waiting)
     save(rightRows, sorted)
-    saveDefinition(waiting, sorted)
+    definition.keep(waiting.nonEmpty || sorted.nonEmpty)
     out.iterator
   }
 
@@ -152,7 +152,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       key: Row,
       timerValues: TimerValues,
       expiredTimerInfo: ExpiredTimerInfo): Iterator[Row] = {
-    checkDefinition()
+    definition.check()
     val watermark = StreamingWindowProcessor.micros(timerValues.getCurrentWatermarkInMs())
     val rights = loadRights()
     val (ready, waiting) =
@@ -167,7 +167,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
     }
     if (ready.nonEmpty) save(leftRows, waiting)
     if (kept.size < rights.size) save(rightRows, kept)
-    saveDefinition(waiting, kept)
+    definition.keep(waiting.nonEmpty || kept.nonEmpty)
     out.iterator
   }
 
@@ -217,13 +217,6 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
   /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
   private def within(distance: Long): Boolean =
     spec.tolerance.forall(java.lang.Long.compareUnsigned(distance, _) <= 0)
-
-  /** Fails where the key's state was written by another join. */
-  private def checkDefinition(): Unit = definition.check()
-
-  /** Stores the definition beside a key's rows, and forgets it with them. */
-  private def saveDefinition(lefts: collection.Seq[Timed], rights: collection.Seq[Timed]): Unit =
-    definition.keep(lefts.nonEmpty || rights.nonEmpty)
 
   private def joined(left: InternalRow, right: InternalRow): Row =
     toRow(pair(left, if (right == null) noRight else right))

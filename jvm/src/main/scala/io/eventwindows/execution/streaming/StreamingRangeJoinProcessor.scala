@@ -5,7 +5,9 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, Expression, UnsafeProjection, UnsafeRow
+}
 import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, LeftOuter, RightOuter}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.streaming.{
@@ -174,8 +176,12 @@ final class StreamingRangeJoinProcessor(spec: StreamingRangeJoinSpec)
     }
     val swept = Array(merge(kept(0), arrived(0)), merge(kept(1), arrived(1)))
     val replayed = swept.map(side => new ReplayedSide(side.map(_.kept)))
-    sweep.replay(swept(0).iterator.map(_.row), replayed(0), swept(1).iterator.map(_.row), replayed(1))
-      .foreach(pair => out += toRow(pair))
+    val pairs = sweep.replay(
+      swept(0).iterator.map(_.row),
+      replayed(0),
+      swept(1).iterator.map(_.row),
+      replayed(1))
+    pairs.foreach(pair => out += toRow(pair))
     val watermark = StreamingWindowProcessor.micros(timerValues.getCurrentWatermarkInMs())
     val staying = Array.tabulate(2)(s => settle(s, swept(s), replayed(s), watermark, out))
     retime(timerOf(kept), staying)

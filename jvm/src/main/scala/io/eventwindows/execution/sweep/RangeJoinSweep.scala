@@ -386,8 +386,8 @@ private[sweep] final class JoinSide(
   /** A replay's kept events that are active, which the other side's new events alone meet. */
   val keptActive = new ActiveEvents(memory)
 
-  /** Which rows of a replay are kept events, and which meet a pair; None but in a replay. */
-  private var replayed: Option[ReplayedSide] = None
+  /** Which rows of a replay are kept events, and which meet a pair; null but in a replay. */
+  private var replayed: ReplayedSide = _
 
   /** The head row; null once the side is read. */
   var row: UnsafeRow = _
@@ -412,23 +412,23 @@ private[sweep] final class JoinSide(
   /** Reads `rows` from their first, a replay's (its active events have all left). */
   def restart(rows: Iterator[InternalRow], replay: ReplayedSide): Unit = {
     input = rows
-    replayed = Some(replay)
+    replayed = replay
     position = -1
   }
 
   /** Marks event `i` of `actives`, this side's, and (in a replay) its row as having met a pair. */
   def markMatched(actives: ActiveEvents, i: Int): Unit = {
     actives.markMatched(i)
-    replayed.foreach(_.matched(actives.position(i)) = true)
+    if (replayed != null) replayed.matched(actives.position(i)) = true
   }
 
   /** Marks the head row as having met a pair, in a replay. */
-  def markHeadMatched(): Unit = replayed.foreach(_.matched(position) = true)
+  def markHeadMatched(): Unit = if (replayed != null) replayed.matched(position) = true
 
   def advance(): Unit = if (input.hasNext) {
     row = input.next().asInstanceOf[UnsafeRow]
     position += 1
-    kept = replayed.exists(_.kept(position))
+    kept = replayed != null && replayed.kept(position)
     key = keyProjection(row)
     val bounds = lifetimeProjection(row)
     live = !key.anyNull && !bounds.isNullAt(0) && !bounds.isNullAt(1)

@@ -123,7 +123,11 @@ class RangeJoinSweepSuite extends AnyFunSuite {
     // them, but for the unmatched row.
     val (x, y) = (new ReplayedSide(Array(false)), new ReplayedSide(Array(false, false)))
     val next =
-      replaying.replay(rows(left, Seq((2, 1L, 2L))), x, rows(right, Seq((2, 2L, 3L), (2, 5L, 6L))), y)
+      replaying.replay(
+        rows(left, Seq((2, 1L, 2L))),
+        x,
+        rows(right, Seq((2, 2L, 3L), (2, 5L, 6L))),
+        y)
     assert(collect(next, 6) == Set(Seq(2, 1L, 2L, 2, 2L, 3L)))
     assert(x.matched.toSeq == Seq(true) && y.matched.toSeq == Seq(true, false))
   }
