@@ -735,6 +735,141 @@ def test_an_asof_join_restarted_from_the_checkpoint_of_another_fails(spark, tmp_
         run_stream(join("forward"), out, checkpoint)
     assert "[EVENTWINDOWS_CHECKPOINT_MISMATCH]" in str(info.value)
     assert (
-        "asof_join: the checkpoint holds the state of another ASOF join [asof_join backward "
+        "asof_join: the checkpoint holds the state of another join [asof_join backward "
         "tolerance=none exact=true input=struct<"
     ) in str(info.value)
+
+
+# A range join of two streams sweeps each key's kept events again with a micro-batch's new ones
+# (the batch join's sweep, replayed): many events per key, whose lifetimes span micro-batches.
+
+
+def long_lived_side(rng, side, n_batches, per_batch):
+    """random_side's micro-batches in two keys, each lifetime ten times as long (up to 300 s,
+    fifteen micro-batches), so that a key keeps tens of events of each side."""
+    return [
+        [(i, k % 2, s, None if e is None else s + 10 * (e - s)) for i, k, s, e in rows]
+        for rows in random_side(rng, side, n_batches, per_batch)
+    ]
+
+
+def test_many_long_lived_events_per_key_give_the_batch_temporal_join(spark, tmp_path):
+    """Two keys, 20 events a side per micro-batch lasting up to 300 s, out of order, with late
+    rows, in three micro-batches, then a restart from the checkpoint and two more: each key keeps
+    tens of events, which each micro-batch's new events are swept with; the full outer temporal
+    join's rows are the batch join's over the accepted events, but the unmatched rows the
+    watermark has not closed, each once."""
+    rng = random.Random(4748)
+    batches = {side: long_lived_side(rng, side, 5, 20) for side in ("a", "b")}
+    runs = (range(0, 3), range(3, 5))
+    accepted, watermark, late = accepted_and_watermark(batches, runs)
+
+    def join(a, b):
+        return ew.temporal_join(
+            a, b, "k", "full", left_lifetime=("s", "e"), right_lifetime=("bs", "be")
+        )
+
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    out, checkpoint, dropped = tmp_path / "out", tmp_path / "checkpoint", 0
+    for run in runs:
+        for side in ("a", "b"):
+            write_batches(
+                sources[side],
+                [side_records(side, batches[side][i]) for i in run],
+                first_mtime=1_700_000_000 + run.start,
+            )
+        a, b = [
+            spark.readStream.schema(SIDE_SCHEMA[side])
+            .option("maxFilesPerTrigger", 1)
+            .json(str(sources[side]))
+            .withWatermark(start, f"{DELAYS[side]} seconds")
+            for side, start in (("a", "s"), ("b", "bs"))
+        ]
+        query = run_stream(join(a, b), out, checkpoint)
+        dropped += sum(
+            p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
+        )
+    streamed = collections.Counter(tuple(r) for r in spark.read.parquet(str(out)).collect())
+
+    batch = join(
+        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")]
+    ).collect()
+    closed = at(watermark)
+    expected = collections.Counter(
+        tuple(r)
+        for r in batch
+        if (r.id is not None and r.bid is not None)
+        or (r.lifetime.end is not None and r.lifetime.end <= closed)
+    )
+    assert streamed == expected
+    assert late >= 2 and dropped == late
+    # Tens of events of one key and side live across a micro-batch (20 s): kept, swept again.
+    assert sum(1 for _, k, s, e in accepted["a"] if k == 0 and s <= 80 and (e or 999) > 100) >= 20
+    assert sum(1 for r in expected if None not in (r[1], r[4])) > 200  # pairs
+    assert all(any(r[i] is None for r in expected) for i in (1, 4))  # unmatched, both sides
+
+
+def test_a_range_join_restarted_from_the_checkpoint_of_another_join_fails(spark, tmp_path):
+    """An inner temporal join of two streams keeps key 1's events (the watermark at 8 s, their
+    ends at 40 and 50 s); restarted from its checkpoint as a left join, it fails with the
+    project's condition where it finds that key's state, rather than emit rows of a mixed join.
+    So does a range join restarted from the checkpoint of an ASOF join with a left row of key 1
+    waiting (at 20 s)."""
+
+    def streams(root, a_schema):
+        return [
+            spark.readStream.schema(schema)
+            .option("maxFilesPerTrigger", 1)
+            .json(str(root / side))
+            .withWatermark(time, "2 seconds")
+            for side, schema, time in (
+                ("a", a_schema, "s"),
+                ("b", "k int, bs timestamp, be timestamp", "bs"),
+            )
+        ]
+
+    def temporal(root, how, end="e"):
+        a, b = streams(root, "k int, s timestamp" + (f", {end} timestamp" if end else ""))
+        return ew.temporal_join(
+            a, b, "k", how, left_lifetime=("s", end), right_lifetime=("bs", "be")
+        )
+
+    def run_then_restart(root, first, restarted, a_record):
+        """Runs `first` over a micro-batch, then `restarted` from its checkpoint over a second:
+        the first's row count and the second's error."""
+        root.mkdir()
+        for mtime, (s, e) in enumerate([(10, 40), (30, 31)], start=1_700_000_000):
+            write_batches(root / "a", [[a_record(s + 10, e + 10)]], first_mtime=mtime)
+            write_batches(root / "b", [[{"k": 1, "bs": second(s), "be": second(e)}]], mtime)
+            if mtime == 1_700_000_000:
+                run_stream(first(), root / "out", root / "checkpoint")
+                count = spark.read.parquet(str(root / "out")).count()
+        with pytest.raises(Exception) as info:
+            run_stream(restarted(), root / "out", root / "checkpoint")
+        assert "[EVENTWINDOWS_CHECKPOINT_MISMATCH]" in str(info.value)
+        return count, str(info.value)
+
+    root = tmp_path / "range"
+    count, error = run_then_restart(
+        root,
+        lambda: temporal(root, "inner"),
+        lambda: temporal(root, "left"),
+        lambda s, e: {"k": 1, "s": second(s), "e": second(e)},
+    )
+    assert count == 1  # the pair; both events kept
+    assert (
+        "stream-stream range join: the checkpoint holds the state of another join [range_join "
+        "INNER condition="
+    ) in error
+    assert "not of this query's [range_join LEFT OUTER condition=" in error
+
+    root = tmp_path / "asof"
+    count, error = run_then_restart(
+        root,
+        lambda: ew.asof_join(*streams(root, "k int, s timestamp"), "k", "s", "bs"),
+        lambda: temporal(root, "inner", end=None),
+        lambda s, _: {"k": 1, "s": second(s)},
+    )
+    assert count == 0  # the left row at 20 s waits
+    assert "the checkpoint holds the state of another join [asof_join backward " in error
+    assert "not of this query's [range_join INNER condition=" in error

@@ -29,6 +29,28 @@ class TimeArithmeticSuite extends AnyFunSuite {
     assert(post(12L, 10L, 5L) === snapToBoundary(12L, 10L, 5L, Min, Max)) // right for t > a
   }
 
+  test("ceilMillis is the first millisecond at or after a time, before 1970 too") {
+    val cases = Seq(
+      0L -> 0L,
+      1L -> 1L,
+      999L -> 1L,
+      1000L -> 1L,
+      1500L -> 2L,
+      -1L -> 0L,
+      -999L -> 0L,
+      -1000L -> -1L,
+      -1500L -> -1L,
+      Max -> 9223372036854776L, // ...775,807 µs
+      Min -> -9223372036854775L // ...775,808 µs before 1970: 192 µs after ms -...776
+    )
+    for ((micros, ms) <- cases) assert(ceilMillis(micros) === ms, s"micros=$micros")
+    // By its definition: the least ms with ms * 1000 >= micros.
+    for (micros <- -3001L to 3001L) {
+      val ms = ceilMillis(micros)
+      assert(ms * 1000 >= micros && (ms - 1) * 1000 < micros, s"micros=$micros")
+    }
+  }
+
   test("arithmetic saturates instead of wrapping") {
     assert(add(Max, 1L) === Max)
     assert(add(Min, -1L) === Min)

@@ -3,12 +3,13 @@ package io.eventwindows.analysis
 import scala.util.hashing.MurmurHash3
 
 import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.JoinType
 import org.apache.spark.sql.types.StructType
 
 import io.eventwindows.execution.streaming.{
   EventTimeHorizon, RowEndIsEventTime, SnappedStart, SnappedToWindows, StartIsEventTime
 }
-import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
+import io.eventwindows.plans.{AsofDirection, FamilyEncoding, JoinLifetime, WindowFamily}
 
 /**
  * What a stream's window state depends on, as its checkpoint keeps it, so that a query restarted
@@ -16,8 +17,8 @@ import io.eventwindows.plans.{AsofDirection, FamilyEncoding, WindowFamily}
  * encoding, written field by field here (the families by [[io.eventwindows.plans.FamilyEncoding]])
  * and nowhere else, so that renaming a class or a field changes no checkpoint. Spark's streaming aggregation keeps a fingerprint of
  * [[ofAggregation]] in each window's state ([[fingerprint]]), the `transformWithState` route the
- * text of [[ofReplay]] in each key's progress, an ASOF join of two streams [[ofAsofJoin]] beside
- * each key's rows.
+ * text of [[ofReplay]] in each key's progress, a join of two streams [[ofRangeJoin]] or
+ * [[ofAsofJoin]] beside each key's rows (`execution.streaming.StoredJoinDefinition`).
  *
  * [[Version]] 1 is the text that every release so far wrote (the case classes' `toString` of
  * release 0.1.0, now spelled out), untagged; for example the streaming aggregation of
@@ -81,6 +82,25 @@ private[analysis] object StateDefinition {
       input: StructType): String =
     s"asof_join ${direction.name} tolerance=${tolerance.getOrElse("none")} " +
       s"exact=$allowExactMatches input=${input.catalogString}"
+
+  /**
+   * The definition of a range join of two streams, kept with each key's state as an ASOF join's
+   * is: the join type, the whole condition, each side's closed lifetime (the bounds the rule read
+   * from the condition) and the layout of the rows (the union of both sides, keys first), e.g.
+   * {{{
+   *   range_join LEFT OUTER condition=((k = k) AND ((s < be) AND (bs < e))) left=[s, e]
+   *     right=[bs, be] input=struct<__eventwindows_key0:int,...>
+   * }}}
+   * (on one line).
+   */
+  def ofRangeJoin(
+      joinType: JoinType,
+      condition: Expression,
+      leftLifetime: JoinLifetime,
+      rightLifetime: JoinLifetime,
+      input: StructType): String =
+    s"range_join ${joinType.sql} condition=${condition.sql} left=${leftLifetime.sql} " +
+      s"right=${rightLifetime.sql} input=${input.catalogString}"
 
   /** What the state of Spark's streaming aggregation keeps of a definition. */
   def fingerprint(definition: String): Long = MurmurHash3.stringHash(definition).toLong

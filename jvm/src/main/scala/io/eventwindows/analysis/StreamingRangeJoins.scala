@@ -50,6 +50,10 @@ import io.eventwindows.plans.{JoinLifetime, RangeJoinShape}
  * the join and the watermark or join type to use, instead of Spark's error when the query starts
  * or runs. (`temporal_join` checks its own arguments on streams, [[TemporalJoinTableFunction]].)
  *
+ * The join's definition ([[StateDefinition.ofRangeJoin]]) is stored with each key's state, as an
+ * ASOF join's is: a restart from the checkpoint of another join of two streams fails with
+ * `EVENTWINDOWS_CHECKPOINT_MISMATCH`.
+ *
  * A post-hoc resolution rule, as [[StreamingWindows]], whose way of building the node (the state
  * store check, the resolved deserializers) it shares.
  */
@@ -193,8 +197,15 @@ object StreamingRangeJoins extends Rule[LogicalPlan] {
         JoinLifetime(
           evaluable(shape.rightLifetime.lo),
           evaluable(shape.rightLifetime.hi)),
+        join.output,
         input,
-        output))
+        output,
+        StateDefinition.ofRangeJoin(
+          join.joinType,
+          join.condition.get,
+          shape.leftLifetime,
+          shape.rightLifetime,
+          input)))
     }
   }
 

@@ -41,6 +41,14 @@ object TimeArithmetic {
     // Halving keeps the lowest bit as a sticky bit, so the one rounding is still to nearest.
     if (value >= 0) value.toDouble else ((value >>> 1) | (value & 1)).toDouble * 2.0
 
+  /**
+   * The first millisecond at or after `micros` (floor rounding, right before 1970 too): the
+   * time of an event-time timer, which Spark keeps in milliseconds, that fires once the
+   * watermark has reached `micros`; e.g. 1,500 µs -> 2 ms, -1,500 µs -> -1 ms, 2,000 µs -> 2 ms.
+   */
+  def ceilMillis(micros: Long): Long =
+    Math.floorDiv(micros, 1000L) + (if (Math.floorMod(micros, 1000L) == 0) 0L else 1L)
+
   /** `t` clamped to `[lineMin, lineMax]`. */
   def clamp(t: Long, lineMin: Long, lineMax: Long): Long = Math.max(lineMin, Math.min(lineMax, t))
 

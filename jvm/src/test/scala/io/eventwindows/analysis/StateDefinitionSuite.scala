@@ -2,7 +2,8 @@ package io.eventwindows.analysis
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
+import org.apache.spark.sql.catalyst.expressions.{And, AttributeReference, LessThan, Literal}
+import org.apache.spark.sql.catalyst.plans.LeftOuter
 import org.apache.spark.sql.types.{LongType, StructField, StructType, TimestampType}
 
 import io.eventwindows.execution.streaming.{
@@ -10,8 +11,8 @@ import io.eventwindows.execution.streaming.{
 }
 import io.eventwindows.plans.{
   AnchorWindow, Bounds, CalendarHopping, CountWindow, Cumulating, FamilyEncoding, Hopping,
-  IndexWindow, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow, Snapshot, SplPolicy,
-  SplTumblingWindow
+  IndexWindow, JoinLifetime, OutputPolicy, RelativeTimeWindow, SessionWindow, SlidingWindow,
+  Snapshot, SplPolicy, SplTumblingWindow
 }
 import io.eventwindows.time.{CalendarCumulating, CalendarStep, CalendarWindows, ExactCumulating}
 
@@ -94,5 +95,18 @@ class StateDefinitionSuite extends AnyFunSuite {
     assert(replay === "index_window IndexWindow(None,0) StartIsEventTime start=ts end=point " +
       "order=[] values=[] keys=[k] input=struct<k:bigint,ts:timestamp> aggregates=[1L] " +
       "filters=[true]")
+  }
+
+  test("a range join of two streams is stored as its type, condition, lifetimes and input") {
+    val Seq(s, e, bs, be) = Seq("s", "e", "bs", "be").map(AttributeReference(_, TimestampType)())
+    val input = StructType(Seq(StructField("__eventwindows_key0", LongType)))
+    val definition = StateDefinition.ofRangeJoin(
+      LeftOuter,
+      And(LessThan(s, be), LessThan(bs, e)),
+      JoinLifetime(s, e),
+      JoinLifetime(bs, be),
+      input)
+    assert(definition === "range_join LEFT OUTER condition=((s < be) AND (bs < e)) left=[s, e] " +
+      "right=[bs, be] input=struct<__eventwindows_key0:bigint>")
   }
 }

@@ -10,13 +10,13 @@ import org.apache.spark.sql.catalyst.expressions.{
   SortOrder, UnsafeRow
 }
 import org.apache.spark.sql.streaming.{
-  ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig,
-  ValueState
+  ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig
 }
 import org.apache.spark.sql.types.StructType
 
 import io.eventwindows.errors.EventWindowsErrors
-import io.eventwindows.execution.streaming.StreamingRangeJoinProcessor.{ceilMillis, JoinSide}
+import io.eventwindows.execution.streaming.StreamingRangeJoinProcessor.JoinSide
+import io.eventwindows.time.TimeArithmetic.ceilMillis
 import io.eventwindows.plans.{AsofDirection, JoinLifetime}
 
 /**
@@ -77,8 +77,8 @@ case class StreamingAsofJoinSpec(
  * at or before `w` (the backward row of every left row to come) and the backward row of each
  * waiting left row; a timer at each right row's time prunes them. A left row with a NULL key or
  * time is emitted with NULLs at once, a right one is dropped (both match nothing, as in batch).
- * With them, the join's definition: a query restarted from the
- * checkpoint of another ASOF join (another direction, say) fails with
+ * With them, the join's definition ([[StoredJoinDefinition]]): a query restarted from the
+ * checkpoint of another join of two streams (another direction, say) fails with
  * `EVENTWINDOWS_CHECKPOINT_MISMATCH` where it finds a key's state, rather than give wrong rows.
  */
 final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
@@ -87,7 +87,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
 
   @transient private var leftRows: ListState[Array[Byte]] = _
   @transient private var rightRows: ListState[Array[Byte]] = _
-  @transient private var definition: ValueState[String] = _
+  @transient private var definition: StoredJoinDefinition = _
   @transient private lazy val leftSide = new JoinSide(
     spec.left,
     JoinLifetime(spec.leftTime, spec.leftTime),
@@ -107,7 +107,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     leftRows = getHandle.getListState[Array[Byte]]("left", Encoders.BINARY, TTLConfig.NONE)
     rightRows = getHandle.getListState[Array[Byte]]("right", Encoders.BINARY, TTLConfig.NONE)
-    definition = getHandle.getValueState[String]("definition", Encoders.STRING, TTLConfig.NONE)
+    definition = new StoredJoinDefinition(getHandle, "asof_join", spec.definition)
   }
 
   /** Holds the arriving rows, and sets a timer at each waiting left row's emission time. */
@@ -115,7 +115,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       key: Row,
       inputRows: Iterator[Row],
       timerValues: TimerValues): Iterator[Row] = {
-    checkDefinition()
+    definition.check()
     val (waiting, rights) = (loadLefts(), loadRights())
     val out = ArrayBuffer.empty[Row]
     val sideOrdinal = spec.input.fieldIndex(InputColumns.Side)
@@ -144,7 +144,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       emissionTime(l.time, sorted).foreach(e => getHandle.registerTimer(ceilMillis(e))))
     save(leftRows, waiting)
     save(rightRows, sorted)
-    saveDefinition(waiting, sorted)
+    definition.keep(waiting.nonEmpty || sorted.nonEmpty)
     out.iterator
   }
 
@@ -153,7 +153,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
       key: Row,
       timerValues: TimerValues,
       expiredTimerInfo: ExpiredTimerInfo): Iterator[Row] = {
-    checkDefinition()
+    definition.check()
     val watermark = StreamingWindowProcessor.micros(timerValues.getCurrentWatermarkInMs())
     val rights = loadRights()
     val (ready, waiting) =
@@ -168,7 +168,7 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
     }
     if (ready.nonEmpty) save(leftRows, waiting)
     if (kept.size < rights.size) save(rightRows, kept)
-    saveDefinition(waiting, kept)
+    definition.keep(waiting.nonEmpty || kept.nonEmpty)
     out.iterator
   }
 
@@ -218,18 +218,6 @@ final class StreamingAsofJoinProcessor(spec: StreamingAsofJoinSpec)
   /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
   private def within(distance: Long): Boolean =
     spec.tolerance.forall(java.lang.Long.compareUnsigned(distance, _) <= 0)
-
-  /** Fails where the key's state was written by another ASOF join. */
-  private def checkDefinition(): Unit =
-    if (definition.exists() && definition.get() != spec.definition) {
-      throw EventWindowsErrors.checkpointMismatch("asof_join: the checkpoint holds the state of " +
-        s"another ASOF join [${definition.get()}], not of this query's [${spec.definition}]; a " +
-        "changed join needs a new checkpoint location")
-    }
-
-  /** Stores the definition beside a key's rows, and forgets it with them. */
-  private def saveDefinition(lefts: collection.Seq[Timed], rights: collection.Seq[Timed]): Unit =
-    if (lefts.isEmpty && rights.isEmpty) definition.clear() else definition.update(spec.definition)
 
   private def joined(left: InternalRow, right: InternalRow): Row =
     toRow(pair(left, if (right == null) noRight else right))

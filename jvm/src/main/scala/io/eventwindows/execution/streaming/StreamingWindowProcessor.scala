@@ -8,6 +8,7 @@ import org.apache.spark.sql.streaming.{
 
 import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.sweep.ResumingSweep
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * Runs an event-window aggregation on a stream, per key, inside Spark's `TransformWithState` in
@@ -221,7 +222,7 @@ final class StreamingWindowProcessor(
           emitted,
           Math.max(
             watermarkMs + 1,
-            ceilMillis(spec.horizon.watermarkReaching(firing.nextClose)))))
+            TimeArithmetic.ceilMillis(spec.horizon.watermarkReaching(firing.nextClose)))))
     }
     (initialRows ++ firing.output).iterator
   }
@@ -258,10 +259,6 @@ object StreamingWindowProcessor {
     if (ms > Long.MaxValue / 1000) Long.MaxValue
     else if (ms < Long.MinValue / 1000) Long.MinValue
     else ms * 1000
-
-  /** The first millisecond at or after `micros`. */
-  def ceilMillis(micros: Long): Long =
-    Math.floorDiv(micros, 1000L) + (if (Math.floorMod(micros, 1000L) == 0) 0L else 1L)
 }
 
 /**

@@ -39,6 +39,21 @@ import io.eventwindows.plans.JoinLifetime
  * Cost: O(n + m + candidate pairs); a side's own active events are also pruned whenever they have
  * doubled, so that memory is the events that are active, not all those of a key. Output is lazy:
  * each step does one piece of work, so no output is ever buffered.
+ *
+ * **Replayed** (`replaying`): a consumer that keeps events from one sweep to the next (a
+ * stream's, per key from one micro-batch to the next: the
+ * `execution.streaming.StreamingRangeJoinProcessor`) sweeps its kept events again with the new
+ * ones, one key at a time, through [[replay]], saying which rows are kept ([[ReplayedSide]]). Each
+ * side then holds its kept and its new active events apart, and a kept event that arrives meets
+ * the other side's new active events alone: so only the pairs with at least one new event are
+ * met (the pairs of two kept events were met by an earlier sweep) and cost anything. No
+ * unmatched row is emitted (an event outlives the sweep: the consumer knows when nothing more
+ * can meet it); each row that meets a pair is marked in its side's [[ReplayedSide]] instead.
+ * {{{
+ *   left   a [0, 4] kept      c [6, 9] new      a arrives: nothing active on the right;
+ *   right      b [2, 7] kept                    b arrives: meets the left's new events, none;
+ *                                               c arrives: meets b (7 >= 6): (c, b) out, both marked
+ * }}}
  */
 private[execution] final class RangeJoinSweep(
     leftInput: Iterator[InternalRow],
@@ -54,7 +69,12 @@ private[execution] final class RangeJoinSweep(
     output: Seq[Attribute],
     ordinals: KeyOrdinals,
     memory: WindowMemory,
-    numOutputRows: SQLMetric) extends Iterator[InternalRow] {
+    numOutputRows: SQLMetric,
+    replaying: Boolean = false) extends Iterator[InternalRow] {
+
+  /** Semi and anti joins: the output is left rows, each decided by its first match. */
+  private val existence = joinType == LeftSemi || joinType == LeftAnti
+  require(!(replaying && existence), s"a replayed range join pairs rows: not a $joinType join")
 
   private val keyOrder = new KeyOrder(leftKeys, ordinals)
   private val left = new JoinSide(
@@ -62,7 +82,7 @@ private[execution] final class RangeJoinSweep(
     leftKeys,
     leftLifetime,
     leftAttributes,
-    preserved = Seq(LeftOuter, FullOuter, LeftAnti).contains(joinType),
+    preserved = !replaying && Seq(LeftOuter, FullOuter, LeftAnti).contains(joinType),
     keyOrder,
     memory)
   private val right = new JoinSide(
@@ -70,18 +90,13 @@ private[execution] final class RangeJoinSweep(
     rightKeys,
     rightLifetime,
     rightAttributes,
-    preserved = Seq(RightOuter, FullOuter).contains(joinType),
+    preserved = !replaying && Seq(RightOuter, FullOuter).contains(joinType),
     keyOrder,
     memory)
 
-  /** Semi and anti joins: the output is left rows, each decided by its first match. */
-  private val existence = joinType == LeftSemi || joinType == LeftAnti
-
   private val predicate = condition.map(Predicate.create(_, leftAttributes ++ rightAttributes))
   private val pair = new JoinedRow
-  private lazy val project = UnsafeProjection.create(output, output)
-  private val nullLeft = new GenericInternalRow(leftAttributes.size)
-  private val nullRight = new GenericInternalRow(rightAttributes.size)
+  private lazy val joined = new JoinedRows(leftAttributes.size, rightAttributes.size, output)
 
   /** The key whose events are active, and its ordinal. */
   private var groupKey: UnsafeRow = _
@@ -100,14 +115,22 @@ private[execution] final class RangeJoinSweep(
   /** True while the key's active events leave, one per step. */
   private var flushing = false
 
-  /** The event being swept in, the other side, and the next of that side's events to meet. */
+  /**
+   * The event being swept in, the other side, the other side's active events it is meeting (its
+   * new ones, then, for a new event, its kept ones) and the next of them to meet.
+   */
   private var arriving: JoinSide = _
   private var other: JoinSide = _
+  private var scanning: ActiveEvents = _
   private var scan = 0
   private var arrivingMatched = false
 
-  /** The side whose own active events are being pruned: those whose `hi` is before `pruneBefore`. */
+  /**
+   * The side whose own active events (`pruned`, its new or its kept ones) are being pruned: those
+   * whose `hi` is before `pruneBefore`.
+   */
   private var pruning: JoinSide = _
+  private var pruned: ActiveEvents = _
   private var pruneBefore = 0L
 
   private var pending: InternalRow = _
@@ -123,6 +146,25 @@ private[execution] final class RangeJoinSweep(
     pending = null
     numOutputRows += 1
     row
+  }
+
+  /**
+   * A replayed sweep (see the class's comment) over the rows of one key, each side's sorted by
+   * `lo`, `leftReplayed` and `rightReplayed` saying which of them are kept events; it marks there
+   * the rows that meet a pair. The pairs it meets are this iterator's next rows (read them all
+   * before the next replay, which starts over; the generated code is the same for every key).
+   */
+  def replay(
+      leftRows: Iterator[InternalRow],
+      leftReplayed: ReplayedSide,
+      rightRows: Iterator[InternalRow],
+      rightReplayed: ReplayedSide): Iterator[InternalRow] = {
+    require(replaying, "a range join's sweep replays only when made to")
+    left.restart(leftRows, leftReplayed)
+    right.restart(rightRows, rightReplayed)
+    started = false
+    groupKey = null
+    this
   }
 
   /** One piece of work, which may set `pending`; false when nothing is left. */
@@ -157,7 +199,7 @@ private[execution] final class RangeJoinSweep(
       toAdvance = dead
       return true
     }
-    val anyActive = left.active.size + right.active.size > 0
+    val anyActive = left.activeCount + right.activeCount > 0
     if (left.exhausted && right.exhausted) {
       flushing = anyActive
       return anyActive
@@ -179,6 +221,7 @@ private[execution] final class RangeJoinSweep(
     }
     arriving = s
     other = if (s eq left) right else left
+    scanning = other.active
     scan = 0
     arrivingMatched = false
     true
@@ -190,14 +233,24 @@ private[execution] final class RangeJoinSweep(
     if (byKey != 0) byKey else java.lang.Long.compare(left.lo, right.lo)
   }
 
-  /** Meets the next active event of the other side, or ends the arrival. */
+  /**
+   * Meets the next active event of the other side (its new ones, then, for a new event, its kept
+   * ones), or ends the arrival.
+   */
   private def scanStep(): Boolean = {
-    val actives = other.active
+    val actives = scanning
     val decided = existence && (arriving eq left) && arrivingMatched
-    if (scan >= actives.size || decided) {
+    if (decided) {
       finishArrival()
+    } else if (scan >= actives.size) {
+      if ((actives eq other.active) && !arriving.kept) {
+        scanning = other.keptActive
+        scan = 0
+      } else {
+        finishArrival()
+      }
     } else if (actives.hi(scan) < arriving.lo) {
-      evict(other, scan)
+      evict(other, actives, scan)
     } else {
       val (l, r) =
         if (arriving eq left) (arriving.row, actives.row(scan))
@@ -205,8 +258,8 @@ private[execution] final class RangeJoinSweep(
       if (predicate.forall(_.eval(pair(l, r)))) {
         arrivingMatched = true
         if (!existence) {
-          actives.markMatched(scan)
-          pending = project(pair(l, r))
+          other.markMatched(actives, scan)
+          pending = joined.pair(l, r)
         } else if (arriving eq left) {
           if (joinType == LeftSemi) pending = l
         } else {
@@ -225,27 +278,30 @@ private[execution] final class RangeJoinSweep(
   private def finishArrival(): Unit = {
     val s = arriving
     val decided = existence && (s eq left) && arrivingMatched
+    if (arrivingMatched) s.markHeadMatched()
     if (s.hi >= s.lo && !decided) {
-      s.active.add(s.row, s.hi, arrivingMatched)
+      val actives = if (s.kept) s.keptActive else s.active
+      actives.add(s.row, s.hi, arrivingMatched, s.position)
+      if (actives.size >= actives.pruneAt) {
+        pruning = s
+        pruned = actives
+        pruneBefore = s.lo
+        scan = 0
+      }
     } else if (!arrivingMatched && s.preserved) {
       pending = unmatched(s, s.row)
     }
     arriving = null
     toAdvance = s
-    if (s.active.size >= s.pruneAt) {
-      pruning = s
-      pruneBefore = s.lo
-      scan = 0
-    }
   }
 
   /** Drops the side's own events that no later event can meet (their `hi` is before its last lo). */
   private def pruneStep(): Boolean = {
-    val actives = pruning.active
+    val actives = pruned
     if (scan < actives.size) {
-      if (actives.hi(scan) < pruneBefore) evict(pruning, scan) else scan += 1
+      if (actives.hi(scan) < pruneBefore) evict(pruning, actives, scan) else scan += 1
     } else {
-      pruning.pruneAt = Math.max(JoinSide.FirstPrune, 2 * actives.size)
+      actives.pruneAt = Math.max(ActiveEvents.FirstPrune, 2 * actives.size)
       pruning = null
     }
     true
@@ -253,36 +309,67 @@ private[execution] final class RangeJoinSweep(
 
   /** The key is done: its active events leave, one per step. */
   private def flushStep(): Boolean = {
-    val side = if (left.active.size > 0) left else if (right.active.size > 0) right else null
+    val side = if (left.activeCount > 0) left else if (right.activeCount > 0) right else null
     if (side == null) {
       flushing = false
       groupKey = null
     } else {
-      evict(side, side.active.size - 1)
+      val actives = if (side.active.size > 0) side.active else side.keptActive
+      evict(side, actives, actives.size - 1)
     }
     true
   }
 
-  /** Active event `i` of `side` leaves: its unmatched row if it never matched and the side keeps it. */
-  private def evict(side: JoinSide, i: Int): Unit = {
-    val actives = side.active
+  /**
+   * Event `i` of `actives`, active events of `side`, leaves: its unmatched row if it never matched
+   * and the side keeps it.
+   */
+  private def evict(side: JoinSide, actives: ActiveEvents, i: Int): Unit = {
     if (!actives.hasMatched(i) && side.preserved) pending = unmatched(side, actives.row(i))
     actives.removeAt(i)
   }
 
   private def unmatched(side: JoinSide, row: InternalRow): InternalRow =
     if (existence) row
-    else if (side eq left) project(pair(row, nullRight))
-    else project(pair(nullLeft, row))
+    else if (side eq left) joined.leftAlone(row)
+    else joined.rightAlone(row)
+}
+
+/**
+ * One side's rows in a replayed [[RangeJoinSweep]], by their position in the order the sweep reads
+ * them: whether each is a kept event, swept before (`kept`), and whether it met a pair in this
+ * sweep (`matched`, which the sweep sets).
+ */
+private[execution] final class ReplayedSide(val kept: Array[Boolean]) {
+  val matched = new Array[Boolean](kept.length)
+}
+
+/**
+ * A range join's output rows, one layout for the batch sweep and a stream's processor: a pair of
+ * a left and a right row, or one side's row with NULLs for the other's columns, projected to
+ * `output` (the left's columns, then the right's) by generated code. The row is reused: copy it
+ * to keep it.
+ */
+private[execution] final class JoinedRows(leftWidth: Int, rightWidth: Int, output: Seq[Attribute]) {
+  private val joined = new JoinedRow
+  private val project = UnsafeProjection.create(output, output)
+  private val nullLeft = new GenericInternalRow(leftWidth)
+  private val nullRight = new GenericInternalRow(rightWidth)
+
+  def pair(left: InternalRow, right: InternalRow): UnsafeRow = project(joined(left, right))
+
+  def leftAlone(left: InternalRow): UnsafeRow = pair(left, nullRight)
+
+  def rightAlone(right: InternalRow): UnsafeRow = pair(nullLeft, right)
 }
 
 /**
  * One side of a [[RangeJoinSweep]] or [[AsofJoinSweep]]: its sorted rows with the head row's key
- * (and the key's place in the sides' [[KeyOrder]]) and closed lifetime read, and its active
- * events.
+ * (and the key's place in the sides' [[KeyOrder]]), closed lifetime and position read, and its
+ * active events: a replay's kept ones apart (see [[RangeJoinSweep]]).
  */
 private[sweep] final class JoinSide(
-    input: Iterator[InternalRow],
+    private var input: Iterator[InternalRow],
     keys: Seq[Expression],
     lifetime: JoinLifetime,
     attributes: Seq[Attribute],
@@ -293,10 +380,14 @@ private[sweep] final class JoinSide(
   private val lifetimeProjection =
     UnsafeProjection.create(Seq(lifetime.lo, lifetime.hi), attributes)
 
+  /** The active events: all of them, but in a replay the new ones. */
   val active = new ActiveEvents(memory)
 
-  /** The size of `active` at which it is pruned next. */
-  var pruneAt: Int = JoinSide.FirstPrune
+  /** A replay's kept events that are active, which the other side's new events alone meet. */
+  val keptActive = new ActiveEvents(memory)
+
+  /** Which rows of a replay are kept events, and which meet a pair; null but in a replay. */
+  private var replayed: ReplayedSide = _
 
   /** The head row; null once the side is read. */
   var row: UnsafeRow = _
@@ -310,10 +401,34 @@ private[sweep] final class JoinSide(
   var lo = 0L
   var hi = 0L
 
+  /** The head's position among the side's rows (read only in a replay), and whether it is kept. */
+  var position: Int = -1
+  var kept = false
+
   def exhausted: Boolean = row == null
+
+  def activeCount: Int = active.size + keptActive.size
+
+  /** Reads `rows` from their first, a replay's (its active events have all left). */
+  def restart(rows: Iterator[InternalRow], replay: ReplayedSide): Unit = {
+    input = rows
+    replayed = replay
+    position = -1
+  }
+
+  /** Marks event `i` of `actives`, this side's, and (in a replay) its row as having met a pair. */
+  def markMatched(actives: ActiveEvents, i: Int): Unit = {
+    actives.markMatched(i)
+    if (replayed != null) replayed.matched(actives.position(i)) = true
+  }
+
+  /** Marks the head row as having met a pair, in a replay. */
+  def markHeadMatched(): Unit = if (replayed != null) replayed.matched(position) = true
 
   def advance(): Unit = if (input.hasNext) {
     row = input.next().asInstanceOf[UnsafeRow]
+    position += 1
+    kept = replayed != null && replayed.kept(position)
     key = keyProjection(row)
     val bounds = lifetimeProjection(row)
     live = !key.anyNull && !bounds.isNullAt(0) && !bounds.isNullAt(1)
@@ -325,8 +440,4 @@ private[sweep] final class JoinSide(
   } else {
     row = null
   }
-}
-
-private[sweep] object JoinSide {
-  val FirstPrune = 64
 }

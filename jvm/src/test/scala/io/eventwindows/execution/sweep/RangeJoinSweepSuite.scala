@@ -15,7 +15,8 @@ import io.eventwindows.plans.JoinLifetime
 
 /**
  * The range join's sweep alone, on rows sorted as the operator's input is: the worked example of
- * its Scaladoc by join type, and a key whose active events outgrow the task's memory.
+ * its Scaladoc by join type, replayed as a stream's processor drives it, and a key whose active
+ * events outgrow the task's memory.
  */
 class RangeJoinSweepSuite extends AnyFunSuite {
 
@@ -85,6 +86,50 @@ class RangeJoinSweepSuite extends AnyFunSuite {
         Seq(null, null, null, 1, 20L, 30L)))
     assert(collect(sweep(LeftSemi, l, r), 3) == Set(Seq(1, 0L, 4L), Seq(1, 6L, 9L)))
     assert(collect(sweep(LeftAnti, l, r), 3) == Set(Seq(2, 1L, 2L)))
+  }
+
+  test("a replay meets only the pairs with a new event, emits no unmatched row, marks matches") {
+    // The replay of the Scaladoc's example, with d [3, 5] new and f [20, 30] kept on the right:
+    // a (kept) meets nothing new; b (kept) meets the left's new events (none); d (new) meets a;
+    // c (new) evicts d (5 < 6) and meets b; f (kept) meets the left's new events (c has left).
+    // The kept pair (a, b) was met before; f, unmatched, is the consumer's to emit or keep.
+    val replaying = new RangeJoinSweep(
+      Iterator.empty,
+      Iterator.empty,
+      Nil,
+      Nil,
+      JoinLifetime(left(1), left(2)),
+      JoinLifetime(right(1), right(2)),
+      None,
+      FullOuter,
+      left,
+      right,
+      (left ++ right).map(_.withNullability(true)),
+      new KeyOrdinals,
+      new WindowMemory(TestMemory.taskMemoryManager(), "RangeJoin test"),
+      new SQLMetric("sum", 0L),
+      replaying = true)
+    val (leftSide, rightSide) =
+      (new ReplayedSide(Array(true, false)), new ReplayedSide(Array(true, false, true)))
+    val pairs = replaying.replay(
+      rows(left, Seq((1, 0L, 4L), (1, 6L, 9L))),
+      leftSide,
+      rows(right, Seq((1, 2L, 7L), (1, 3L, 5L), (1, 20L, 30L))),
+      rightSide)
+    assert(collect(pairs, 6) == Set(Seq(1, 0L, 4L, 1, 3L, 5L), Seq(1, 6L, 9L, 1, 2L, 7L)))
+    assert(leftSide.matched.toSeq == Seq(true, true))
+    assert(rightSide.matched.toSeq == Seq(true, true, false))
+    // The same sweep replays the next key from its start: all new, as a batch sweep would meet
+    // them, but for the unmatched row.
+    val (x, y) = (new ReplayedSide(Array(false)), new ReplayedSide(Array(false, false)))
+    val next =
+      replaying.replay(
+        rows(left, Seq((2, 1L, 2L))),
+        x,
+        rows(right, Seq((2, 2L, 3L), (2, 5L, 6L))),
+        y)
+    assert(collect(next, 6) == Set(Seq(2, 1L, 2L, 2, 2L, 3L)))
+    assert(x.matched.toSeq == Seq(true) && y.matched.toSeq == Seq(true, false))
   }
 
   test("a key with more active events than memory fails with Spark's error naming the key") {
