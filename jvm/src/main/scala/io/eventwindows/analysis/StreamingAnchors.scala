@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
 import io.eventwindows.EventWindowsErrors
 import io.eventwindows.execution.streaming.CheckedAnchorStart
 import io.eventwindows.expressions.{AnchorSortKey, WindowParameters}
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
+import io.eventwindows.plans.{AnchorValues, AnchorWindow, EventWindowAggregate}
 import io.eventwindows.shims.{SparkLine, SparkShims}
 
 /**
@@ -74,7 +74,7 @@ private[analysis] object StreamingAnchors {
   def prepare(a: EventWindowAggregate): Prepared = {
     val function = a.window.function
     val (streamed, anchors) = splitStaticAnchors(a.child, function)
-    val time = AnchorSortKey.messageTime(a.window.start, a.window.values.last) match {
+    val time = AnchorSortKey.messageTime(a.window.start, AnchorValues.of(a.window.values).anchor) match {
       case Some(t: Attribute) => t
       case _ => WindowParameters.fail(
           function,
@@ -98,7 +98,7 @@ private[analysis] object StreamingAnchors {
           "DataFrame, or on Spark 4.1 or later")
     }
     val declared = a.window.family.asInstanceOf[AnchorWindow]
-    val Seq(start, end, anchor) = a.window.values
+    val AnchorValues(start, end, anchor) = AnchorValues.of(a.window.values)
     // Static anchors are all there at the start: none is still to come.
     val lookback =
       if (anchors.isDefined) 0L else streamLookback(a.child, start, declared.lookback, function)

@@ -181,7 +181,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     var firstOpen: InternalRow = null
     var nextClose = NoClose
     sweep(sorted).foreach { out =>
-      val window = out.getStruct(spec.aggregation.keys.size, windowFields)
+      val window = windowOf(out)
       val close = spec.rules.closeTime(window)
       if (close > horizon) {
         if (firstOpen == null || spec.rules.needsEarlier(window, firstOpen)) {
@@ -317,7 +317,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       added: Array[Array[Byte]],
       emittedThrough: Long): Seq[Row] = {
     def openRows(events: Iterable[Stored]): Iterator[Row] = sweep(inOrder(events)).filter { out =>
-      spec.rules.closeTime(out.getStruct(spec.aggregation.keys.size, windowFields)) > emittedThrough
+      spec.rules.closeTime(windowOf(out)) > emittedThrough
     }.map(toRow)
     val before = stored.map(decode).toSeq
     val unchanged = mutable.HashMap.empty[Row, Int]
@@ -341,6 +341,10 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    */
   def currentRows(stored: Iterator[Array[Byte]]): Seq[Row] =
     sweep(inOrder(stored.map(decode).toSeq)).map(toRow).toSeq
+
+  /** The `window` struct of a row the sweep gives. */
+  private def windowOf(out: InternalRow): InternalRow =
+    WindowSweepIterator.window(out, spec.aggregation.keys.size, windowFields)
 
   /** The stored event over `bytes`. */
   private def decode(bytes: Array[Byte]): Stored = {

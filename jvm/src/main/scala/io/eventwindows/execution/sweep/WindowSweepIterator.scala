@@ -73,6 +73,7 @@ private[execution] final class WindowSweepIterator(
     val results = resultTypes.zip(aggregates.resultOrdinals).map { case (t, i) =>
       BoundReference(keys.size + fields.size + i, t, nullable = true)
     }
+    // The layout WindowSweepIterator.window reads.
     UnsafeProjection.create(keyRefs ++ (windowStruct +: results))
   }
   private val windowRow = new SpecificInternalRow(Seq.fill(windowFields.size)(timeType))
@@ -214,6 +215,13 @@ private[execution] final class WindowSweepIterator(
 }
 
 private[execution] object WindowSweepIterator {
+
+  /**
+   * The `window` struct of an output row (its `keyCount` keys, the struct, the results), of
+   * `windowFields` time fields, to read through [[io.eventwindows.plans.WindowFields]].
+   */
+  def window(out: InternalRow, keyCount: Int, windowFields: Int): InternalRow =
+    out.getStruct(keyCount, windowFields)
 
   /** An input row as error messages name it: `(name=value, ...)`. */
   def describe(row: InternalRow, attributes: Seq[Attribute]): String =
