@@ -1,7 +1,6 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
@@ -21,14 +20,13 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoi
  * the `on` keys (and the right time where it has the left time's name, as pandas' `on=` gives it
  * once), nullable. `AsofJoinStrategy` plans that node as one merge of the two sorted sides.
  */
-object AsofJoinTableFunction {
+object AsofJoinTableFunction extends TableFunction {
 
   final val Name = "asof_join"
 
-  val info: ExpressionInfo = new ExpressionInfo(
-    getClass.getCanonicalName.stripSuffix("$"),
-    null,
-    Name,
+  override def name: String = Name
+
+  override protected def usage: String =
     """
     _FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on[, direction[, tolerance[,
       allow_exact_matches]]]]) - pandas' merge_asof: every left row once, with the columns of
@@ -38,7 +36,9 @@ object AsofJoinTableFunction {
       `tolerance`). Right rows at the same keys and time are ordered by their other columns:
       backward takes the last, forward the first. Rows with a NULL key or time match nothing.
       Planned as one merge of the two sides sorted by keys and time.
-    """,
+    """
+
+  override protected def argumentDocs: String =
     """
     Arguments:
       * left, right - the tables, as TABLE(name) or TABLE(query).
@@ -49,32 +49,19 @@ object AsofJoinTableFunction {
       * tolerance - optional, the longest distance between the times: an interval ('2 seconds',
           INTERVAL '2' SECOND) for timestamps, an integer for integral times; NULL for none.
       * allow_exact_matches - optional, false to leave out right rows at the left row's time.
-    """,
+    """
+
+  override protected def examples: String =
     """
     Examples:
       > SELECT * FROM _FUNC_(TABLE(SELECT * FROM VALUES (1L, 'a'), (5L, 'b') AS l(t, x)), TABLE(SELECT * FROM VALUES (0L, 10), (3L, 30) AS r(t, y)), 't', 't') ORDER BY t;
         1	a	10
         5	b	30
-    """,
-    "",
-    "table_funcs",
-    "0.1.0",
-    "",
-    "built-in")
+    """
 
-  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
-  val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
-    (FunctionIdentifier(Name), info, build)
+  override protected def arity: Range = 4 to 8
 
-  private def fail(message: String): Nothing = WindowParameters.fail(Name, message)
-
-  private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(
-      Name,
-      args,
-      4 to 8,
-      "TABLE(left), TABLE(right), " +
-        "left_time, right_time[, on[, direction[, tolerance[, allow_exact_matches]]]]")
+  override protected def build(arguments: TableFunctionArguments): LogicalPlan = {
     val direction = arguments.text(5, "direction").map { d =>
       AsofDirection.of(d).getOrElse(fail(s"`direction` must be one of " +
         s"${AsofDirection.all.map(a => s"'${a.name}'").mkString(", ")}, got '$d'"))
