@@ -1,8 +1,9 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CollationKey, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
@@ -112,20 +113,47 @@ object AsofJoinTableFunction extends TableFunction {
         if (t < 0) fail(s"`tolerance` must not be negative, got ${e.sql}")
         t
       }
+      val (left, leftCompared) = byCollationKey(request.left, leftKeys)
+      val (right, rightCompared) = byCollationKey(request.right, rightKeys)
       val join = AsofJoin(
-        request.left,
-        request.right,
-        leftKeys,
-        rightKeys,
+        left,
+        right,
+        leftCompared,
+        rightCompared,
         RangeJoinShape.asTicks(leftTime),
         RangeJoinShape.asTicks(rightTime),
         request.direction,
         tolerance,
         request.allowExactMatches)
-      val dropped = rightKeys ++ Some(rightTime).filter(r => resolver(r.name, leftTime.name))
-      val rightKept = join.output.drop(request.left.output.size)
+      val dropped = rightKeys ++ rightCompared ++
+        Some(rightTime).filter(r => resolver(r.name, leftTime.name))
+      val rightKept = join.output.drop(left.output.size)
         .filterNot(a => dropped.exists(_.exprId == a.exprId))
       Project(request.left.output ++ rightKept, join)
+    }
+
+    /**
+     * `plan` with a column for each of its `keys` whose equal values may differ in bytes (a
+     * string of a non-binary collation: UTF8_LCASE's 'a' and 'A'), its `CollationKey`, and the
+     * keys to compare: the merge compares key bytes, so it compares those columns, as Spark's
+     * `RewriteCollationJoin` makes its own joins compare collation keys. Structs and arrays of
+     * such strings are refused.
+     */
+    private def byCollationKey(
+        plan: LogicalPlan,
+        keys: Seq[Attribute]): (LogicalPlan, Seq[Attribute]) = {
+      val compared = keys.zipWithIndex.map {
+        case (k, _) if UnsafeRowUtils.isBinaryStable(k.dataType) => k
+        case (k, i) if k.dataType.isInstanceOf[StringType] =>
+          Alias(CollationKey(k), s"__eventwindows_key_$i")()
+        case (k, _) => fail(
+            s"`on` key '${k.name}' is ${k.dataType.sql}, whose equal values may differ in " +
+              "bytes (strings of a non-binary collation inside it); compare a column of a " +
+              "binary collation instead")
+      }
+      val added = compared.collect { case a: Alias => a }
+      if (added.isEmpty) (plan, keys)
+      else (Project(plan.output ++ added, plan), compared.map(_.toAttribute))
     }
 
     /** The time line both times are on: a timestamp type, or BIGINT for integral times. */
