@@ -5,7 +5,7 @@ the joined row lives for the intersection. `temporal_join` calls the SQL table f
 ``temporal_join(TABLE(left), TABLE(right), ...)`` (`TemporalJoinTableFunction`, which writes it as
 a join the `RangeJoin` rule plans as a sorted sweep, see docs/temporal-joins.md) through
 ``spark.sql`` over the two DataFrames as temporary views (``_table_function``, which keeps a
-cached DataFrame cached), so the same code runs in classic PySpark and under Spark Connect. The arguments are checked here first, so that a bad one is a TypeError or
+cached DataFrame cached in classic PySpark), so the same code runs under Spark Connect. The arguments are checked here first, so that a bad one is a TypeError or
 ValueError naming the parameter.
 """
 
@@ -184,10 +184,20 @@ def _table_function(function: str, left: DataFrame, right: DataFrame, arguments:
     DataFrame arguments: PySpark drops the views it makes for them with
     ``spark.catalog.dropTempView``, which uncaches the plan of the view, so a cached DataFrame passed
     that way would lose its cache (for the join and for every later use); ``DROP VIEW`` of a
-    temporary view leaves it cached. Views, not Python-side plans, so that the same code runs under
-    Spark Connect.
+    temporary view leaves it cached.
+
+    Under Spark Connect the query is analyzed again at each use, so the views could not be
+    dropped: there it goes through ``spark.sql``'s DataFrame arguments, whose views the server
+    drops with ``dropTempView`` at each analysis, uncaching the inputs (Spark's limit, see
+    docs/temporal-joins.md).
     """
     session = left.sparkSession
+    if type(left).__module__.startswith("pyspark.sql.connect"):
+        return session.sql(
+            f"SELECT * FROM {function}(TABLE({{left}}), TABLE({{right}}), {arguments})",
+            left=left,
+            right=right,
+        )
     names = [f"__eventwindows_{side}_{uuid.uuid4().hex}" for side in ("left", "right")]
     left.createOrReplaceTempView(names[0])
     right.createOrReplaceTempView(names[1])
