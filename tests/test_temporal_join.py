@@ -396,7 +396,9 @@ def test_a_cached_input_is_read_from_the_cache_and_stays_cached(spark, join):
     right = spark.createDataFrame([("a", 3, 10)], "k string, t bigint, q bigint")
     left.count()
     if join == "temporal_join":
-        joined = ew.temporal_join(left, right, "k", left_lifetime=("s", "e"), right_lifetime=("t", None))
+        joined = ew.temporal_join(
+            left, right, "k", left_lifetime=("s", "e"), right_lifetime=("t", None)
+        )
         # [2, 6) meets the point 3, which lasts [3, 4).
         expected = [("a", 2, 6, 1, 3, 10, (3, 4))]
     else:
@@ -405,7 +407,9 @@ def test_a_cached_input_is_read_from_the_cache_and_stays_cached(spark, join):
         expected = [("a", 2, 6, 1, 3, 10)]
     try:
         assert "InMemoryTableScan" in joined._jdf.queryExecution().executedPlan().toString()
-        assert [tuple(tuple(x) if isinstance(x, Row) else x for x in r) for r in joined.collect()] == expected
+        assert [
+            tuple(tuple(x) if isinstance(x, Row) else x for x in r) for r in joined.collect()
+        ] == expected
         later = left.select("k", "v")
         assert "InMemoryTableScan" in later._jdf.queryExecution().executedPlan().toString()
     finally:

@@ -145,7 +145,9 @@ object EventWindowing extends Rule[LogicalPlan] {
    */
   private def windowMetadata(window: EventWindow): Option[Metadata] = {
     val time = if (window.family.carriesAnchor) {
-      AnchorSortKey.messageTime(window.start, AnchorValues.of(window.values).anchor).getOrElse(window.start)
+      AnchorSortKey.messageTime(
+        window.start,
+        AnchorValues.of(window.values).anchor).getOrElse(window.start)
     } else {
       window.start
     }

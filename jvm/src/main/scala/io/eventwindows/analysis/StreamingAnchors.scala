@@ -74,12 +74,13 @@ private[analysis] object StreamingAnchors {
   def prepare(a: EventWindowAggregate): Prepared = {
     val function = a.window.function
     val (streamed, anchors) = splitStaticAnchors(a.child, function)
-    val time = AnchorSortKey.messageTime(a.window.start, AnchorValues.of(a.window.values).anchor) match {
-      case Some(t: Attribute) => t
-      case _ => WindowParameters.fail(
-          function,
-          "on a streaming DataFrame the messages' time must be a column")
-    }
+    val time =
+      AnchorSortKey.messageTime(a.window.start, AnchorValues.of(a.window.values).anchor) match {
+        case Some(t: Attribute) => t
+        case _ => WindowParameters.fail(
+            function,
+            "on a streaming DataFrame the messages' time must be a column")
+      }
     if (!time.metadata.contains(EventTimeWatermark.delayKey)) {
       WindowParameters.fail(
         function,

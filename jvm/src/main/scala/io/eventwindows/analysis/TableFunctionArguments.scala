@@ -110,7 +110,10 @@ trait TableFunction {
   /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
   final lazy val registration
       : (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
-    (FunctionIdentifier(name), info, args => build(new TableFunctionArguments(name, args, arity, signature)))
+    (
+      FunctionIdentifier(name),
+      info,
+      args => build(new TableFunctionArguments(name, args, arity, signature)))
 
   /** The arguments of the call in `usage`, on one line. */
   private def signature: String = TableFunction.Call.findFirstMatchIn(usage)

@@ -2,8 +2,8 @@ package io.eventwindows.analysis
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{
-  Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, Greatest, If,
-  Least, LessThan, LessThanOrEqual, Literal, NamedExpression
+  Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, Greatest, If, Least, LessThan,
+  LessThanOrEqual, Literal, NamedExpression
 }
 import org.apache.spark.sql.catalyst.plans.{
   FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter

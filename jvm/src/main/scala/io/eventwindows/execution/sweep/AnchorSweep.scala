@@ -4,8 +4,8 @@ import java.util.PriorityQueue
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute, Expression, Literal, MutableProjection, SpecificInternalRow,
-  UnsafeProjection, UnsafeRow
+  Attribute, Expression, Literal, MutableProjection, SpecificInternalRow, UnsafeProjection,
+  UnsafeRow
 }
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types.{DataType, StructType}
