@@ -63,11 +63,11 @@ private[analysis] final class TableFunctionArguments(
 
 /**
  * One of this project's table-valued functions (`dynamic_window`, `temporal_join`, `asof_join`):
- * its `name`, the `DESCRIBE FUNCTION` texts (`usage`, `argumentDocs`, `examples`: usage, arguments and examples, as Spark's
- * `ExpressionDescription` has them), the counts of arguments it takes (`arity`) and its
- * [[build]] from the arguments read by [[TableFunctionArguments]]. The `ExpressionInfo` and the
- * registration are made here, once; the signature the arity error quotes is the call in `usage`.
- * For example `asof_join`'s usage `_FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on])
+ * its `name`, the `DESCRIBE FUNCTION` texts (`usage`, `argumentDocs`, `examples`: usage,
+ * arguments and examples, as Spark's `ExpressionDescription` has them), the counts of arguments
+ * it takes (`arity`) and its [[build]] from the arguments read by [[TableFunctionArguments]].
+ * The `ExpressionInfo` and the registration are made here, once; the signature the arity error
+ * quotes is the call in `usage`. For example `asof_join`'s usage `_FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on])
  * - ...` makes the signature `TABLE(left), TABLE(right), left_time, right_time[, on]`.
  */
 trait TableFunction {

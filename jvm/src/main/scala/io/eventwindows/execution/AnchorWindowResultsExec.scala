@@ -20,9 +20,9 @@ import io.eventwindows.plans.{AnchorDefinition, WindowFields}
 /**
  * The rows of dynamic windows planned with the anchors broadcast
  * ([[io.eventwindows.plans.AnchorWindowAggregate]]): `results` (Spark's final aggregate by anchor
- * number) gives each anchor's number (its column `anchorNumber`) and aggregate results; each becomes the anchor's row, read
- * from the same broadcast as [[AnchorSliceAggregateExec]]'s: the keys, `window` (the interval's
- * start and end and the anchor's columns) and the results.
+ * number) gives each anchor's number (its column `anchorNumber`) and aggregate results; each
+ * becomes the anchor's row, read from the same broadcast as [[AnchorSliceAggregateExec]]'s: the
+ * keys, `window` (the interval's start and end and the anchor's columns) and the results.
  */
 private[execution] case class AnchorWindowResultsExec(
     keys: Seq[Attribute],

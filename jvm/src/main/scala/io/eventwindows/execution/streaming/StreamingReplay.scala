@@ -132,8 +132,8 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * `(emittedThrough, horizon]` (none under early rows: [[changedRows]] emitted each as its
    * result changed), and says what to keep and when something can close next.
    * Families that resume ([[StreamingFamily.resumes]]) continue from `resumeFrom`'s trigger
-   * state instead; running windows start from its prefix; sessions with pieces continue the open session `session`,
-   * sessions of one piece the open session `folded`.
+   * state instead; running windows start from its prefix; sessions with pieces continue the open
+   * session `session`, sessions of one piece the open session `folded`.
    */
   def fire(
       stored: Iterator[Array[Byte]],
