@@ -3,9 +3,9 @@
 its key at or before it: `ew.asof_join` (one merge of the two sorted sides) against the usual way
 (the union of both, then `last(..., ignorenulls)` over a window by key and time, keeping the
 trades' rows), same answer checked, noop sink. The inputs are materialized once with
-`localCheckpoint()`, not `cache()`: `ew.asof_join` passes them to SQL as `TABLE(...)` arguments,
-and Spark (4.2) does not substitute a cached DataFrame read through a view, so with `cache()` our
-side recomputed its input while the usual way read the cache.
+`localCheckpoint()`. (`cache()` serves as well since `ew.asof_join` keeps a cached input cached:
+it once passed its inputs as `spark.sql`'s DataFrame arguments, whose views PySpark drops with
+`dropTempView`, uncaching them, so that its side recomputed its input.)
 
 Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat, best_time)`; alone:
     .venv/bin/python benchmarks/asof.py --quick

@@ -2,8 +2,7 @@
 and by Spark alone (``spark.eventwindows.rangeJoin.enabled=false``: a sort-merge join on the
 keys with the range as a filter, or a broadcast nested loop join without keys), in the same
 session, and the same query in DuckDB over the same rows as a single-machine peer. The inputs
-are materialized once with ``localCheckpoint()``: the queries read them through views, where Spark
-(4.2) would not substitute a ``cache()``d DataFrame, so both plans would recompute them.
+are materialized once with ``localCheckpoint()`` and read through views by both plans.
 
 (u) overlap join: two tables of 500,000 interval events (1 s to 120 s) in 100 keys over a day,
     ``a.k = b.k AND a.s < b.e AND b.s < a.e``.

@@ -9,6 +9,7 @@ import random
 
 import pandas as pd
 import pytest
+from pyspark.sql import functions as F
 
 import eventwindows as ew
 
@@ -201,6 +202,29 @@ def test_sql_timestamps_and_the_plan(spark):
     assert sorted((r.qty, r.bid) for r in nearest.collect()) == [(1, 10.0), (2, None), (3, 20.0)]
 
 
+def test_collated_string_keys_are_one_key_as_the_collation_says(spark):
+    """Keys of a STRING COLLATE UTF8_LCASE column: 'a' and 'A' are one key, as in Spark's own
+    joins (which compare collation keys), though their bytes differ; pandas' answer over the key
+    each name lowercases to, UTF8_LCASE's equality."""
+    rng = random.Random(45)
+    names = {0: ("a", "A"), 1: ("b", "B"), 2: ("é", "É")}
+    number = {n: k for k, pair in names.items() for n in pair}
+    left = random_rows(rng, 40, lambda r: r.randrange(30))
+    right = random_rows(rng, 40, lambda r: r.randrange(30))
+
+    def collated(rows, value):
+        named = [(rng.choice(names[k]), t, v) for k, t, v in rows]
+        return spark.createDataFrame(named, f"k string, t bigint, {value} int").selectExpr(
+            "k COLLATE UTF8_LCASE AS k", "t", value
+        )
+
+    lt, rt = collated(left, "x"), collated(right, "y")
+    for direction in DIRECTIONS:
+        joined = ew.asof_join(lt, rt, "k", "t", "t", direction=direction)
+        got = sorted(((number[r.k], r.t, r.x, r.y) for r in joined.collect()), key=repr)
+        assert got == with_pandas(left, right, True, direction, None, True), direction
+
+
 @pytest.mark.parametrize(
     "call, error, words",
     [
@@ -243,6 +267,17 @@ def test_sql_timestamps_and_the_plan(spark):
             ).collect(),
             Exception,
             "asof_join: `on` key 'k' is INT in the left table and STRING in the right",
+        ),
+        (
+            lambda l, r: ew.asof_join(
+                l.withColumn("k", F.struct(F.col("x").cast("string collate utf8_lcase"))),
+                r.withColumn("k", F.struct(F.col("x").cast("string collate utf8_lcase"))),
+                "k",
+                "t",
+                "t",
+            ).collect(),
+            Exception,
+            "asof_join: `on` key 'k' is STRUCT<",
         ),
         (lambda l, r: ew.to_signal(l, "t", tolerance="1 second"), TypeError, "`tolerance`"),
     ],

@@ -201,6 +201,37 @@ def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
         spark.catalog.dropTempView("b")
 
 
+def test_collated_string_keys_join_as_sparks_own(spark):
+    """Keys of a STRING COLLATE UTF8_LCASE column, 'a' and 'A' equal under the collation though
+    their bytes differ, both sides shuffled: the same rows as Spark's own plan (Spark's
+    RewriteCollationJoin makes the join compare the keys' collation keys before the rule reads
+    them)."""
+    rng = random.Random(46)
+    names = ("a", "A", "b", "B", "é", "É")
+    schema = "id int, k string, s bigint, e bigint, v int"
+    spark.conf.set(BROADCAST, "-1")
+    try:
+        for view in ("a", "b"):
+            rows = [
+                (i, None if k is None else rng.choice(names), s, e, v)
+                for i, k, s, e, v in random_events(rng, 60, small_times)
+            ]
+            spark.createDataFrame(rows, schema).selectExpr(
+                "id", "k COLLATE UTF8_LCASE AS k", "s", "e", "v"
+            ).createOrReplaceTempView(view)
+        for join_type in ("inner", "full"):
+            plan = check_same_as_spark(
+                spark,
+                [CONDITIONS["overlap, keys"], CONDITIONS["point in interval, keys"]],
+                join_type,
+            )
+            assert "collationkey" in plan, plan
+    finally:
+        spark.catalog.dropTempView("a")
+        spark.catalog.dropTempView("b")
+        spark.conf.unset(BROADCAST)
+
+
 @pytest.mark.smoke
 def test_dataframe_api_and_explain(spark):
     """The DataFrame API's join is recognized too; EXPLAIN names the operator with its keys and

@@ -9,6 +9,7 @@ import datetime
 import random
 
 import pytest
+from pyspark.sql import Row
 from pyspark.sql import functions as F
 
 import eventwindows as ew
@@ -384,3 +385,32 @@ def test_sql_table_function(spark):
             assert "temporal_join" in str(failure.value)
     finally:
         spark.catalog.dropTempView("x")
+
+
+@pytest.mark.parametrize("join", ["temporal_join", "asof_join"])
+def test_a_cached_input_is_read_from_the_cache_and_stays_cached(spark, join):
+    """Both joins pass their DataFrames to SQL as views: a cached one is read from Spark's cache,
+    and stays cached for later queries (a view dropped with `spark.catalog.dropTempView`, as
+    `spark.sql`'s DataFrame arguments are, would uncache it)."""
+    left = spark.createDataFrame([("a", 2, 6, 1)], "k string, s bigint, e bigint, v bigint").cache()
+    right = spark.createDataFrame([("a", 3, 10)], "k string, t bigint, q bigint")
+    left.count()
+    if join == "temporal_join":
+        joined = ew.temporal_join(
+            left, right, "k", left_lifetime=("s", "e"), right_lifetime=("t", None)
+        )
+        # [2, 6) meets the point 3, which lasts [3, 4).
+        expected = [("a", 2, 6, 1, 3, 10, (3, 4))]
+    else:
+        joined = ew.asof_join(left, right, "k", "s", "t", direction="forward")
+        # The first quote at or after 2: the one at 3.
+        expected = [("a", 2, 6, 1, 3, 10)]
+    try:
+        assert "InMemoryTableScan" in joined._jdf.queryExecution().executedPlan().toString()
+        assert [
+            tuple(tuple(x) if isinstance(x, Row) else x for x in r) for r in joined.collect()
+        ] == expected
+        later = left.select("k", "v")
+        assert "InMemoryTableScan" in later._jdf.queryExecution().executedPlan().toString()
+    finally:
+        left.unpersist()

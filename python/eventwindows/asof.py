@@ -4,8 +4,8 @@
 the next one of its key).
 
 ``asof_join`` calls the SQL table function ``asof_join(TABLE(left), TABLE(right), ...)`` through
-``spark.sql`` with the two DataFrames as arguments, so the same code runs in classic PySpark and
-under Spark Connect.
+``spark.sql``, as ``temporal_join`` does (``joins._table_function``), so the same code runs in
+classic PySpark and under Spark Connect and a cached DataFrame is read from the cache.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from eventwindows.errors import invalid_type, invalid_value
 from eventwindows.functions._documentation import documented
+from eventwindows.joins import _sql_string, _table_function
 
 __all__ = ["asof_join", "to_signal"]
 
@@ -48,10 +49,6 @@ def _column(df: DataFrame, side: str, parameter: str, name: object) -> str:
             f"columns: {', '.join(df.columns)})"
         )
     return name
-
-
-def _sql_string(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _tolerance(tolerance: object) -> str:
@@ -147,11 +144,7 @@ def asof_join(
             str(allow_exact_matches).lower(),
         ]
     )
-    return left.sparkSession.sql(
-        f"SELECT * FROM asof_join(TABLE({{left}}), TABLE({{right}}), {arguments})",
-        left=left,
-        right=right,
-    )
+    return _table_function("asof_join", left, right, arguments)
 
 
 def to_signal(

@@ -4,13 +4,14 @@ Two events meet when their lifetimes `[s, e)` overlap, `a.s < b.e AND b.s < a.e`
 the joined row lives for the intersection. `temporal_join` calls the SQL table function
 ``temporal_join(TABLE(left), TABLE(right), ...)`` (`TemporalJoinTableFunction`, which writes it as
 a join the `RangeJoin` rule plans as a sorted sweep, see docs/temporal-joins.md) through
-``spark.sql`` with the two DataFrames as arguments, so the same code runs in classic PySpark and
-under Spark Connect. The arguments are checked here first, so that a bad one is a TypeError or
+``spark.sql`` over the two DataFrames as temporary views (``_table_function``, which keeps a
+cached DataFrame cached in classic PySpark), so the same code runs under Spark Connect. The arguments are checked here first, so that a bad one is a TypeError or
 ValueError naming the parameter.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 
 from pyspark.sql import DataFrame
@@ -108,11 +109,7 @@ def temporal_join(
         [_sql_string(",".join(keys)) if keys else "NULL", _sql_string(how)]
         + [_sql_string(n) if n is not None else "NULL" for n in (*left_lifetime, *right_lifetime)]
     )
-    return left.sparkSession.sql(
-        f"SELECT * FROM temporal_join(TABLE({{left}}), TABLE({{right}}), {arguments})",
-        left=left,
-        right=right,
-    )
+    return _table_function("temporal_join", left, right, arguments)
 
 
 def _keys(on, left: DataFrame, right: DataFrame) -> list[str]:
@@ -176,6 +173,41 @@ def _time_type(df: DataFrame, name: str, parameter: str):
             f"TIMESTAMP_NTZ or BIGINT, got {data_type.simpleString()}"
         )
     return data_type
+
+
+def _table_function(function: str, left: DataFrame, right: DataFrame, arguments: str) -> DataFrame:
+    """``SELECT * FROM function(TABLE(left), TABLE(right), arguments)``, reading each DataFrame from
+    Spark's cache where it is cached.
+
+    The DataFrames are passed as temporary views of names of their own, dropped with SQL's
+    ``DROP VIEW`` once the query is analyzed (its plan holds theirs). Not through ``spark.sql``'s
+    DataFrame arguments: PySpark drops the views it makes for them with
+    ``spark.catalog.dropTempView``, which uncaches the plan of the view, so a cached DataFrame passed
+    that way would lose its cache (for the join and for every later use); ``DROP VIEW`` of a
+    temporary view leaves it cached.
+
+    Under Spark Connect the query is analyzed again at each use, so the views could not be
+    dropped: there it goes through ``spark.sql``'s DataFrame arguments, whose views the server
+    drops with ``dropTempView`` at each analysis, uncaching the inputs (Spark's limit, see
+    docs/temporal-joins.md).
+    """
+    session = left.sparkSession
+    if type(left).__module__.startswith("pyspark.sql.connect"):
+        return session.sql(
+            f"SELECT * FROM {function}(TABLE({{left}}), TABLE({{right}}), {arguments})",
+            left=left,
+            right=right,
+        )
+    names = [f"__eventwindows_{side}_{uuid.uuid4().hex}" for side in ("left", "right")]
+    left.createOrReplaceTempView(names[0])
+    right.createOrReplaceTempView(names[1])
+    try:
+        return session.sql(
+            f"SELECT * FROM {function}(TABLE({names[0]}), TABLE({names[1]}), {arguments})"
+        )
+    finally:
+        for name in names:
+            session.sql(f"DROP VIEW IF EXISTS {name}")
 
 
 def _sql_string(text: str) -> str:

@@ -712,73 +712,77 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("a session that never ends keeps per key the events of its open piece, not all of them") {
-    // Events of 100 ms every 200 ms, in micro-batches of a second: with a gap of 500 ms the
-    // session never ends, and its pieces of 2 s close one after the other. The open rows lie in
-    // the piece holding the watermark (after six batches 4.3 s: [4 s, 6 s); after twelve,
-    // 10.3 s: [10 s, 12 s)): its 10 events are all the state keeps, with the session's start.
-    val input = (0 until 12).map(b =>
-      (0 until 5).map(i =>
-        ev(
-          "a",
-          b * 1000L + i * 200L,
-          b * 1000L + i * 200L + 100L,
-          b * 5L + i)))
-    for (window <- Seq(
-        "event_session_window(ts, te, '500 milliseconds', '2 seconds')",
-        "event_session_window(ts, te, '500 milliseconds', '2 seconds', 'changes')")) {
-      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
-      val stream = newStream()
-      def state(name: String) = withRocksDB {
-        spark.read.format("statestore").option("path", checkpoint).option("stateVarName", name)
-          .load()
-      }
-      // Half the batches, then the rest after a restart from the checkpoint.
-      val kept = input.grouped(6).map { half =>
-        val run = streamed(window, half, checkpoint = Some(checkpoint), stream = stream)
-        (run, state("events").count(), state("openSession").selectExpr("value.start").head())
-      }.toSeq
-      assert(kept.map(_._2) === Seq(10L, 10L), window)
-      // The session's start, in microseconds, from which its pieces are counted.
-      assert(kept.map(_._3.getLong(0)) === Seq(micros(at(0)), micros(at(0))), window)
-      val run = Run(kept.flatMap(_._1.rows), 0L, kept.last._1.watermarkMs, measures)
-      agrees(window, sessionClosed, run, input.flatten, finalWatermark = 11800 - 1500)
-    }
-  }
+  /**
+   * A session case of the state tests: events of 100 ms every 200 ms in twelve micro-batches of a
+   * second (`input`), under `windows`, half the batches, then the rest after a restart from the
+   * checkpoint; after each half key a keeps `keptEvents` events and its open session in the state
+   * variable `sessionState`, from its start at 0 s; the rows are the batch query's.
+   */
+  private case class OpenSessionCase(
+      name: String,
+      windows: Seq[String],
+      input: Seq[Seq[StreamEvent]],
+      sessionState: String,
+      keptEvents: Long)
 
-  test("a session without max_duration keeps per key its latest events and one buffer") {
-    // Events of 100 ms every 200 ms in micro-batches of a second: with a gap of 500 ms a's
-    // session never ends; b's pauses in batches 2 and 3, and its second session ends after batch
-    // 8 (at 9.4 s, closed by the final watermark, 10.3 s). At a watermark w, a keeps its events
-    // from the latest start at or before w (after six batches, 4.3 s: the one at 4.2 s) and the 8
-    // after w, not its 30 or 60 events: its earlier ones are one aggregation buffer. Under
-    // 'changes' the session's rows up to the watermark are emitted, each over every event since
-    // 0 s, folded or not.
-    val input = (0 until 12).map(b =>
-      (0 until 5).flatMap { i =>
-        val t = b * 1000L + i * 200L
-        Seq(ev("a", t, t + 100L, b * 5L + i)) ++
-          (if (b < 2 || (b >= 4 && b <= 8)) Seq(ev("b", t, t + 100L, 100L + b * 5L + i)) else Nil)
-      })
-    for (window <- Seq(
+  Seq(
+    // With a gap of 500 ms the session never ends, and its pieces of 2 s close one after the
+    // other. The open rows lie in the piece holding the watermark (after six batches 4.3 s:
+    // [4 s, 6 s); after twelve, 10.3 s: [10 s, 12 s)): its 10 events are all the state keeps,
+    // with the session's start.
+    OpenSessionCase(
+      "a session that never ends keeps per key the events of its open piece, not all of them",
+      Seq(
+        "event_session_window(ts, te, '500 milliseconds', '2 seconds')",
+        "event_session_window(ts, te, '500 milliseconds', '2 seconds', 'changes')"),
+      (0 until 12).map(b =>
+        (0 until 5).map(i =>
+          ev(
+            "a",
+            b * 1000L + i * 200L,
+            b * 1000L + i * 200L + 100L,
+            b * 5L + i))),
+      "openSession",
+      keptEvents = 10L),
+    // With a gap of 500 ms a's session never ends; b's pauses in batches 2 and 3, and its second
+    // session ends after batch 8 (at 9.4 s, closed by the final watermark, 10.3 s). At a
+    // watermark w, a keeps its events from the latest start at or before w (after six batches,
+    // 4.3 s: the one at 4.2 s) and the 8 after w, not its 30 or 60 events: its earlier ones are
+    // one aggregation buffer. Under 'changes' the session's rows up to the watermark are
+    // emitted, each over every event since 0 s, folded or not.
+    OpenSessionCase(
+      "a session without max_duration keeps per key its latest events and one buffer",
+      Seq(
         "event_session_window(ts, te, '500 milliseconds')",
-        "event_session_window(ts, te, '500 milliseconds', NULL, 'changes')")) {
-      val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
-      val stream = newStream()
-      def state(name: String) = withRocksDB {
-        spark.read.format("statestore").option("path", checkpoint).option("stateVarName", name)
-          .load().where("key.k = 'a'")
+        "event_session_window(ts, te, '500 milliseconds', NULL, 'changes')"),
+      (0 until 12).map(b =>
+        (0 until 5).flatMap { i =>
+          val t = b * 1000L + i * 200L
+          Seq(ev("a", t, t + 100L, b * 5L + i)) ++
+            (if (b < 2 || (b >= 4 && b <= 8)) Seq(ev("b", t, t + 100L, 100L + b * 5L + i))
+             else Nil)
+        }),
+      "foldedSession",
+      keptEvents = 9L)).foreach { c =>
+    test(c.name) {
+      for (window <- c.windows) {
+        val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
+        val stream = newStream()
+        def state(name: String) = withRocksDB {
+          spark.read.format("statestore").option("path", checkpoint)
+            .option("stateVarName", name).load().where("key.k = 'a'")
+        }
+        // Half the batches, then the rest after a restart from the checkpoint.
+        val kept = c.input.grouped(6).map { half =>
+          val run = streamed(window, half, checkpoint = Some(checkpoint), stream = stream)
+          (run, state("events").count(), state(c.sessionState).selectExpr("value.start").head())
+        }.toSeq
+        assert(kept.map(_._2) === Seq(c.keptEvents, c.keptEvents), window)
+        // The session's start, in microseconds, from which its pieces are counted.
+        assert(kept.map(_._3.getLong(0)) === Seq(micros(at(0)), micros(at(0))), window)
+        val run = Run(kept.flatMap(_._1.rows), 0L, kept.last._1.watermarkMs, measures)
+        agrees(window, sessionClosed, run, c.input.flatten, finalWatermark = 11800 - 1500)
       }
-      // Half the batches, then the rest after a restart from the checkpoint.
-      val kept = input.grouped(6).map { half =>
-        val run = streamed(window, half, checkpoint = Some(checkpoint), stream = stream)
-        (run, state("events").count(), state("foldedSession").selectExpr("value.start").head())
-      }.toSeq
-      assert(kept.map(_._2) === Seq(9L, 9L), window)
-      // The session's start, in microseconds.
-      assert(kept.map(_._3.getLong(0)) === Seq(micros(at(0)), micros(at(0))), window)
-      val run = Run(kept.flatMap(_._1.rows), 0L, kept.last._1.watermarkMs, measures)
-      agrees(window, sessionClosed, run, input.flatten, finalWatermark = 11800 - 1500)
     }
   }
 

@@ -1,9 +1,9 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, CollationKey, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.util.UnsafeRowUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
@@ -22,14 +22,13 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoi
  * the `on` keys (and the right time where it has the left time's name, as pandas' `on=` gives it
  * once), nullable. `AsofJoinStrategy` plans that node as one merge of the two sorted sides.
  */
-object AsofJoinTableFunction {
+object AsofJoinTableFunction extends TableFunction {
 
   final val Name = "asof_join"
 
-  val info: ExpressionInfo = new ExpressionInfo(
-    getClass.getCanonicalName.stripSuffix("$"),
-    null,
-    Name,
+  override def name: String = Name
+
+  override protected def usage: String =
     """
     _FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on[, direction[, tolerance[,
       allow_exact_matches]]]]) - pandas' merge_asof: every left row once, with the columns of
@@ -39,7 +38,9 @@ object AsofJoinTableFunction {
       `tolerance`). Right rows at the same keys and time are ordered by their other columns:
       backward takes the last, forward the first. Rows with a NULL key or time match nothing.
       Planned as one merge of the two sides sorted by keys and time.
-    """,
+    """
+
+  override protected def argumentDocs: String =
     """
     Arguments:
       * left, right - the tables, as TABLE(name) or TABLE(query).
@@ -50,33 +51,19 @@ object AsofJoinTableFunction {
       * tolerance - optional, the longest distance between the times: an interval ('2 seconds',
           INTERVAL '2' SECOND) for timestamps, an integer for integral times; NULL for none.
       * allow_exact_matches - optional, false to leave out right rows at the left row's time.
-    """,
+    """
+
+  override protected def examples: String =
     """
     Examples:
       > SELECT * FROM _FUNC_(TABLE(SELECT * FROM VALUES (1L, 'a'), (5L, 'b') AS l(t, x)), TABLE(SELECT * FROM VALUES (0L, 10), (3L, 30) AS r(t, y)), 't', 't') ORDER BY t;
         1	a	10
         5	b	30
-    """,
-    "",
-    "table_funcs",
-    "0.1.0",
-    "",
-    "built-in")
+    """
 
-  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
-  val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
-    (FunctionIdentifier(Name), info, build)
+  override protected def arity: Range = 4 to 8
 
-  private def fail(message: String): Nothing =
-    throw EventWindowsErrors.invalidParameter(Name, message)
-
-  private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(
-      Name,
-      args,
-      4 to 8,
-      "TABLE(left), TABLE(right), " +
-        "left_time, right_time[, on[, direction[, tolerance[, allow_exact_matches]]]]")
+  override protected def build(arguments: TableFunctionArguments): LogicalPlan = {
     val direction = arguments.text(5, "direction").map { d =>
       AsofDirection.of(d).getOrElse(fail(s"`direction` must be one of " +
         s"${AsofDirection.all.map(a => s"'${a.name}'").mkString(", ")}, got '$d'"))
@@ -127,20 +114,47 @@ object AsofJoinTableFunction {
         if (t < 0) fail(s"`tolerance` must not be negative, got ${e.sql}")
         t
       }
+      val (left, leftCompared) = byCollationKey(request.left, leftKeys)
+      val (right, rightCompared) = byCollationKey(request.right, rightKeys)
       val join = AsofJoin(
-        request.left,
-        request.right,
-        leftKeys,
-        rightKeys,
+        left,
+        right,
+        leftCompared,
+        rightCompared,
         RangeJoinShape.asTicks(leftTime),
         RangeJoinShape.asTicks(rightTime),
         request.direction,
         tolerance,
         request.allowExactMatches)
-      val dropped = rightKeys ++ Some(rightTime).filter(r => resolver(r.name, leftTime.name))
-      val rightKept = join.output.drop(request.left.output.size)
+      val dropped = rightKeys ++ rightCompared ++
+        Some(rightTime).filter(r => resolver(r.name, leftTime.name))
+      val rightKept = join.output.drop(left.output.size)
         .filterNot(a => dropped.exists(_.exprId == a.exprId))
       Project(request.left.output ++ rightKept, join)
+    }
+
+    /**
+     * `plan` with a column for each of its `keys` whose equal values may differ in bytes (a
+     * string of a non-binary collation: UTF8_LCASE's 'a' and 'A'), its `CollationKey`, and the
+     * keys to compare: the merge compares key bytes, so it compares those columns, as Spark's
+     * `RewriteCollationJoin` makes its own joins compare collation keys. Structs and arrays of
+     * such strings are refused.
+     */
+    private def byCollationKey(
+        plan: LogicalPlan,
+        keys: Seq[Attribute]): (LogicalPlan, Seq[Attribute]) = {
+      val compared = keys.zipWithIndex.map {
+        case (k, _) if UnsafeRowUtils.isBinaryStable(k.dataType) => k
+        case (k, i) if k.dataType.isInstanceOf[StringType] =>
+          Alias(CollationKey(k), s"__eventwindows_key_$i")()
+        case (k, _) => fail(
+            s"`on` key '${k.name}' is ${k.dataType.sql}, whose equal values may differ in " +
+              "bytes (strings of a non-binary collation inside it); compare a column of a " +
+              "binary collation instead")
+      }
+      val added = compared.collect { case a: Alias => a }
+      if (added.isEmpty) (plan, keys)
+      else (Project(plan.output ++ added, plan), compared.map(_.toAttribute))
     }
 
     /** The time line both times are on: a timestamp type, or BIGINT for integral times. */

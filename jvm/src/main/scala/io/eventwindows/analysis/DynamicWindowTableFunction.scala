@@ -1,11 +1,10 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{
   UnresolvedAttribute, UnresolvedFunction, UnresolvedStar
 }
 import org.apache.spark.sql.catalyst.expressions.{
-  Alias, CreateNamedStruct, CreateStruct, Expression, ExpressionInfo, Literal, NamedExpression
+  Alias, CreateNamedStruct, CreateStruct, Expression, Literal, NamedExpression
 }
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project, Union}
@@ -27,7 +26,7 @@ import io.eventwindows.plans.Bounds
  * columns), grouped by the keys and `anchor_window`, then one row per anchor with its columns,
  * `window` (the interval) and the aggregates. No join (see [[SliceAnchorWindows]]).
  */
-object DynamicWindowTableFunction {
+object DynamicWindowTableFunction extends TableFunction {
 
   final val Name = "dynamic_window"
 
@@ -35,10 +34,9 @@ object DynamicWindowTableFunction {
   private val StartColumn = "__ew_start"
   private val EndColumn = "__ew_end"
 
-  val info: ExpressionInfo = new ExpressionInfo(
-    getClass.getCanonicalName.stripSuffix("$"),
-    null,
-    Name,
+  override def name: String = Name
+
+  override protected def usage: String =
     """
     _FUNC_(TABLE(anchors), TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]) - psi's
       dynamic windows as a table: one row per anchor row with all its columns, `window` (struct
@@ -48,7 +46,9 @@ object DynamicWindowTableFunction {
       order-insensitive aggregates and anchors small enough to broadcast, each task folds its
       messages into one partial aggregate per anchor; otherwise both tables are clustered by the
       keys, sorted by time and swept once (see anchor_window).
-    """,
+    """
+
+  override protected def argumentDocs: String =
     """
     Arguments:
       * anchors - the anchors, as TABLE(name) or TABLE(query).
@@ -61,33 +61,19 @@ object DynamicWindowTableFunction {
       * bounds - optional, '[]' (default), '[)', '(]' or '()'.
       * lookback - optional, on a stream of anchors only: how long before its own time an
           anchor's interval may start (see anchor_window).
-    """,
+    """
+
+  override protected def examples: String =
     """
     Examples:
       > SELECT id, window.start, window.end, n, total FROM _FUNC_(TABLE(SELECT * FROM VALUES ('x', 0L, 2L), ('y', 3L, 4L) AS a(id, s, e)), TABLE(SELECT * FROM VALUES (1L, 1), (2L, 2), (5L, 4) AS m(ts, v)), 'ts', 's', 'e', 'count(v) AS n, sum(v) AS total') ORDER BY id;
         x	0	2	2	3
         y	3	4	0	NULL
-    """,
-    "",
-    "table_funcs",
-    "0.1.0",
-    "",
-    "built-in")
+    """
 
-  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
-  val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
-    (FunctionIdentifier(Name), info, build)
+  override protected def arity: Range = 6 to 9
 
-  private def fail(message: String): Nothing =
-    throw EventWindowsErrors.invalidParameter(Name, message)
-
-  private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(
-      Name,
-      args,
-      6 to 9,
-      "TABLE(anchors), " +
-        "TABLE(messages), time, start, end, aggregates[, on[, bounds[, lookback]]]")
+  override protected def build(arguments: TableFunctionArguments): LogicalPlan = {
     val anchors = arguments.table(0, "anchors")
     val messages = arguments.table(1, "messages")
     val Seq(time, start, end, aggregates) =

@@ -25,7 +25,7 @@ import io.eventwindows.expressions.{
   EventWindow, EventWindowsOf, PointEventWindow, SplPolicies
 }
 import io.eventwindows.plans.{
-  AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy, WindowAxis
+  AnchorValues, AxisFamily, ClippedLifetimeColumns, EventWindowAggregate, SplPolicy, WindowAxis
 }
 import io.eventwindows.shims.SparkShims
 
@@ -146,7 +146,9 @@ object EventWindowing extends Rule[LogicalPlan] {
    */
   private def windowMetadata(window: EventWindow): Option[Metadata] = {
     val time = if (window.family.carriesAnchor) {
-      AnchorSortKey.messageTime(window.start, window.values.last).getOrElse(window.start)
+      AnchorSortKey.messageTime(
+        window.start,
+        AnchorValues.of(window.values).anchor).getOrElse(window.start)
     } else {
       window.start
     }

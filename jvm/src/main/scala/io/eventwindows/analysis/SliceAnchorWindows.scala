@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.expressions.AnchorSortKey
 import io.eventwindows.plans.{
-  AnchorDefinition, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition
+  AnchorDefinition, AnchorValues, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate,
+  WindowDefinition
 }
 
 /**
@@ -64,7 +65,7 @@ object SliceAnchorWindows extends Rule[LogicalPlan] {
   }
 
   private def separate(a: EventWindowAggregate, family: AnchorWindow): AnchorWindowAggregate = {
-    val Seq(anchorStart, anchorEnd, anchor) = a.window.values
+    val AnchorValues(anchorStart, anchorEnd, anchor) = AnchorValues.of(a.window.values)
     val time = AnchorSortKey.messageTime(a.window.start, anchor).get
     // The anchors' side has attributes of its own, never the messages' ones. Their names differ
     // too: Spark's RemoveRedundantAliases drops an alias of an attribute to its own name (and

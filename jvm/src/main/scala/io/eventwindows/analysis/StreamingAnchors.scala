@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.{DayTimeIntervalType, Metadata, StructType}
 
 import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.{AnchorSortKey, CheckedAnchorStart}
-import io.eventwindows.plans.{AnchorWindow, EventWindowAggregate}
+import io.eventwindows.plans.{AnchorValues, AnchorWindow, EventWindowAggregate}
 import io.eventwindows.shims.{SparkLine, SparkShims}
 
 /**
@@ -73,12 +73,13 @@ private[analysis] object StreamingAnchors {
   def prepare(a: EventWindowAggregate): Prepared = {
     val function = a.window.function
     val (streamed, anchors) = splitStaticAnchors(a.child, function)
-    val time = AnchorSortKey.messageTime(a.window.start, a.window.values.last) match {
-      case Some(t: Attribute) => t
-      case _ => throw EventWindowsErrors.invalidParameter(
-          function,
-          "on a streaming DataFrame the messages' time must be a column")
-    }
+    val time =
+      AnchorSortKey.messageTime(a.window.start, AnchorValues.of(a.window.values).anchor) match {
+        case Some(t: Attribute) => t
+        case _ => throw EventWindowsErrors.invalidParameter(
+            function,
+            "on a streaming DataFrame the messages' time must be a column")
+      }
     if (!time.metadata.contains(EventTimeWatermark.delayKey)) {
       throw EventWindowsErrors.invalidParameter(
         function,
@@ -97,7 +98,7 @@ private[analysis] object StreamingAnchors {
           "DataFrame, or on Spark 4.1 or later")
     }
     val declared = a.window.family.asInstanceOf[AnchorWindow]
-    val Seq(start, end, anchor) = a.window.values
+    val AnchorValues(start, end, anchor) = AnchorValues.of(a.window.values)
     // Static anchors are all there at the start: none is still to come.
     val lookback =
       if (anchors.isDefined) 0L else streamLookback(a.child, start, declared.lookback, function)

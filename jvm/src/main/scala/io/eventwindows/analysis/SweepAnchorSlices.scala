@@ -14,7 +14,8 @@ import org.apache.spark.sql.internal.SQLConf
 
 import io.eventwindows.expressions.AnchorSortKey
 import io.eventwindows.plans.{
-  AnchorSlices, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate, WindowDefinition
+  AnchorSlices, AnchorValues, AnchorWindow, AnchorWindowAggregate, EventWindowAggregate,
+  WindowDefinition
 }
 
 /**
@@ -144,7 +145,7 @@ object SweepAnchorSlices extends Rule[LogicalPlan] with JoinSelectionHelper {
       sortTime,
       None,
       Seq(side),
-      Seq(unionStart, unionEnd, unionAnchor))
+      AnchorValues(unionStart, unionEnd, unionAnchor).values)
     EventWindowAggregate(
       keys,
       window,

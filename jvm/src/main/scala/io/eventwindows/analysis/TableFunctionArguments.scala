@@ -1,7 +1,8 @@
 package io.eventwindows.analysis
 
+import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{
-  Expression, FunctionTableSubqueryArgumentExpression
+  Expression, ExpressionInfo, FunctionTableSubqueryArgumentExpression
 }
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -59,4 +60,70 @@ private[analysis] final class TableFunctionArguments(
   /** A comma-separated list of names (the `on` keys): none for NULL, absent or ''. */
   def names(i: Int, parameter: String): Seq[String] =
     text(i, parameter).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+}
+
+/**
+ * One of this project's table-valued functions (`dynamic_window`, `temporal_join`, `asof_join`):
+ * its `name`, the `DESCRIBE FUNCTION` texts (`usage`, `argumentDocs`, `examples`: usage,
+ * arguments and examples, as Spark's `ExpressionDescription` has them), the counts of arguments
+ * it takes (`arity`) and its [[build]] from the arguments read by [[TableFunctionArguments]].
+ * The `ExpressionInfo` and the registration are made here, once; the signature the arity error
+ * quotes is the call in `usage`. For example `asof_join`'s usage `_FUNC_(TABLE(left), TABLE(right), left_time, right_time[, on])
+ * - ...` makes the signature `TABLE(left), TABLE(right), left_time, right_time[, on]`.
+ */
+trait TableFunction {
+
+  /** The function's SQL name. */
+  def name: String
+
+  /** `DESCRIBE FUNCTION`'s usage: `_FUNC_(arguments) - what it gives`. */
+  protected def usage: String
+
+  /** `DESCRIBE FUNCTION EXTENDED`'s arguments. */
+  protected def argumentDocs: String
+
+  /** `DESCRIBE FUNCTION EXTENDED`'s examples, run by `FunctionDocsSuite`. */
+  protected def examples: String
+
+  /** The numbers of arguments the function takes. */
+  protected def arity: Range
+
+  /** The function's plan from its `arguments`, whose arity is checked. */
+  protected def build(arguments: TableFunctionArguments): LogicalPlan
+
+  /** An error of the function's call, naming it. */
+  protected final def fail(message: String): Nothing =
+    throw EventWindowsErrors.invalidParameter(name, message)
+
+  /** The `DESCRIBE FUNCTION` texts, as Spark's built-in table functions have them. */
+  final lazy val info: ExpressionInfo = new ExpressionInfo(
+    getClass.getCanonicalName.stripSuffix("$"),
+    null,
+    name,
+    usage,
+    argumentDocs,
+    examples,
+    "",
+    "table_funcs",
+    "0.1.0",
+    "",
+    "built-in")
+
+  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
+  final lazy val registration
+      : (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
+    (
+      FunctionIdentifier(name),
+      info,
+      args => build(new TableFunctionArguments(name, args, arity, signature)))
+
+  /** The arguments of the call in `usage`, on one line. */
+  private def signature: String = TableFunction.Call.findFirstMatchIn(usage)
+    .map(_.group(1).replaceAll("\\s+", " ")).getOrElse(name)
+}
+
+private object TableFunction {
+
+  /** The call in a usage text: `_FUNC_(` up to the `) - ` before the description. */
+  private val Call = """(?s)_FUNC_\((.*?)\)\s+-\s""".r
 }

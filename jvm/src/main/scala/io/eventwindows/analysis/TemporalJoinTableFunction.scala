@@ -1,10 +1,9 @@
 package io.eventwindows.analysis
 
-import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{
-  Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, ExpressionInfo, Greatest, If,
-  Least, LessThan, LessThanOrEqual, Literal, NamedExpression
+  Add, Alias, And, Coalesce, CreateNamedStruct, EqualTo, Expression, Greatest, If, Least, LessThan,
+  LessThanOrEqual, Literal, NamedExpression
 }
 import org.apache.spark.sql.catalyst.plans.{
   FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi, RightOuter
@@ -41,7 +40,7 @@ import io.eventwindows.expressions.{CheckedEnd, EventTime}
  * skip NULLs, so an unmatched row of an outer join keeps its own lifetime and an open end stays
  * open. Semi and anti joins give the left's rows with their own lifetime.
  */
-object TemporalJoinTableFunction {
+object TemporalJoinTableFunction extends TableFunction {
 
   final val Name = "temporal_join"
 
@@ -51,17 +50,18 @@ object TemporalJoinTableFunction {
   final val LeftAlias = "__eventwindows_left"
   final val RightAlias = "__eventwindows_right"
 
-  val info: ExpressionInfo = new ExpressionInfo(
-    getClass.getCanonicalName.stripSuffix("$"),
-    null,
-    Name,
+  override def name: String = Name
+
+  override protected def usage: String =
     """
     _FUNC_(TABLE(left), TABLE(right), on, how, left_start, left_end, right_start, right_end) -
       StreamInsight's temporal join: the rows of the join of the two tables on equal `on` keys
       whose lifetimes [start, end) overlap, with the column `lifetime` (struct of `start` and
       `end`): the intersection, or for an unmatched row of an outer join its own lifetime.
       Planned by the RangeJoin rule as a sorted sweep.
-    """,
+    """
+
+  override protected def argumentDocs: String =
     """
     Arguments:
       * left, right - the event tables, as TABLE(name) or TABLE(query).
@@ -74,25 +74,17 @@ object TemporalJoinTableFunction {
           end of NULL for point events, which last one tick. A NULL end value lasts to the end
           of time, a NULL start matches nothing, an empty lifetime overlaps nothing, an end
           before its start fails the query naming the row.
-    """,
+    """
+
+  override protected def examples: String =
     """
     Examples:
       > SELECT k, v, state, lifetime.start, lifetime.end FROM _FUNC_(TABLE(SELECT * FROM VALUES ('m', 0L, 3L, 1), ('m', 4L, 9L, 2) AS r(k, s, e, v)), TABLE(SELECT * FROM VALUES ('m', 'idle', 0L, 5L) AS s(k, state, since, until)), 'k', 'inner', 's', 'e', 'since', 'until') ORDER BY v;
         m	1	idle	0	3
         m	2	idle	4	5
-    """,
-    "",
-    "table_funcs",
-    "0.1.0",
-    "",
-    "built-in")
+    """
 
-  /** The registration, as `SparkSessionExtensions.injectTableFunction` takes it. */
-  val registration: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
-    (FunctionIdentifier(Name), info, build)
-
-  private def fail(message: String): Nothing =
-    throw EventWindowsErrors.invalidParameter(Name, message)
+  override protected def arity: Range = 8 to 8
 
   private val joinTypes: Map[String, JoinType] = Map(
     "inner" -> Inner,
@@ -113,13 +105,7 @@ object TemporalJoinTableFunction {
     "leftanti" -> LeftAnti,
     "left_anti" -> LeftAnti)
 
-  private def build(args: Seq[Expression]): LogicalPlan = {
-    val arguments = new TableFunctionArguments(
-      Name,
-      args,
-      8 to 8,
-      "TABLE(left), TABLE(right), " +
-        "on, how, left_start, left_end, right_start, right_end")
+  override protected def build(arguments: TableFunctionArguments): LogicalPlan = {
     val on = arguments.names(2, "on")
     val how = arguments.text(3, "how").getOrElse("inner")
     val joinType = joinTypes.getOrElse(

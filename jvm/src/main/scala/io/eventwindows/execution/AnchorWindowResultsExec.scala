@@ -20,15 +20,16 @@ import io.eventwindows.plans.{AnchorDefinition, WindowFields}
 /**
  * The rows of dynamic windows planned with the anchors broadcast
  * ([[io.eventwindows.plans.AnchorWindowAggregate]]): `results` (Spark's final aggregate by anchor
- * number) gives each anchor's number and aggregate results; each becomes the anchor's row, read
- * from the same broadcast as [[AnchorSliceAggregateExec]]'s: the keys, `window` (the interval's
- * start and end and the anchor's columns) and the results.
+ * number) gives each anchor's number (its column `anchorNumber`) and aggregate results; each
+ * becomes the anchor's row, read from the same broadcast as [[AnchorSliceAggregateExec]]'s: the
+ * keys, `window` (the interval's start and end and the anchor's columns) and the results.
  */
 private[execution] case class AnchorWindowResultsExec(
     keys: Seq[Attribute],
     windowAttribute: Attribute,
     aggregateAttributes: Seq[Attribute],
     anchor: AnchorDefinition,
+    anchorNumber: Attribute,
     results: SparkPlan,
     anchors: SparkPlan) extends BinaryExecNode {
 
@@ -70,14 +71,15 @@ private[execution] case class AnchorWindowResultsExec(
     val broadcast = anchors.executeBroadcast[Array[InternalRow]]()
     val expressions = outputExpressions
     val numOutputRows = longMetric("numOutputRows")
+    val numberOrdinal = results.output.indexWhere(_.exprId == anchorNumber.exprId)
     SparkInternals.mapPartitions(results.execute()) { rows =>
-      // Anchor a is the broadcast's row a + 1 (see AnchorEndpointsMode).
       val anchorRows = broadcast.value
       val toRow = UnsafeProjection.create(expressions)
       val joined = new JoinedRow
       rows.map { row =>
         numOutputRows += 1
-        toRow(joined(anchorRows(row.getInt(0) + 1), row))
+        val number = row.getInt(numberOrdinal)
+        toRow(joined(AnchorSliceLookup.anchorRow(anchorRows, number), row))
       }
     }
   }

@@ -73,16 +73,16 @@ object EventWindowStrategy extends SparkStrategy {
    * the columns Spark's own partial aggregate would give it, then the anchors' rows.
    */
   private def broadcastAnchors(a: AnchorWindowAggregate): SparkPlan = {
-    val anchor = AttributeReference("anchor", IntegerType, nullable = false)()
+    val anchorNumber = AttributeReference("anchor", IntegerType, nullable = false)()
     // The final aggregate's results are the node's aggregate attributes.
     val aggregateExpressions = a.aggregates.zip(a.aggregateAttributes).map { case (f, result) =>
       AggregateExpression(f, Complete, isDistinct = false, filter = None, resultId = result.exprId)
     }
     val messages = planLater(a.messages)
     val Seq(finalAggregate) = AggUtils.planAggregateWithoutDistinct(
-      Seq(anchor),
+      Seq(anchorNumber),
       aggregateExpressions,
-      anchor +: a.aggregateAttributes,
+      anchorNumber +: a.aggregateAttributes,
       messages)
     val partials = AnchorSliceAggregateExec(
       a.keys,
@@ -98,6 +98,7 @@ object EventWindowStrategy extends SparkStrategy {
       a.windowAttribute,
       a.aggregateAttributes,
       a.anchor,
+      anchorNumber,
       finalAggregate.withNewChildren(Seq(partials)),
       planLater(a.anchors))
   }

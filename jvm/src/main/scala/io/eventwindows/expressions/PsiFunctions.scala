@@ -6,7 +6,7 @@ import org.apache.spark.sql.types.NullType
 import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.expressions.EventWindowsFunctions.Registration
 import io.eventwindows.expressions.FunctionArguments.{arity, register}
-import io.eventwindows.plans.{AnchorWindow, Bounds, IndexWindow, RelativeTimeWindow}
+import io.eventwindows.plans.{AnchorValues, AnchorWindow, Bounds, IndexWindow, RelativeTimeWindow}
 
 /**
  * The windows of \psi (Platform for Situated Intelligence), as its "Windowing Operators" page
@@ -190,6 +190,6 @@ private[expressions] object PsiFunctions {
       None,
       AnchorWindow(bounds, lookback),
       order = Seq(side),
-      values = Seq(start, end, anchor))
+      values = AnchorValues(start, end, anchor).values)
   }
 }

@@ -32,7 +32,7 @@ case class WindowDefinition(
 
   /** The type of the anchor row the `window` struct carries, if the family carries one. */
   def anchorType: Option[DataType] =
-    if (family.carriesAnchor) Some(values.last.dataType) else None
+    if (family.carriesAnchor) Some(AnchorValues.of(values).anchor.dataType) else None
 
   /** How the nodes that aggregate over this window show it in `explain()`. */
   def describe(keys: Seq[Expression], aggregates: Seq[Expression], mergesPartials: Boolean)

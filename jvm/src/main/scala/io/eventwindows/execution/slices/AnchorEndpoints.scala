@@ -268,6 +268,7 @@ private[slices] case class AnchorEndpointsMode(
       UnsafeArrayData.fromPrimitiveArray(firstOfAnchor),
       UnsafeArrayData.fromPrimitiveArray(lastOfAnchor),
       if (rejection == null) null else UTF8String.fromString(rejection))).copy()
+    // Anchor a at AnchorEndpointsMode.anchorRow(_, a).
     header +: (if (anchor.isEmpty) Array.empty[InternalRow] else anchors.map(_.row))
   }
 
@@ -280,6 +281,9 @@ private[slices] case class AnchorEndpointsMode(
 }
 
 private[slices] object AnchorEndpointsMode {
+
+  /** The row of anchor number `a` in the broadcast `rows` (with the anchors' rows). */
+  def anchorRow(rows: Array[InternalRow], a: Int): InternalRow = rows(a + 1)
 
   /** A valid anchor: its key, interval ends and (when broadcast) its row. */
   private final case class Anchor(key: UnsafeRow, start: Long, end: Long, row: UnsafeRow)

@@ -111,6 +111,13 @@ private[execution] object AnchorSliceLookup {
   }
 
   /**
+   * The row of anchor number `a` (as [[AnchorPartials]] numbers them) in the `broadcast` of
+   * [[broadcast]] with the anchors' rows.
+   */
+  def anchorRow(broadcast: Array[InternalRow], a: Int): InternalRow =
+    AnchorEndpointsMode.anchorRow(broadcast, a)
+
+  /**
    * Per row, outside generated code: the slice of a message (bound `keys` and `time`) in the
    * task's `endpoints`, or -1. Built in the task (projections are not serializable).
    */

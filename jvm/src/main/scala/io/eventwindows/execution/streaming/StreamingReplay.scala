@@ -132,16 +132,15 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    * Replays the `stored` events starting at or before `horizon`, emits the rows closing in
    * `(emittedThrough, horizon]` (none under early rows: [[changedRows]] emitted each as its
    * result changed), and says what to keep and when something can close next.
-   * Families that resume ([[StreamingFamily.resumes]]) continue from `trigger` instead; running
-   * windows start from `prefix`; sessions with pieces continue the open session `session`,
-   * sessions of one piece the open session `folded`.
+   * Families that resume ([[StreamingFamily.resumes]]) continue from `resumeFrom`'s trigger
+   * state instead; running windows start from its prefix; sessions with pieces continue the open
+   * session `session`, sessions of one piece the open session `folded`.
    */
   def fire(
       stored: Iterator[Array[Byte]],
       emittedThrough: Long,
       horizon: Long,
-      trigger: ResumingSweep.TriggerState,
-      prefix: RunningPrefix,
+      resumeFrom: ResumePoint,
       session: Option[SessionSeed] = None,
       folded: Option[FoldedSession] = None): Firing = {
     val replayed = ArrayBuffer.empty[Stored]
@@ -156,9 +155,17 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       }
     }
     val sorted = inOrder(replayed)
+    val prefix = resumeFrom.prefix
 
     resuming.foreach { sweep =>
-      return resume(sweep, sorted, emittedThrough, horizon, trigger, pending.toSeq, firstPending)
+      return resume(
+        sweep,
+        sorted,
+        emittedThrough,
+        horizon,
+        resumeFrom.trigger,
+        pending.toSeq,
+        firstPending)
     }
     if (prefix.count > 0 && sorted.nonEmpty) {
       seeding.foreach(_.seedGroup(
@@ -175,7 +182,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     var firstOpen: InternalRow = null
     var nextClose = NoClose
     sweep(sorted).foreach { out =>
-      val window = out.getStruct(spec.aggregation.keys.size, windowFields)
+      val window = windowOf(out)
       val close = spec.rules.closeTime(window)
       if (close > horizon) {
         if (firstOpen == null || spec.rules.needsEarlier(window, firstOpen)) {
@@ -213,7 +220,13 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
     // A row an event after the horizon takes part in closes at its start or later.
     if (firstPending != NoClose) nextClose = Math.min(nextClose, firstPending)
     val nextPrefix = if (forgotten.nonEmpty) fold(prefix, forgotten) else prefix
-    Firing(output.toSeq, kept.toArray, nextClose, trigger, nextPrefix, nextSession, nextFolded)
+    Firing(
+      output.toSeq,
+      kept.toArray,
+      nextClose,
+      resumeFrom.copy(prefix = nextPrefix),
+      nextSession,
+      nextFolded)
   }
 
   /**
@@ -305,7 +318,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       added: Array[Array[Byte]],
       emittedThrough: Long): Seq[Row] = {
     def openRows(events: Iterable[Stored]): Iterator[Row] = sweep(inOrder(events)).filter { out =>
-      spec.rules.closeTime(out.getStruct(spec.aggregation.keys.size, windowFields)) > emittedThrough
+      spec.rules.closeTime(windowOf(out)) > emittedThrough
     }.map(toRow)
     val before = stored.map(decode).toSeq
     val unchanged = mutable.HashMap.empty[Row, Int]
@@ -329,6 +342,10 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
    */
   def currentRows(stored: Iterator[Array[Byte]]): Seq[Row] =
     sweep(inOrder(stored.map(decode).toSeq)).map(toRow).toSeq
+
+  /** The `window` struct of a row the sweep gives. */
+  private def windowOf(out: InternalRow): InternalRow =
+    WindowSweepIterator.window(out, spec.aggregation.keys.size, windowFields)
 
   /** The stored event over `bytes`. */
   private def decode(bytes: Array[Byte]): Stored = {
@@ -391,7 +408,7 @@ private[streaming] final class StreamingReplay(spec: StreamingWindowSpec) {
       if (resumed.firesBetweenArrivals && pending.nonEmpty)
         Math.min(firstPending, state.nextInstant)
       else firstPending
-    Firing(output, kept, nextClose, state, RunningPrefix.Empty, None, None)
+    Firing(output, kept, nextClose, ResumePoint(state, RunningPrefix.Empty), None, None)
   }
 
   /** The family's sweep over `sorted`, one key group, as the batch operator runs it. */
@@ -423,16 +440,15 @@ private[streaming] object StreamingReplay {
 
   /**
    * What a firing gives: the rows to emit, the events to keep (bytes), the earliest close time
-   * of a row not emitted yet ([[NoClose]] if none is known), the trigger state of SPL sliding
-   * windows, the prefix of running windows and the open session that sessions with pieces
-   * continue, or that sessions of one piece continue with their folded events.
+   * of a row not emitted yet ([[NoClose]] if none is known), what the next firing resumes from
+   * and the open session that sessions with pieces continue, or that sessions of one piece
+   * continue with their folded events.
    */
   final case class Firing(
       output: Seq[Row],
       kept: Array[Array[Byte]],
       nextClose: Long,
-      trigger: ResumingSweep.TriggerState,
-      prefix: RunningPrefix,
+      resumeFrom: ResumePoint,
       session: Option[SessionSeed],
       folded: Option[FoldedSession])
 
@@ -447,6 +463,19 @@ private[streaming] object StreamingReplay {
 
     /** No message folded yet. */
     val Empty: RunningPrefix = RunningPrefix(0L, 0L, Array.emptyByteArray)
+  }
+
+  /**
+   * What a key's next replay resumes from: the `trigger` state of an SPL sliding window (see
+   * [[ResumingSweep.TriggerState]]) and the `prefix` of a running index window; each is its
+   * initial value for the families that keep none.
+   */
+  final case class ResumePoint(trigger: ResumingSweep.TriggerState, prefix: RunningPrefix)
+
+  object ResumePoint {
+
+    /** Nothing to resume from: a key's first replay. */
+    val Start: ResumePoint = ResumePoint(ResumingSweep.TriggerState.initial, RunningPrefix.Empty)
   }
 }
 

@@ -35,8 +35,9 @@ import io.eventwindows.time.TimeArithmetic
  * whose rows are known while open ([[StreamingWindowSpec.earlyRows]]), the new rows of a key
  * instead emit at once the current version of every row whose result they change, and firings
  * emit nothing (a row is not emitted again only because it closed). The state holds, per key, the
- * events kept and a [[StreamingProgress]]: what was emitted, the pending timer, and the definition
- * of the aggregation, checked on every use so that a changed query cannot read another one's state.
+ * events kept and a [[KeyProgress]] (stored as [[StreamingProgress]]): what was emitted, the
+ * pending timer, what the next replay resumes from, and the definition of the aggregation, checked
+ * on every use so that a changed query cannot read another one's state.
  */
 final class StreamingWindowProcessor(
     val spec: StreamingWindowSpec,
@@ -92,7 +93,7 @@ final class StreamingWindowProcessor(
    * it did not exist before this input and no late row may make it (Spark's aggregation drops a
    * late row for a closed window). A key that was idle or forgotten has emitted less.
    */
-  private def closedBeforeInput(current: StreamingProgress): StreamingProgress =
+  private def closedBeforeInput(current: KeyProgress): KeyProgress =
     if (!spec.rules.lateByLastRow || lateEventsWatermarkMs == Long.MinValue) current
     else current.copy(emittedThrough = Math.max(
       current.emittedThrough,
@@ -160,13 +161,13 @@ final class StreamingWindowProcessor(
    * events may close rows at the current watermark already.
    */
   private def keep(
-      current: StreamingProgress,
+      current: KeyProgress,
       added: Array[Array[Byte]],
       timerValues: TimerValues): Unit = {
     events.appendList(added)
     val watermark = timerValues.getCurrentWatermarkInMs()
-    progress.update(
-      if (current.hasTimer && current.timerMs <= watermark) current
+    store(
+      if (current.timer.exists(_ <= watermark)) current
       else schedule(current, watermark))
   }
 
@@ -183,7 +184,7 @@ final class StreamingWindowProcessor(
       expiredTimerInfo: ExpiredTimerInfo): Iterator[Row] = {
     val initialRows = if (takeUnemittedInitialRows()) replay.currentRows(events.get()) else Nil
     // Spark deletes the timer that fires.
-    val current = load().copy(hasTimer = false)
+    val current = load().copy(timer = None)
     val watermarkMs = timerValues.getCurrentWatermarkInMs()
     val horizon = spec.horizon.horizon(micros(watermarkMs))
     val session =
@@ -194,8 +195,7 @@ final class StreamingWindowProcessor(
       events.get(),
       current.emittedThrough,
       horizon,
-      current.trigger,
-      current.prefix,
+      current.resumeFrom,
       session,
       folded)
     if (spec.rules.continuesSessions) {
@@ -214,9 +214,10 @@ final class StreamingWindowProcessor(
       progress.clear()
     } else {
       if (firing.kept.isEmpty) events.clear() else events.put(firing.kept)
-      val emitted = current.withTrigger(firing.trigger).withPrefix(firing.prefix)
-        .copy(emittedThrough = Math.max(current.emittedThrough, horizon))
-      progress.update(
+      val emitted = current.copy(
+        emittedThrough = Math.max(current.emittedThrough, horizon),
+        resumeFrom = firing.resumeFrom)
+      store(
         if (firing.nextClose == StreamingReplay.NoClose) emitted
         else schedule(
           emitted,
@@ -228,9 +229,9 @@ final class StreamingWindowProcessor(
   }
 
   /** The key's progress, checked against this query's definition, or a fresh one. */
-  private def load(): StreamingProgress =
+  private def load(): KeyProgress =
     if (progress.exists()) {
-      val stored = progress.get()
+      val stored = KeyProgress.of(progress.get())
       if (!spec.state.accepts(stored.definition)) {
         throw EventWindowsErrors.checkpointMismatch(
           s"${spec.window.function}: the checkpoint holds the state " +
@@ -240,15 +241,17 @@ final class StreamingWindowProcessor(
       // A former definition of this very query is stored as the current one from now on.
       stored.copy(definition = spec.state.current)
     } else {
-      StreamingProgress(spec.state.current, Long.MinValue, hasTimer = false, 0L)
-        .withTrigger(ResumingSweep.TriggerState.initial)
+      KeyProgress.fresh(spec.state.current)
     }
 
+  /** Keeps `current` as the key's progress, in its stored encoding. */
+  private def store(current: KeyProgress): Unit = progress.update(current.stored)
+
   /** `current` with its one timer moved to `ms`. */
-  private def schedule(current: StreamingProgress, ms: Long): StreamingProgress = {
-    if (current.hasTimer) getHandle.deleteTimer(current.timerMs)
+  private def schedule(current: KeyProgress, ms: Long): KeyProgress = {
+    current.timer.foreach(getHandle.deleteTimer)
     getHandle.registerTimer(ms)
-    current.copy(hasTimer = true, timerMs = ms)
+    current.copy(timer = Some(ms))
   }
 }
 
@@ -259,48 +262,4 @@ object StreamingWindowProcessor {
     if (ms > Long.MaxValue / 1000) Long.MaxValue
     else if (ms < Long.MinValue / 1000) Long.MinValue
     else ms * 1000
-}
-
-/**
- * A key's progress: the `definition` of the aggregation that wrote it, the horizon up to which
- * rows were emitted (`emittedThrough`, operator time), the key's one pending timer, if any, the
- * trigger state of an SPL sliding window (`spl*`, see [[ResumingSweep.TriggerState]]) and the
- * prefix of a running index window (`prefix*`, see [[StreamingReplay.RunningPrefix]]).
- */
-private[streaming] case class StreamingProgress(
-    definition: String,
-    emittedThrough: Long,
-    hasTimer: Boolean,
-    timerMs: Long,
-    splArrivals: Long = 0L,
-    splLastArrival: Long = 0L,
-    splNextInstant: Long = 0L,
-    splHasReference: Boolean = false,
-    splReferenceExact: Long = 0L,
-    splReferenceDouble: Double = 0.0,
-    prefixCount: Long = 0L,
-    prefixFirstTime: Long = 0L,
-    prefixBuffer: Array[Byte] = Array.emptyByteArray) {
-
-  def trigger: ResumingSweep.TriggerState = ResumingSweep.TriggerState(
-    splArrivals,
-    splLastArrival,
-    splNextInstant,
-    splHasReference,
-    splReferenceExact,
-    splReferenceDouble)
-
-  def withTrigger(t: ResumingSweep.TriggerState): StreamingProgress = copy(
-    splArrivals = t.arrivals,
-    splLastArrival = t.lastArrival,
-    splNextInstant = t.nextInstant,
-    splHasReference = t.hasReference,
-    splReferenceExact = t.referenceExact,
-    splReferenceDouble = t.referenceDouble)
-
-  def prefix: StreamingReplay.RunningPrefix =
-    StreamingReplay.RunningPrefix(prefixCount, prefixFirstTime, prefixBuffer)
-
-  def withPrefix(p: StreamingReplay.RunningPrefix): StreamingProgress =
-    copy(prefixCount = p.count, prefixFirstTime = p.firstTime, prefixBuffer = p.buffer)
 }

@@ -4,7 +4,7 @@ import java.util.PriorityQueue
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute, BoundReference, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection,
+  Attribute, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection,
   UnsafeRow
 }
 import org.apache.spark.sql.types.DataType
@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.DataType
 import io.eventwindows.errors.EventWindowsErrors
 import io.eventwindows.execution.aggregate.{AggregateBuffers, SlidingAggregator, WindowMemory}
 import io.eventwindows.expressions.{CheckedAnchorStart, EventTime}
-import io.eventwindows.plans.{AnchorWindow, WindowFields}
+import io.eventwindows.plans.{AnchorValues, AnchorWindow, WindowFields}
 import io.eventwindows.time.TimeArithmetic
 
 /**
@@ -35,11 +35,11 @@ private[execution] final class AnchorSweep(
     values: Seq[Expression],
     input: Seq[Attribute],
     timeType: DataType) extends SweepPolicy {
-  // values: the anchor's start, its end, its row (NULL for messages).
+  // A row of the values (AnchorValues): the anchor's start, its end, its row (NULL for messages).
+  private val anchorType = AnchorValues.of(values).anchor.dataType
   private val valueRow = new SpecificInternalRow(values.map(_.dataType))
   private val readValues = MutableProjection.create(values, input).target(valueRow)
-  private val anchorCopy = UnsafeProjection.create(
-    Seq(BoundReference(2, values(2).dataType, nullable = true)))
+  private val anchorCopy = UnsafeProjection.create(Seq(AnchorValues.anchorReference(anchorType)))
 
   private val tree = new SlidingAggregator(buffers, memory)
 
@@ -70,7 +70,7 @@ private[execution] final class AnchorSweep(
 
   override def consume(row: InternalRow, start: Long, end: Long, out: SweepOutput): Unit = {
     readValues(row)
-    if (valueRow.isNullAt(2)) {
+    if (AnchorValues.isMessage(valueRow)) {
       // A message: the anchors it is beyond the end of have their whole window.
       while (!byEnd.isEmpty && byEnd.peek().upper < start) evaluate(byEnd.poll(), out)
       // With no open anchor no window needs it: later anchors' windows start after it.
@@ -81,8 +81,8 @@ private[execution] final class AnchorSweep(
       }
       tree.update(open, row)
     } else {
-      if (valueRow.isNullAt(0) || valueRow.isNullAt(1)) reject()
-      val (s, e) = (valueRow.getLong(0), valueRow.getLong(1))
+      if (AnchorValues.hasNullEnd(valueRow)) reject()
+      val (s, e) = (AnchorValues.start(valueRow), AnchorValues.end(valueRow))
       if (e < s) reject()
       sealOpen()
       // An exclusive end at the very beginning of the line leaves nothing before it.
@@ -137,9 +137,9 @@ private[execution] final class AnchorSweep(
   private def reject(): Nothing = throw EventWindowsErrors.invalidInput(
     CheckedAnchorStart.rejectionMessage(
       family,
-      values(2).dataType,
-      valueRow.get(2, values(2).dataType),
+      anchorType,
+      AnchorValues.anchor(valueRow, anchorType),
       timeType,
-      valueRow.get(0, timeType),
-      valueRow.get(1, timeType)))
+      AnchorValues.startOrNull(valueRow, timeType),
+      AnchorValues.endOrNull(valueRow, timeType)))
 }

@@ -74,6 +74,7 @@ private[execution] final class WindowSweepIterator(
     val results = resultTypes.zip(aggregates.resultOrdinals).map { case (t, i) =>
       BoundReference(keys.size + fields.size + i, t, nullable = true)
     }
+    // The layout WindowSweepIterator.window reads.
     UnsafeProjection.create(keyRefs ++ (windowStruct +: results))
   }
   private val windowRow = new SpecificInternalRow(Seq.fill(windowFields.size)(timeType))
@@ -212,6 +213,17 @@ private[execution] final class WindowSweepIterator(
       s"eventwindows: an event must not end before it starts, but the row " +
         s"${EventWindowsErrors.describeRow(row, inputAttributes)} has end ${Literal(e, timeType)} " +
         s"< start ${Literal(s, timeType)}")
+}
+
+private[execution] object WindowSweepIterator {
+
+  /**
+   * The `window` struct of an output row (its `keyCount` keys, the struct, the results), of
+   * `windowFields` time fields, to read through [[io.eventwindows.plans.WindowFields]].
+   */
+  def window(out: InternalRow, keyCount: Int, windowFields: Int): InternalRow =
+    out.getStruct(keyCount, windowFields)
+
 }
 
 /** Where a [[SweepPolicy]] sends what it decides; the shared iterator makes rows of it. */
