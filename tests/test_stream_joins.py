@@ -873,3 +873,76 @@ def test_a_range_join_restarted_from_the_checkpoint_of_another_join_fails(spark,
     assert count == 0  # the left row at 20 s waits
     assert "the checkpoint holds the state of another join [asof_join backward " in error
     assert "not of this query's [range_join INNER condition=" in error
+
+
+@pytest.mark.parametrize(
+    "direction, tolerance, allow_exact", [("forward", None, True), ("nearest", 6, False)]
+)
+def test_many_waiting_left_rows_per_key_are_each_emitted_in_the_micro_batch_that_decides_them(
+    spark, tmp_path, direction, tolerance, allow_exact
+):
+    """Two keys, 30 left rows per micro-batch and few right rows (out of order, late rows on both
+    sides), so that dozens of left rows of a key wait together for a right row or the watermark:
+    each row of the batch `asof_join` over the accepted rows whose right row the last watermark
+    shows final is emitted once, in the first micro-batch whose watermark (Spark's, from the
+    query's progress) shows it final (asof_is_final), and no other row."""
+    rng = random.Random(4757)
+    batches = {
+        side: [[(i, k % 2, s, e) for i, k, s, e in rows] for rows in random_side(rng, side, 5, n)]
+        for side, n in (("a", 30), ("b", 4))
+    }
+    accepted, _, late = accepted_and_watermark(batches, [range(5)])
+    sources = {side: tmp_path / side for side in ("a", "b")}
+    for side in ("a", "b"):
+        write_batches(sources[side], [side_records(side, rows) for rows in batches[side]])
+    a, b = [
+        spark.readStream.schema(SIDE_SCHEMA[side])
+        .option("maxFilesPerTrigger", 1)
+        .json(str(sources[side]))
+        .withWatermark(time, f"{DELAYS[side]} seconds")
+        for side, time in (("a", "s"), ("b", "bs"))
+    ]
+    seconds = tolerance and datetime.timedelta(seconds=tolerance)
+    join = ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
+    emitted, query = run_batches(join, "append", tmp_path / "checkpoint")
+    watermarks = {  # each micro-batch's watermark, in seconds since EPOCH
+        p["batchId"]: (
+            datetime.datetime.fromisoformat(p["eventTime"]["watermark"].rstrip("Z")) - EPOCH
+        ).total_seconds()
+        for p in query.recentProgress
+        if "watermark" in p["eventTime"]
+    }
+
+    batch = ew.asof_join(
+        *[spark.createDataFrame(timed(accepted[side]), SIDE_SCHEMA[side]) for side in ("a", "b")],
+        "k",
+        "s",
+        "bs",
+        direction,
+        seconds,
+        allow_exact,
+    ).collect()
+    is_final = asof_is_final(direction, tolerance, allow_exact)
+
+    def deciding_batch(row):
+        """The first micro-batch whose watermark shows the row's right row final, or None."""
+        return next(
+            (
+                batch_id
+                for batch_id, watermark in sorted(watermarks.items())
+                if is_final(row, watermark, accepted)
+            ),
+            None,
+        )
+
+    expected = collections.Counter(
+        (deciding_batch(r), tuple(r)) for r in batch if deciding_batch(r) is not None
+    )
+    assert collections.Counter(emitted) == expected
+    together = collections.Counter((b, row[1]) for b, row in expected.elements())
+    assert max(together.values()) >= 10  # a key's left rows that waited, emitted together
+    registered = [
+        p["stateOperators"][0]["customMetrics"]["numRegisteredTimers"] for p in query.recentProgress
+    ]
+    assert max(registered) <= 4  # one timer per key, moved on input and set again as it fires
+    assert late >= 2 and len(batch) == len(accepted["a"])

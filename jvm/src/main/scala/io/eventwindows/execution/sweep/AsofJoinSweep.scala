@@ -14,24 +14,11 @@ import io.eventwindows.plans.{AsofDirection, JoinLifetime}
  * [[KeyTimeSorter]]s sharing their [[KeyOrdinals]] (so by (ordinal, key, time), the right one also
  * by its other columns), are merged in that order as [[RangeJoinSweep]] merges its sides (each
  * side's head read by a [[JoinSide]], an event lasting one tick), and each left row is output
- * once, with the right row it chooses or NULLs.
- *
- * For a left row at time t the merge has read the right side up to t: it holds `before`, the last
- * right row of the key before t, and `exact`, the first and last right rows at t (read through
- * when the right head reaches t), and the right head is the first row after t. Then
- * {{{
- *   backward: exact.last if exact matches are allowed and there is one, else before
- *   forward:  exact.first if allowed and there is one, else the head (if of the key)
- *   nearest:  the nearer of those two, backward at equal distance
- * }}}
- * each only within `tolerance`. For example, right rows at 1, 3, 3, 6 and a left row at 3:
- * before is the row at 1, exact the two at 3, the head the row at 6; without exact matches,
- * backward gives the row at 1 and forward the row at 6. The next left row, at 3 or later, starts
- * from there: the right side is read once. Distances are compared as unsigned, so times at both
- * ends of the BIGINT line do not overflow.
+ * once, with the right row an [[AsofMatch]] of its key chooses for it, or NULLs. The right side
+ * is read once: each left row's match starts from where the one before (of its key) left it.
  *
  * Rows with a NULL key or time: a left one is output with NULLs, a right one is skipped (both
- * sort first). Memory: the three rows held (copies), reserved through [[WindowMemory]].
+ * sort first). Memory: the rows the match holds (copies), reserved through [[WindowMemory]].
  */
 private[execution] final class AsofJoinSweep(
     leftInput: Iterator[InternalRow],
@@ -70,13 +57,23 @@ private[execution] final class AsofJoinSweep(
   private val pair = new JoinedRow
   private val project = UnsafeProjection.create(output, output)
   private val nullRight = new GenericInternalRow(rightAttributes.size)
+  private val matching =
+    new AsofMatch(direction, tolerance, allowExactMatches, rightAttributes.size, memory)
 
   /** The key of the left rows being swept, and its ordinal; null before the first. */
   private var key: UnsafeRow = _
   private var keyOrdinal = 0
-  private val before = new HeldRow(rightAttributes.size, memory)
-  private val exactFirst = new HeldRow(rightAttributes.size, memory)
-  private val exactLast = new HeldRow(rightAttributes.size, memory)
+
+  /** The right side's rows of the current key, as the match reads them. */
+  private object rightOfKey extends AsofRightRows {
+    override def headOfKey: Boolean = {
+      while (!right.exhausted && (!right.live || compareToKey(right) < 0)) right.advance()
+      !right.exhausted && compareToKey(right) == 0
+    }
+    override def headTime: Long = right.lo
+    override def headRow: UnsafeRow = right.row
+    override def advance(): Unit = right.advance()
+  }
 
   memory.holder = () =>
     if (leftKeys.isEmpty || key == null) "the right rows it holds"
@@ -106,60 +103,14 @@ private[execution] final class AsofJoinSweep(
 
   /** The right row for the left head (live), after reading the right side up to its time. */
   private def choose(): InternalRow = {
-    val t = left.lo
     if (key == null || compareToKey(left) != 0) {
       key = left.key.copy()
       keyOrdinal = left.ordinal
-      Seq(before, exactFirst, exactLast).foreach(_.clear())
+      matching.reset()
     }
-    if (exactLast.held && exactLast.time < t) {
-      before.hold(exactLast.row, exactLast.time)
-      exactFirst.clear()
-      exactLast.clear()
-    }
-    var reading = true
-    while (reading && !right.exhausted) {
-      val place = if (right.live) compareToKey(right) else -1
-      reading = place < 0 || (place == 0 && right.lo < t)
-      if (reading) {
-        if (place == 0) before.hold(right.row, right.lo)
-        right.advance()
-      }
-    }
-    if (!exactLast.held && headOfKey && right.lo == t) {
-      exactFirst.hold(right.row, t)
-      while (headOfKey && right.lo == t) {
-        exactLast.hold(right.row, t)
-        right.advance()
-      }
-    }
-    val exact = allowExactMatches && exactLast.held
-    lazy val backward: HeldRow =
-      if (exact) exactLast else if (before.held && within(t - before.time)) before else null
-    lazy val forward: InternalRow =
-      if (exact) exactFirst.row else if (headOfKey && within(right.lo - t)) right.row else null
-    direction match {
-      case AsofDirection.Backward => rowOf(backward)
-      case AsofDirection.Forward => forward
-      case AsofDirection.Nearest =>
-        if (backward == null) forward
-        else if (forward == null) rowOf(backward)
-        else if (java.lang.Long.compareUnsigned(right.lo - t, t - backward.time) < 0 && !exact) {
-          forward
-        } else {
-          rowOf(backward)
-        }
-    }
+    matching.readTo(left.lo, rightOfKey)
+    matching.choose(left.lo, rightOfKey)
   }
-
-  private def rowOf(held: HeldRow): InternalRow = if (held == null) null else held.row
-
-  /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
-  private def within(distance: Long): Boolean =
-    tolerance.forall(java.lang.Long.compareUnsigned(distance, _) <= 0)
-
-  /** Whether the right head is live and of the current key. */
-  private def headOfKey: Boolean = !right.exhausted && right.live && compareToKey(right) == 0
 
   /** A side's head key's place against the current key in the sides' order. */
   private def compareToKey(side: JoinSide): Int =
@@ -167,10 +118,126 @@ private[execution] final class AsofJoinSweep(
 }
 
 /**
- * A right row an [[AsofJoinSweep]] keeps past its side's head, with its time: one buffer, copied
+ * The right rows of one key, in the order an [[AsofMatch]] reads them: by time, rows tying on it
+ * in the right side's tie order (`AsofJoin.rightTieBreak`). The batch sweep reads them from the
+ * sorted partition (skipping the rows of other keys and those with a NULL key or time), the
+ * stream's processor from a key's state.
+ */
+private[execution] trait AsofRightRows {
+
+  /** Whether there is a next row of the key (skipping what comes before it). */
+  def headOfKey: Boolean
+
+  /** The next row's time and columns, while [[headOfKey]]. */
+  def headTime: Long
+  def headRow: UnsafeRow
+
+  /** Moves past the next row. */
+  def advance(): Unit
+}
+
+/**
+ * The choice of an ASOF join for the left rows of one key, in order of time: the one place that
+ * says which right row `direction`, `tolerance` and `allowExactMatches` give a left row, for the
+ * batch sweep ([[AsofJoinSweep]]) and the stream's processor alike.
+ *
+ * For a left row at time t, [[readTo]] has read the right rows up to t: it holds `before`, the
+ * last right row of the key before t, and `exact`, the first and last right rows at t (read
+ * through when the right head reaches t), and the right head is the first row after t. Then
+ * {{{
+ *   backward: exact.last if exact matches are allowed and there is one, else before
+ *   forward:  exact.first if allowed and there is one, else the head (if of the key)
+ *   nearest:  the nearer of those two, backward at equal distance
+ * }}}
+ * each only within `tolerance`. For example, right rows at 1, 3, 3, 6 and a left row at 3:
+ * before is the row at 1, exact the two at 3, the head the row at 6; without exact matches,
+ * backward gives the row at 1 and forward the row at 6. The next left row, at 3 or later, starts
+ * from there: the right rows are read once. Distances are compared as unsigned, so times at both
+ * ends of the BIGINT line do not overflow.
+ */
+private[execution] final class AsofMatch(
+    direction: AsofDirection,
+    tolerance: Option[Long],
+    allowExactMatches: Boolean,
+    rightWidth: Int,
+    memory: WindowMemory) {
+  private val before = new HeldRow(rightWidth, memory)
+  private val exactFirst = new HeldRow(rightWidth, memory)
+  private val exactLast = new HeldRow(rightWidth, memory)
+
+  /** Forgets the rows held, for the left rows of another key. */
+  def reset(): Unit = Seq(before, exactFirst, exactLast).foreach(_.clear())
+
+  /** Reads `right` up to `t`, the time of the next left row (at or after the one before). */
+  def readTo(t: Long, right: AsofRightRows): Unit = {
+    if (exactLast.held && exactLast.time < t) {
+      before.hold(exactLast.row, exactLast.time)
+      exactFirst.clear()
+      exactLast.clear()
+    }
+    while (right.headOfKey && right.headTime < t) {
+      before.hold(right.headRow, right.headTime)
+      right.advance()
+    }
+    if (!exactLast.held && right.headOfKey && right.headTime == t) {
+      exactFirst.hold(right.headRow, t)
+      while (right.headOfKey && right.headTime == t) {
+        exactLast.hold(right.headRow, t)
+        right.advance()
+      }
+    }
+  }
+
+  /** Whether an exact match is allowed and there is one at `t` (after [[readTo]]`(t)`). */
+  private def exact: Boolean = allowExactMatches && exactLast.held
+
+  /** The backward row of a left row at `t` within the tolerance, or null (after `readTo(t)`). */
+  def backward(t: Long): HeldRow =
+    if (exact) exactLast else if (before.held && within(t - before.time)) before else null
+
+  /** Whether a left row at `t` has a forward row, the tolerance aside (after `readTo(t)`). */
+  def hasForward(right: AsofRightRows): Boolean = exact || right.headOfKey
+
+  /** Its time, where [[hasForward]]. */
+  def forwardTime(t: Long, right: AsofRightRows): Long = if (exact) t else right.headTime
+
+  /** The right row `direction` gives a left row at `t`, or null (after `readTo(t)`). */
+  def choose(t: Long, right: AsofRightRows): InternalRow = {
+    lazy val backwardRow = backward(t)
+    lazy val forward: InternalRow =
+      if (exact) exactFirst.row
+      else if (right.headOfKey && within(right.headTime - t)) right.headRow
+      else null
+    direction match {
+      case AsofDirection.Backward => rowOf(backwardRow)
+      case AsofDirection.Forward => forward
+      case AsofDirection.Nearest =>
+        if (backwardRow == null) forward
+        else if (forward == null) rowOf(backwardRow)
+        else if (!exact &&
+          java.lang.Long.compareUnsigned(right.headTime - t, t - backwardRow.time) < 0) {
+          forward
+        } else {
+          rowOf(backwardRow)
+        }
+    }
+  }
+
+  private def rowOf(held: HeldRow): InternalRow = if (held == null) null else held.row
+
+  /** The longest distance allowed, unsigned: without a tolerance, the largest (-1). */
+  private val maxDistance = tolerance.getOrElse(-1L)
+
+  /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
+  private def within(distance: Long): Boolean =
+    java.lang.Long.compareUnsigned(distance, maxDistance) <= 0
+}
+
+/**
+ * A right row an [[AsofMatch]] keeps past its side's head, with its time: one buffer, copied
  * into ([[UnsafeRow.copyFrom]]), its largest size reserved through [[WindowMemory]].
  */
-private[sweep] final class HeldRow(numFields: Int, memory: WindowMemory) {
+private[execution] final class HeldRow(numFields: Int, memory: WindowMemory) {
   val row = new UnsafeRow(numFields)
   row.pointTo(new Array[Byte](0), 0)
   var time = 0L
