@@ -39,7 +39,13 @@ def pytest_configure(config):
         "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)"
     )
     config.addinivalue_line(
-        "markers", "slow: left out of the quick tier (bin/test --quick, `pytest -m 'not slow'`)"
+        "markers",
+        "slow: left out of the quick tier (bin/test --quick, `-m 'not slow and not package'`)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "package: needs the wheel bin/package builds (dist/), which only bin/test builds: left out "
+        "of the quick tier",
     )
     # The tests and the docs' examples write the current call forms: a deprecated one is an error
     # (test_signatures checks the old forms with pytest.warns).

@@ -398,11 +398,28 @@ class StreamingStateSuite extends EventWindowsSuite {
     slidingCases(7)) ++ runningCases ++ randomSessions ++
     tumblingCases
 
+  /** The windows of each family (and output of hopping windows), in lists of their own. */
+  private val casesPerFamily = Seq(
+    cases.take(2), // snapshot
+    cases.slice(2, 5), // count
+    cases.slice(5, 9), // index
+    cases.drop(9), // relative time
+    runningCases,
+    hoppingCases,
+    changesCases,
+    slidingCases,
+    sessionCases,
+    tumblingCases)
+
   // Each window on the fixed batches, but those the random streams' test runs (on other events,
-  // with the same checks): a streaming query per window is most of this suite's time.
-  for ((window, closed) <- cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases ++
-      sessionCases ++ tumblingCases if !randomCases.contains(window -> closed)) {
-    test(s"append mode: $window gives the batch rows the watermark closed, each once") {
+  // with the same checks): a streaming query per window is most of this suite's time. The quick
+  // tier runs the first of each family's list; the others are SlowTest.
+  for {
+    family <- casesPerFamily
+    ((window, closed), i) <- family.filterNot(randomCases.contains).zipWithIndex
+  } {
+    val tags = if (i == 0) Nil else Seq(SlowTest)
+    test(s"append mode: $window gives the batch rows the watermark closed, each once", tags: _*) {
       val run = streamed(window)
       if (hoppingCases.contains(window -> closed)) hoppingAgrees(window, run)
       else {
@@ -683,7 +700,9 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("the state keeps only the events that windows still open need, per family") {
+  test(
+    "the state keeps only the events that windows still open need, per family",
+    SlowTest) {
     // After the last batch (watermark 10.5 s), read back through Spark's state data source.
     // Key a has one event after the watermark (12 s); b and c none.
     val kept = Seq(
@@ -712,7 +731,9 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("a session that never ends keeps per key the events of its open piece, not all of them") {
+  test(
+    "a session that never ends keeps per key the events of its open piece, not all of them",
+    SlowTest) {
     // Events of 100 ms every 200 ms, in micro-batches of a second: with a gap of 500 ms the
     // session never ends, and its pieces of 2 s close one after the other. The open rows lie in
     // the piece holding the watermark (after six batches 4.3 s: [4 s, 6 s); after twelve,
@@ -746,7 +767,9 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("a session without max_duration keeps per key its latest events and one buffer") {
+  test(
+    "a session without max_duration keeps per key its latest events and one buffer",
+    SlowTest) {
     // Events of 100 ms every 200 ms in micro-batches of a second: with a gap of 500 ms a's
     // session never ends; b's pauses in batches 2 and 3, and its second session ends after batch
     // 8 (at 9.4 s, closed by the final watermark, 10.3 s). At a watermark w, a keeps its events
