@@ -55,7 +55,10 @@ def pytest_configure(config):
 
 
 # ----------------------------------------------------------------------------------------------
-# The quick tier (bin/test --quick): every test but the slow kinds, which bin/test runs too.
+# The quick tier (bin/test --quick): every test but the slow kinds, which bin/test runs too. Besides
+# the modules and words below, a test is marked slow where it stands (`@pytest.mark.slow  # why`):
+# random inputs under another name, what the state keeps, a further variant of a family whose
+# small case stays quick. A test of the wheel is marked `package` (only bin/package builds it).
 
 SLOW_MODULES = {
     "test_bad_input_generated",  # generated bad input, many queries
