@@ -39,7 +39,13 @@ def pytest_configure(config):
         "markers", "smoke: in the smoke set run on every Spark line (bin/smoke)"
     )
     config.addinivalue_line(
-        "markers", "slow: left out of the quick tier (bin/test --quick, `pytest -m 'not slow'`)"
+        "markers",
+        "slow: left out of the quick tier (bin/test --quick, `-m 'not slow and not package'`)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "package: needs the wheel bin/package builds (dist/), which only bin/test builds: left out "
+        "of the quick tier",
     )
     # The tests and the docs' examples write the current call forms: a deprecated one is an error
     # (test_signatures checks the old forms with pytest.warns).
@@ -49,7 +55,10 @@ def pytest_configure(config):
 
 
 # ----------------------------------------------------------------------------------------------
-# The quick tier (bin/test --quick): every test but the slow kinds, which bin/test runs too.
+# The quick tier (bin/test --quick): every test but the slow kinds, which bin/test runs too. Besides
+# the modules and words below, a test is marked slow where it stands (`@pytest.mark.slow  # why`):
+# random inputs under another name, what the state keeps, a further variant of a family whose
+# small case stays quick. A test of the wheel is marked `package` (only bin/package builds it).
 
 SLOW_MODULES = {
     "test_bad_input_generated",  # generated bad input, many queries

@@ -135,6 +135,7 @@ def test_random_against_pandas(spark):
         )
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_nulls_and_both_ends_of_the_line(spark):
     """Times near both ends of BIGINT (distances beyond BIGINT), NULL keys and times on both
     sides: NULLs match nothing, a left row with one is kept with NULLs."""

@@ -141,6 +141,7 @@ def test_a_month_every_day_lasts_a_month_from_each_day(spark):
     assert got[-1] == ("2019-03-19 23:00:00", "2019-04-19 22:00:00", 1)
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("hop, starts", [("1 day", "D"), ("1 week", "W-MON")])
 def test_monthly_active_users_every_day_or_week_match_pandas(spark, hop, starts):
     # A month from every local midnight (every Monday's), as pandas adds DateOffset(months=1) to
@@ -276,6 +277,7 @@ def test_windows_shorter_than_the_repeated_hour_leave_it_to_the_last(spark, size
     assert got == [window]
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("zone", ZONES)
 def test_local_hours_match_sparks_own_local_hours(spark, zone):
     # An instant's local hour as Spark's date_format reads the zone's clock: in every zone here
@@ -407,6 +409,7 @@ def interval(step):
     return f"'{months} months {days} days {us} microseconds'"
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("zone", ZONES)
 def test_calendar_windows_match_the_zoneinfo_reference(spark, zone):
     rng = random.Random(f"calendar {zone}")
@@ -458,6 +461,7 @@ POLARS_CASES = [(zone, every) for zone in ZONES for every in ["1d", "1w", "1mo",
 ]
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("zone, every", POLARS_CASES)
 def test_tumbling_calendar_windows_match_polars(spark, zone, every):
     import polars as pl
@@ -590,7 +594,11 @@ def test_windows_at_the_ends_of_the_time_line_are_clipped_to_it(spark):
     assert got[-1] == ("9999-12-31 18:15:00", "9999-12-31 23:59:59.999999", 1)
 
 
-@pytest.mark.parametrize("aggregate", ["count(*) AS n", "collect_list(v) AS n"])
+@pytest.mark.parametrize(
+    "aggregate",
+    # collect_list through the window operator's own state: a further stream, not in the quick tier.
+    ["count(*) AS n", pytest.param("collect_list(v) AS n", marks=pytest.mark.slow)],
+)
 def test_calendar_windows_on_a_stream_equal_the_batch_query(spark, tmp_path, aggregate):
     # count runs as Spark's streaming aggregation, collect_list (order-sensitive) on
     # transformWithState; both emit a Berlin day once the watermark passes its end.
@@ -628,6 +636,7 @@ def test_calendar_windows_on_a_stream_equal_the_batch_query(spark, tmp_path, agg
     ]
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_calendar_changes_on_a_stream_equal_the_batch_query(spark, tmp_path):
     # 'changes' is a snapshot window over lifetimes snapped to the calendar's windows; on a stream
     # the watermark on s is mapped through the snapping.

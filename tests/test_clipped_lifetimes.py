@@ -1419,6 +1419,7 @@ def _random_reference_rows(rng):
     return ref_rows(random_events(rng, 1, max_events=10))
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_windows_are_the_other_references_windows():
     """The windows and their counts and sums are those of reference.streaminsight and
     reference.psi; constant values weigh the clipped lengths."""
@@ -1455,6 +1456,7 @@ def test_reference_windows_are_the_other_references_windows():
         assert got == [r[:3] + r[5:7] for r in refp.count_window(vrows, n, "window", point)]
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_lengths_add_up():
     """Tumbling and snapshot windows partition time: each event's clipped lengths add up to
     its lifetime (open-ended: through the horizon, or to the end of the line); hopping windows

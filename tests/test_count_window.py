@@ -129,6 +129,7 @@ def test_reference_empty_lifetime_is_no_start_time():
     ]
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_count_windows_of_distinct_points_are_index_windows():
     """Point events with distinct times: count_window(n) is index_window(-(n - 1), 0)."""
     rng = random.Random("count-vs-index")
@@ -387,6 +388,7 @@ def test_count_window_random_timestamps(spark, time):
         assert_same(actual, expected, rows, call)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_count_window_one_big_key(spark):
     """400 events in one key: long windows over many events, ties, open ends."""
     rng = random.Random("count-big")

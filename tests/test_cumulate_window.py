@@ -145,6 +145,7 @@ EXACT = [
 ]
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("time", ["bigint", "timestamp"])
 def test_exact_durations_match_the_reference(spark, time):
     rng = random.Random(f"cumulate exact {time}")
@@ -230,6 +231,7 @@ def interval(step):
     return f"'{months} months {days} days {us} microseconds'"
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_calendar_units_in_berlin_match_the_reference(spark):
     zone = "Europe/Berlin"
     rows = berlin_rows(random.Random("cumulate berlin"))

@@ -188,7 +188,16 @@ def test_relative_links_lead_to_files_and_headings():
 @pytest.mark.parametrize(
     "page",
     [
-        pytest.param(page, marks=[pytest.mark.smoke] if page.name in SMOKE else [])
+        pytest.param(
+            page,
+            marks=([pytest.mark.smoke] if page.name in SMOKE else [])
+            # A whole program runs in a child process (a JVM of its own): out of the quick tier.
+            + (
+                [pytest.mark.slow]
+                if any(b.language == "python program" for b in blocks(page))
+                else []
+            ),
+        )
         for page in PAGES
         if any(b.language in RUN for b in blocks(page))
     ],

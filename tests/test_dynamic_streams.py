@@ -184,6 +184,7 @@ def _stream(spark, folder, schema, time, delay=f"{DELAY_MS} milliseconds"):
     )
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize(
     "seed,bounds", [pytest.param(1, "[]", marks=pytest.mark.smoke), (2, "[)"), (3, "(]")]
 )
@@ -213,6 +214,7 @@ def test_a_stream_of_messages_and_static_anchors_give_the_batch_rows(spark, tmp_
     assert streamed == expected
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("seed", [4])
 def test_streams_of_messages_and_of_anchors_give_the_batch_rows(spark, tmp_path, seed):
     messages, anchors, late, watermark = _random_batches(seed, anchor_stream=True)
@@ -357,6 +359,7 @@ def test_an_anchor_without_a_start_fails_the_stream_naming_it(spark, tmp_path):
     assert "anchor_window: the anchor (id=17, k=a, s=null" in line and "__ew_" not in line, line
 
 
+@pytest.mark.slow  # what the state keeps (memory)
 def test_the_state_keeps_only_what_open_anchors_can_still_need(spark, tmp_path):
     # Messages each second from 1 s to 10 s in keys a and b, in two micro-batches; the
     # watermark ends at 9 s. Anchors of a: [2 s, 3 s] (emitted) and [7 s, 20 s] (open); b has

@@ -71,6 +71,7 @@ def test_every_line_has_its_jar(version):
     assert Path(ew.jar_path(version)).name == f"eventwindows-spark-{line_of(version)}.jar"
 
 
+@pytest.mark.slow  # spark-submit: a child process, a JVM of its own
 def test_a_jar_on_another_line_stops_the_session_naming_the_jar_to_use(tmp_path):
     """spark-submit --jars with the jar of another line: the session does not start, and the error
     says which jar to use (a jar compiled against another line's internal API would otherwise
@@ -159,6 +160,7 @@ def test_a_python_the_user_names_is_kept(monkeypatch):
 # The wheel, and the lines listed alike everywhere
 
 
+@pytest.mark.package
 def test_the_wheel_carries_every_line_and_a_pyspark_range():
     wheels = sorted((ROOT / "dist").glob("eventwindows-*-py3-none-any.whl"))
     assert len(wheels) == 1, "bin/package builds dist/eventwindows-<version>-py3-none-any.whl"

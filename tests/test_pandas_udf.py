@@ -228,6 +228,7 @@ KINDS = {
 }
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_a_window_without_events_gives_the_udfs_empty_series(spark, udfs, kind):
     # Messages with ties, some at both ends of the time line, whose windows before them (or
@@ -488,6 +489,7 @@ TIED_FAMILIES = [
 ]
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("window", [w for _, w in TIED_FAMILIES], ids=[n for n, _ in TIED_FAMILIES])
 def test_apply_in_pandas_calls_the_function_once_per_window_of_agg(spark, window):
     # Times of whole seconds, many messages on each: windows with equal `window` values.

@@ -150,6 +150,7 @@ def test_reference_bounds():
     assert [refp.contains(t, 2, 2, b) for t in (1, 2, 3) for b in ("[)", "(]", "()")] == [0] * 9
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_bounds_agree_on_integer_ticks():
     """On integer times, an open end is the closed end one tick inward; [lo, hi] with lo below
     every time and hi above is the whole key."""
@@ -692,6 +693,7 @@ def test_psi_windows_random_at_the_ends_of_the_line(spark, time, side):
         assert_same(actual, expected, rows, call)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_psi_windows_one_big_key(spark):
     """400 messages in one key, with many ties."""
     rng = random.Random("psi-big")

@@ -149,6 +149,7 @@ def test_a_small_side_is_broadcast_as_sparks_rule_would(spark, bigint_tables):
             df.createOrReplaceTempView(view)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_same_rows_as_spark_on_timestamps_near_both_ends(spark):
     """TIMESTAMP_NTZ lifetimes from year 0001 to 9999 (and as DATEs): overlap with keys, point in
     interval without."""

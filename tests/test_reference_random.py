@@ -235,6 +235,7 @@ def test_hopping_explicit_horizon_random(spark, horizon, output):
 # Many events in one key: the sliding aggregate grows and packs
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize(
     "call,expected",
     [
@@ -335,6 +336,7 @@ def test_snapshot_timestamp_random(spark):
 # The operator agrees with itself: 'changes' expanded into window ends gives the 'point' rows
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize(
     "params", [(7, 3, 2), (5, 5, -3), (10, 1, 4), (6, 4, -11)], ids=_hopping_param_id
 )
@@ -357,6 +359,7 @@ def test_changes_expand_to_point_rows(spark, params):
             assert a[2] <= b[1], (key, a, b)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_changes_agree_with_window_sets():
     """The reference checks itself: 'changes' as a snapshot of snapped lifetimes equals runs of
     hopping windows with the same set of events, and expands into the reference's 'point' rows."""

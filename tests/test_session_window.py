@@ -200,6 +200,7 @@ def reference_random_rows(rng, n):
     ]
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_changes_agree_with_a_running_aggregate():
     """'changes' as a literal snapshot over extended lifetimes equals a running aggregate over
     the distinct clipped starts of each session or piece."""
@@ -217,6 +218,7 @@ def test_reference_changes_agree_with_a_running_aggregate():
         ) == ref.changes_by_running_aggregate(rows, gap, duration, point=point)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_last_changes_row_is_the_window_row():
     """The last 'changes' row of each session (piece) ends at its end and has its aggregates."""
     rng = random.Random("sessions-last-change")
@@ -230,6 +232,7 @@ def test_reference_last_changes_row_is_the_window_row():
             assert inside and inside[-1][2:] == (end, *aggs)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_points_are_spark_sessions():
     """Over points, the reference's sessions are those of Spark's session_window, computed here
     as Spark documents them: each point opens [t, t + gap), overlapping or touching ones merge."""
@@ -627,6 +630,7 @@ def test_random_at_the_ends_of_the_line(spark, time, side):
 # Point events: Spark's own session_window
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("time", ["timestamp", "timestamp_ntz"])
 def test_points_are_spark_session_windows(spark, time):
     """GROUP BY c, k, event_session_window(ts, gap) gives the sessions (start, end, count, sum)

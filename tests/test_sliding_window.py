@@ -877,6 +877,7 @@ def test_random_decimal_and_double_attributes(spark):
     check_random(spark, rows, sets, schema=schema)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_agrees_with_a_second_simulation():
     """The reference checks itself on many small random inputs against a second, independent
     formulation: the window's content recomputed from scratch at each firing time as "the tuples

@@ -502,6 +502,7 @@ def test_random_at_the_ends_of_the_line(spark, time, side):
         )
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_reference_agrees_with_fixed_windows():
     """The reference checks itself: count(n) flushes the tuples in arrival order in blocks of n;
     time(t) flushes, at the first instant a later tuple reaches, the tuples of each interval

@@ -151,6 +151,7 @@ def check(spark, left, right, schema, keyed, how, points):
     )
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("how", JOIN_TYPES)
 def test_same_rows_as_reference_on_bigint(spark, how):
     """Interval events with keys near both ends of the line; points in intervals without keys."""
@@ -179,6 +180,7 @@ def test_same_rows_as_reference_on_bigint(spark, how):
 TIMESTAMP_END = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)
 
 
+@pytest.mark.slow  # random inputs against a reference
 def test_same_rows_as_reference_on_timestamp_ntz(spark):
     """TIMESTAMP_NTZ: interval against point events (and points against points) with keys, from
     year 0001 to the end of time."""

@@ -130,6 +130,7 @@ def batch_answer(spark, window, events):
     return {r[:3]: plain(r) for r in rows_of(window(frame)).collect()}
 
 
+@pytest.mark.slow  # random inputs against a reference
 @pytest.mark.parametrize("case", CASES)
 def test_update_mode_emits_open_rows_whose_result_changed(spark, tmp_path, case):
     window, on_transform_with_state, holds = CASES[case]

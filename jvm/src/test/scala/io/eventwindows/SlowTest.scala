@@ -4,7 +4,9 @@ import org.scalatest.Tag
 
 /**
  * The tests that `bin/test --quick` leaves out (`-l io.eventwindows.SlowTest`): random inputs
- * through whole queries or long random sequences through one operator's structure (the sliding
- * aggregate's tree), streams stopped and restarted from a checkpoint. `bin/test` runs them.
+ * through whole queries or through one operator's structure (the sliding and FIFO aggregates,
+ * the time integral), streams stopped and restarted from a checkpoint, what the state keeps
+ * (memory), and the further windows of a family whose first one the quick tier runs (a
+ * streaming query each). `bin/test` runs them.
  */
 object SlowTest extends Tag("io.eventwindows.SlowTest")

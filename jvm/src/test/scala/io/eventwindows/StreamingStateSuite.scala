@@ -398,11 +398,28 @@ class StreamingStateSuite extends EventWindowsSuite {
     slidingCases(7)) ++ runningCases ++ randomSessions ++
     tumblingCases
 
+  /** The windows of each family (and output of hopping windows), in lists of their own. */
+  private val casesPerFamily = Seq(
+    cases.take(2), // snapshot
+    cases.slice(2, 5), // count
+    cases.slice(5, 9), // index
+    cases.drop(9), // relative time
+    runningCases,
+    hoppingCases,
+    changesCases,
+    slidingCases,
+    sessionCases,
+    tumblingCases)
+
   // Each window on the fixed batches, but those the random streams' test runs (on other events,
-  // with the same checks): a streaming query per window is most of this suite's time.
-  for ((window, closed) <- cases ++ runningCases ++ hoppingCases ++ changesCases ++ slidingCases ++
-      sessionCases ++ tumblingCases if !randomCases.contains(window -> closed)) {
-    test(s"append mode: $window gives the batch rows the watermark closed, each once") {
+  // with the same checks): a streaming query per window is most of this suite's time. The quick
+  // tier runs the first of each family's list; the others are SlowTest.
+  for {
+    family <- casesPerFamily
+    ((window, closed), i) <- family.filterNot(randomCases.contains).zipWithIndex
+  } {
+    val tags = if (i == 0) Nil else Seq(SlowTest)
+    test(s"append mode: $window gives the batch rows the watermark closed, each once", tags: _*) {
       val run = streamed(window)
       if (hoppingCases.contains(window -> closed)) hoppingAgrees(window, run)
       else {
@@ -683,7 +700,9 @@ class StreamingStateSuite extends EventWindowsSuite {
     }
   }
 
-  test("the state keeps only the events that windows still open need, per family") {
+  test(
+    "the state keeps only the events that windows still open need, per family",
+    SlowTest) {
     // After the last batch (watermark 10.5 s), read back through Spark's state data source.
     // Key a has one event after the watermark (12 s); b and c none.
     val kept = Seq(
@@ -764,7 +783,7 @@ class StreamingStateSuite extends EventWindowsSuite {
         }),
       "foldedSession",
       keptEvents = 9L)).foreach { c =>
-    test(c.name) {
+    test(c.name, SlowTest) {
       for (window <- c.windows) {
         val checkpoint = Files.createTempDirectory("eventwindows-checkpoint").toString
         val stream = newStream()

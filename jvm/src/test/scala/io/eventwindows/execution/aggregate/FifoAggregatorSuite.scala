@@ -11,6 +11,8 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.types.LongType
 
+import io.eventwindows.SlowTest
+
 /**
  * The two-stacks aggregator against recomputation from scratch, on random sequences of adds,
  * includes and evictions, with declarative (sum, count, max, first) and imperative (collect_list,
@@ -57,7 +59,7 @@ class FifoAggregatorSuite extends AnyFunSuite {
     (if (withList) Seq(row.get(4, null).asInstanceOf[ArrayData].toLongArray().toSeq) else Nil)
 
   for ((layout, withList) <- Seq("objects" -> true, "bytes" -> false))
-    test(s"random adds, includes and evictions agree with recomputation ($layout)") {
+    test(s"random adds, includes and evictions agree with recomputation ($layout)", SlowTest) {
       val random = new Random(42)
       for (round <- 0 until 200) {
         val fifo = new FifoAggregator(if (withList) buffers else fixedWidth, memory)

@@ -9,6 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.eventwindows.TestMemory
 
+import io.eventwindows.SlowTest
 import io.eventwindows.execution.aggregate.WindowMemory
 
 /**
@@ -392,7 +393,7 @@ class TimeIntegralSuite extends AnyFunSuite {
     ("across the whole line", Long.MinValue, Long.MaxValue))
 
   for ((region, lo, hi) <- regions)
-    test(s"random events and windows agree with exact arithmetic: $region") {
+    test(s"random events and windows agree with exact arithmetic: $region", SlowTest) {
       val integral = new TimeIntegral(newMemory())
       val random = new Random(region.hashCode)
       for (round <- 0 until 3; (kind, windows) <- windowKinds) {
@@ -401,7 +402,7 @@ class TimeIntegralSuite extends AnyFunSuite {
       }
     }
 
-  test("random events near both ends of the line and across it, in one key") {
+  test("random events near both ends of the line and across it, in one key", SlowTest) {
     val integral = new TimeIntegral(newMemory())
     val random = new Random(64)
     for (round <- 0 until 3; (kind, windows) <- windowKinds) {
@@ -424,7 +425,7 @@ class TimeIntegralSuite extends AnyFunSuite {
     }
   }
 
-  test("random events with NaN and infinite values agree with IEEE on the windows") {
+  test("random events with NaN and infinite values agree with IEEE on the windows", SlowTest) {
     val integral = new TimeIntegral(newMemory())
     val random = new Random(754)
     for ((region, lo, hi) <- regions; (kind, windows) <- windowKinds) {
