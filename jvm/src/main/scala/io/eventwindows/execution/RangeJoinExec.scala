@@ -169,10 +169,14 @@ case class RangeJoinExec(
       case RightOuter => false
       case _ => true
     }
-    val reach = if (leftHome) leftReach else rightReach
+    val (home, other) = (
+      TimeLineRanges.Home(timeLine),
+      TimeLineRanges.Reach(timeLine, if (leftHome) leftReach else rightReach))
     (
-      TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine, leftHome, reach),
-      TimeLineRanges.spread(rightRows, rightLifetime, right.output, timeLine, !leftHome, reach))
+      TimeLineRanges
+        .spread(leftRows, leftLifetime, left.output, timeLine.count, if (leftHome) home else other),
+      TimeLineRanges
+        .spread(rightRows, rightLifetime, right.output, timeLine.count, if (leftHome) other else home))
   }
 
   override protected def withNewChildrenInternal(

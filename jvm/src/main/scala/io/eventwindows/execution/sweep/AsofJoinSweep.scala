@@ -2,8 +2,10 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute, Expression, GenericInternalRow, JoinedRow, Literal, UnsafeProjection, UnsafeRow
+  Attribute, Expression, Literal, UnsafeProjection, UnsafeRow
 }
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import io.eventwindows.execution.aggregate.WindowMemory
@@ -45,7 +47,6 @@ private[execution] final class AsofJoinSweep(
     allowExactMatches: Boolean,
     leftAttributes: Seq[Attribute],
     rightAttributes: Seq[Attribute],
-    output: Seq[Attribute],
     ordinals: KeyOrdinals,
     memory: WindowMemory,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
@@ -67,9 +68,12 @@ private[execution] final class AsofJoinSweep(
     preserved = false,
     keyOrder,
     memory)
-  private val pair = new JoinedRow
-  private val project = UnsafeProjection.create(output, output)
-  private val nullRight = new GenericInternalRow(rightAttributes.size)
+  /** An output row: the left row's bytes, then the right row's (no per-column projection). */
+  private val joiner = GenerateUnsafeRowJoiner.create(
+    DataTypeUtils.fromAttributes(leftAttributes),
+    DataTypeUtils.fromAttributes(rightAttributes))
+  private val nullRight =
+    UnsafeProjection.create(rightAttributes.map(a => Literal(null, a.dataType)))(null).copy()
 
   /** The key of the left rows being swept, and its ordinal; null before the first. */
   private var key: UnsafeRow = _
@@ -98,14 +102,14 @@ private[execution] final class AsofJoinSweep(
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
     val chosen = if (left.live) choose() else null
-    val row = project(pair(left.row, if (chosen == null) nullRight else chosen))
+    val row = joiner.join(left.row, if (chosen == null) nullRight else chosen)
     left.advance()
     numOutputRows += 1
     row
   }
 
   /** The right row for the left head (live), after reading the right side up to its time. */
-  private def choose(): InternalRow = {
+  private def choose(): UnsafeRow = {
     val t = left.lo
     if (key == null || compareToKey(left) != 0) {
       key = left.key.copy()
@@ -136,7 +140,7 @@ private[execution] final class AsofJoinSweep(
     val exact = allowExactMatches && exactLast.held
     lazy val backward: HeldRow =
       if (exact) exactLast else if (before.held && within(t - before.time)) before else null
-    lazy val forward: InternalRow =
+    lazy val forward: UnsafeRow =
       if (exact) exactFirst.row else if (headOfKey && within(right.lo - t)) right.row else null
     direction match {
       case AsofDirection.Backward => rowOf(backward)
@@ -152,7 +156,7 @@ private[execution] final class AsofJoinSweep(
     }
   }
 
-  private def rowOf(held: HeldRow): InternalRow = if (held == null) null else held.row
+  private def rowOf(held: HeldRow): UnsafeRow = if (held == null) null else held.row
 
   /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
   private def within(distance: Long): Boolean =
