@@ -95,9 +95,9 @@ import joins
 import timing
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from timing import best_time, checksum, side_by_side, timed_runs
 
 import eventwindows as ew
-from timing import best_time, checksum, side_by_side, timed_runs
 
 MICROS_PER_SECOND = 1_000_000
 #: The first instant of the generated data (2024-01-01 00:00:00 UTC), in microseconds.

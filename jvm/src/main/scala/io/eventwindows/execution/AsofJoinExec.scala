@@ -122,7 +122,8 @@ case class AsofJoinExec(
   /** Without keys: both sides moved to the ranges of time (see the class's comment). */
   private def spreadByTime(): (RDD[InternalRow], RDD[InternalRow]) = {
     val (leftRows, rightRows) = (left.execute(), right.execute())
-    val (leftTimes, rightTimes) = (JoinLifetime(leftTime, leftTime), JoinLifetime(rightTime, rightTime))
+    val (leftTimes, rightTimes) =
+      (JoinLifetime(leftTime, leftTime), JoinLifetime(rightTime, rightTime))
     val ranges = conf.numShufflePartitions
     val timeLine = TimeLineRanges.cut(
       (TimeLineRanges.sample(leftRows, leftTimes, left.output, ranges) ++

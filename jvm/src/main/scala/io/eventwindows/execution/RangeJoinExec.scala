@@ -172,11 +172,10 @@ case class RangeJoinExec(
     val (home, other) = (
       TimeLineRanges.Home(timeLine),
       TimeLineRanges.Reach(timeLine, if (leftHome) leftReach else rightReach))
+    val (leftRoute, rightRoute) = if (leftHome) (home, other) else (other, home)
     (
-      TimeLineRanges
-        .spread(leftRows, leftLifetime, left.output, timeLine.count, if (leftHome) home else other),
-      TimeLineRanges
-        .spread(rightRows, rightLifetime, right.output, timeLine.count, if (leftHome) other else home))
+      TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine.count, leftRoute),
+      TimeLineRanges.spread(rightRows, rightLifetime, right.output, timeLine.count, rightRoute))
   }
 
   override protected def withNewChildrenInternal(

@@ -68,6 +68,7 @@ private[execution] final class AsofJoinSweep(
     preserved = false,
     keyOrder,
     memory)
+
   /** An output row: the left row's bytes, then the right row's (no per-column projection). */
   private val joiner = GenerateUnsafeRowJoiner.create(
     DataTypeUtils.fromAttributes(leftAttributes),
