@@ -2,18 +2,19 @@
 2,000,000 quotes in 100 keys over a day (a tenth with --quick), each trade with the last quote of
 its key at or before it: `ew.asof_join` (one merge of the two sorted sides) against the usual way
 (the union of both, then `last(..., ignorenulls)` over a window by key and time, keeping the
-trades' rows), same answer checked, noop sink. The inputs are materialized once with
-`localCheckpoint()`. (`cache()` serves as well since `ew.asof_join` keeps a cached input cached:
-it once passed its inputs as `spark.sql`'s DataFrame arguments, whose views PySpark drops with
-`dropTempView`, uncaching them, so that its side recomputed its input.)
+trades' rows), and on Spark 4.3 against its SQL `ASOF JOIN` too, same answers checked, noop
+sink. The inputs are materialized once with `localCheckpoint()`. (`cache()` serves as well since
+`ew.asof_join` keeps a cached input cached: it once passed its inputs as `spark.sql`'s DataFrame
+arguments, whose views PySpark drops with `dropTempView`, uncaching them.)
 
-Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat, best_time)`; alone:
+Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat)`; alone:
     .venv/bin/python benchmarks/asof.py --quick
 """
 
 from joins import duckdb_time
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from timing import best_time, checksum, side_by_side
 
 import eventwindows as ew
 
@@ -80,6 +81,38 @@ def usual_way(trades: DataFrame, quotes: DataFrame) -> DataFrame:
     )
 
 
+#: The same join in Spark 4.3's SQL ASOF JOIN (a left join: every trade once), over the views
+#: `trades` and `quotes`.
+SPARK_ASOF = (
+    "SELECT t.k, t.ts, t.tid, t.qty, q.qts, q.bid FROM trades t "
+    "LEFT ASOF JOIN quotes q MATCH_CONDITION(t.ts >= q.qts) ON t.k = q.k"
+)
+
+#: The configuration that enables it (off by default in 4.3; the syntax fails without it).
+SPARK_ASOF_ENABLED = "spark.sql.join.asofJoin.enabled"
+
+
+def has_sql_asof_join(spark: SparkSession) -> bool:
+    """Whether the session's Spark has SQL's ASOF JOIN (4.3 and later)."""
+    return tuple(int(p) for p in spark.version.split(".")[:2]) >= (4, 3)
+
+
+def spark_asof_time(spark, trades, quotes, expected, repeat):
+    """Spark 4.3's ASOF JOIN of the same rows: its best time, after checking its answer is
+    `expected` (checksum)."""
+    trades.createOrReplaceTempView("trades")
+    quotes.createOrReplaceTempView("quotes")
+    spark.conf.set(SPARK_ASOF_ENABLED, "true")
+    try:
+        builtin = spark.sql(SPARK_ASOF)
+        answer = checksum(builtin)
+        if answer != expected:
+            raise AssertionError(f"(w): Spark's ASOF JOIN gives {answer}, ours {expected}")
+        return best_time(builtin, repeat)
+    finally:
+        spark.conf.unset(SPARK_ASOF_ENABLED)
+
+
 #: The same join in DuckDB's own ASOF JOIN (a left join: every trade once).
 DUCKDB_ASOF = (
     "SELECT t.k, t.ts, t.tid, t.qty, q.qts, q.bid FROM trades t "
@@ -87,12 +120,7 @@ DUCKDB_ASOF = (
 )
 
 
-def checksum(df: DataFrame) -> tuple:
-    """(rows, order-independent hash sum) of df's rows."""
-    return tuple(df.agg(F.count(F.lit(1)), F.sum(F.hash(*df.columns).cast("long"))).first())
-
-
-def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
+def asof_join(spark: SparkSession, scale: int, repeat: int) -> dict:
     """Case (w): times both plans, checks they give the same rows, prints and returns the ratio."""
     n = 2_000_000 // scale
     trades, quotes = trades_and_quotes(spark, n)
@@ -103,28 +131,26 @@ def asof_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
     ours_sum, usual_sum = checksum(ours), checksum(usual)
     same = ours_sum == usual_sum
     ours_s, usual_s = best_time(ours, repeat), best_time(usual, repeat)
-    # The keys run.py's table reads (builtin_s, ours_rows, ...) besides this case's own.
+    name = f"(w) ASOF join, {n:,} trades x {n:,} quotes, {KEYS} keys"
     result = {
-        "case": "w",
-        "name": f"ASOF join, {n} trades x {n} quotes, {KEYS} keys",
-        "ours_s": round(ours_s, 2),
-        "usual_s": round(usual_s, 2),
-        "builtin_s": round(usual_s, 2),
-        "ours_rows": ours_sum[0],
-        "builtin_rows": usual_sum[0],
-        "ratio": round(usual_s / ours_s, 1),
+        **side_by_side(name, usual_s, ours_s, usual_sum[0], ours_sum[0]),
+        "usual_s": usual_s,
         "same_answer": same,
     }
     line = (
-        f"(w) {result['name']}: ours {ours_s:.2f} s, the usual way (union + last over a "
-        f"window) {usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}"
+        f"{name}: ours {ours_s:.2f} s, the usual way (union + last over a window) "
+        f"{usual_s:.2f} s, {usual_s / ours_s:.1f}x, same answer: {same}"
     )
+    if has_sql_asof_join(spark):
+        sql_s = spark_asof_time(spark, trades, quotes, ours_sum, repeat)
+        result["spark_asof_s"] = sql_s
+        line += f"; Spark's ASOF JOIN {sql_s:.2f} s ({sql_s / ours_s:.1f}x, same answer)"
     duck = duckdb_time({"trades": trades, "quotes": quotes}, DUCKDB_ASOF, repeat)
     if duck is not None:
         duck_s, duck_rows = duck
         if duck_rows != n:
             raise AssertionError(f"(w): DuckDB gives {duck_rows:,} rows, not {n:,}")
-        result["duckdb_s"] = round(duck_s, 2)
+        result["duckdb_s"] = duck_s
         line += f"; DuckDB {duck_s:.2f} s (eventwindows / DuckDB {ours_s / duck_s:.1f}x)"
     print(line, flush=True)
     return result
@@ -136,12 +162,12 @@ if __name__ == "__main__":
     import sys
 
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    import run  # the shared timing (best_time) and session
+    import run  # the benchmarks' session
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     session = run.session("6g")
-    asof_join(session, 10 if args.quick else 1, args.repeat, run.best_time)
+    asof_join(session, 10 if args.quick else 1, args.repeat)
     session.stop()

@@ -20,6 +20,7 @@ import time
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from timing import best_time, checksum, side_by_side
 
 RULE = "spark.eventwindows.rangeJoin.enabled"
 MICROS_PER_SECOND = 1_000_000
@@ -75,11 +76,6 @@ def points(spark: SparkSession, n: int, span_seconds: int, seed: int) -> DataFra
     )
 
 
-def checksum(df: DataFrame) -> tuple:
-    row = df.agg(F.count(F.lit(1)), F.sum(F.hash(*df.columns).cast("long"))).first()
-    return tuple(row)
-
-
 def duckdb_time(tables: dict, sql: str, repeat: int):
     """DuckDB's best time for `sql` (its rows materialized in a temporary table) over `tables`
     (name -> Spark DataFrame, copied into DuckDB first, outside the timing) on 2 threads, and its
@@ -109,11 +105,10 @@ def compare_join(
     tables: dict,
     sql: str,
     repeat: int,
-    best_time,
     with_duckdb: bool = True,
 ) -> dict:
     """Times `sql` over `tables` (registered as views) with the rule on and off, after checking
-    that both plans give the same rows, and in DuckDB; `best_time` is run.py's timer."""
+    that both plans give the same rows, and in DuckDB."""
     for view, df in tables.items():
         df.createOrReplaceTempView(view)
     with rule(spark, True):
@@ -130,14 +125,7 @@ def compare_join(
                 f"{name}: different answers: ours {ours_sum}, Spark's plan {builtin_sum}"
             )
         t_builtin = best_time(builtin, repeat)
-    result = {
-        "case": name,
-        "builtin_s": t_builtin,
-        "ours_s": t_ours,
-        "ratio": t_builtin / t_ours,
-        "ours_rows": ours_sum[0],
-        "builtin_rows": builtin_sum[0],
-    }
+    result = side_by_side(name, t_builtin, t_ours, builtin_sum[0], ours_sum[0])
     line = (
         f"{name}: Spark's plan {t_builtin:.2f} s, eventwindows {t_ours:.2f} s, "
         f"ratio {result['ratio']:.1f}x; same answer: {ours_sum[0]:,} rows"
@@ -153,7 +141,7 @@ def compare_join(
     return result
 
 
-def overlap_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
+def overlap_join(spark: SparkSession, scale: int, repeat: int) -> dict:
     """(u)"""
     n = 500_000 // scale
     a = events(spark, n, 100, DAY_SECONDS, 1, 120, seed=10).localCheckpoint()
@@ -164,11 +152,10 @@ def overlap_join(spark: SparkSession, scale: int, repeat: int, best_time) -> dic
         {"a": a, "b": b},
         OVERLAP,
         repeat,
-        best_time,
     )
 
 
-def point_in_interval(spark: SparkSession, scale: int, repeat: int, best_time) -> dict:
+def point_in_interval(spark: SparkSession, scale: int, repeat: int) -> dict:
     """(v)"""
     n, m = 2_000_000 // scale, 10_000 // scale
     a = points(spark, n, DAY_SECONDS, seed=30).localCheckpoint()
@@ -179,11 +166,10 @@ def point_in_interval(spark: SparkSession, scale: int, repeat: int, best_time) -
         {"points": a, "intervals": b},
         POINT_IN_INTERVAL,
         repeat,
-        best_time,
     )
 
 
-def growth(spark: SparkSession, scale: int, repeat: int, best_time) -> list:
+def growth(spark: SparkSession, scale: int, repeat: int) -> list:
     """(x): the events of (u) over 1/8 .. all of the day, so the density stays that of (u)."""
     results = []
     for part in (8, 4, 2, 1):
@@ -197,7 +183,6 @@ def growth(spark: SparkSession, scale: int, repeat: int, best_time) -> list:
                 {"a": a, "b": b},
                 OVERLAP,
                 repeat,
-                best_time,
                 with_duckdb=False,
             )
         )

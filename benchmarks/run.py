@@ -92,8 +92,10 @@ import uuid
 
 import asof
 import joins
+import timing
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from timing import best_time, checksum, side_by_side, timed_runs
 
 import eventwindows as ew
 
@@ -102,11 +104,6 @@ MICROS_PER_SECOND = 1_000_000
 ORIGIN = 1_704_067_200 * MICROS_PER_SECOND
 #: Lines printed again under the final table (ratios between cases).
 NOTES: list = []
-#: Seconds of untimed runs before each query is timed (--warmup).
-WARMUP_SECONDS = 2.0
-#: Seconds the timed runs of a query last at least (--min-time), as in Spark's own Benchmark: a
-#: query under a second gets more runs, so that its best one is not a run slowed by the machine.
-MIN_TIME_SECONDS = 2.0
 
 
 def session(driver_memory: str) -> SparkSession:
@@ -153,28 +150,6 @@ def interval_events(
     )
 
 
-def timed_runs(df: DataFrame, repeat: int) -> list:
-    """The wall times of at least `repeat` full evaluations of df (written to the noop sink)
-    lasting at least MIN_TIME_SECONDS together, after untimed ones for WARMUP_SECONDS (at least
-    one)."""
-    start = time.perf_counter()
-    while True:
-        df.write.format("noop").mode("overwrite").save()
-        if time.perf_counter() - start >= WARMUP_SECONDS:
-            break
-    times = []
-    while len(times) < repeat or sum(times) < MIN_TIME_SECONDS:
-        t0 = time.perf_counter()
-        df.write.format("noop").mode("overwrite").save()
-        times.append(time.perf_counter() - t0)
-    return times
-
-
-def best_time(df: DataFrame, repeat: int) -> float:
-    """The best of timed_runs."""
-    return min(timed_runs(df, repeat))
-
-
 #: The floor's time of each input, by the input's name (see floor_time).
 FLOORS: dict = {}
 
@@ -187,12 +162,6 @@ def floor_time(name: str, events: DataFrame, time_column: str, repeat: int) -> f
         FLOORS[name] = best_time(floor, repeat)
         print(f"(z) floor, shuffle + sort of {name}: {FLOORS[name]:.2f} s", flush=True)
     return FLOORS[name]
-
-
-def checksum(df: DataFrame) -> tuple:
-    """(rows, order-independent hash sum) of df's rows."""
-    row = df.agg(F.count(F.lit(1)), F.sum(F.hash(*df.columns).cast("long"))).first()
-    return tuple(row)
 
 
 def per_window(df: DataFrame) -> DataFrame:
@@ -233,14 +202,7 @@ def compare(
         raise AssertionError(f"{name}: different answers: ours {ours_sum}, built-in {builtin_sum}")
     t_builtin = best_time(builtin, repeat)
     t_ours = best_time(ours, repeat)
-    result = {
-        "case": name,
-        "builtin_s": t_builtin,
-        "ours_s": t_ours,
-        "ratio": t_builtin / t_ours,
-        "ours_rows": ours.count(),
-        "builtin_rows": builtin_sum[0],
-    }
+    result = side_by_side(name, t_builtin, t_ours, builtin_sum[0], ours.count())
     print(
         f"{name}: built-in {t_builtin:.2f} s, eventwindows {t_ours:.2f} s, "
         f"ratio {result['ratio']:.1f}x; rows: ours {result['ours_rows']:,}, "
@@ -438,9 +400,9 @@ def memory_subprocess(n: int, repeat: int, driver_memory: str, with_builtin: boo
         "--driver-memory",
         driver_memory,
         "--warmup",
-        str(WARMUP_SECONDS),
+        str(timing.WARMUP_SECONDS),
         "--min-time",
-        str(MIN_TIME_SECONDS),
+        str(timing.MIN_TIME_SECONDS),
     ]
     command += ["--memory-builtin"] if with_builtin else []
     out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
@@ -1143,14 +1105,7 @@ def compare_streams(
         f"{name.split()[0]} events per second: built-in {n / t_builtin:,.0f}, "
         f"eventwindows {n / t_ours:,.0f}"
     )
-    return {
-        "case": name,
-        "builtin_s": t_builtin,
-        "ours_s": t_ours,
-        "ratio": t_builtin / t_ours,
-        "ours_rows": ours_rows.count(),
-        "builtin_rows": builtin_rows.count(),
-    }
+    return side_by_side(name, t_builtin, t_ours, builtin_rows.count(), ours_rows.count())
 
 
 def streaming_changes(spark: SparkSession, repeat: int) -> dict:
@@ -1286,7 +1241,6 @@ def pandas_index(events: DataFrame, repeat: int) -> dict:
 
 
 def main() -> None:
-    global WARMUP_SECONDS, MIN_TIME_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the events")
     parser.add_argument(
@@ -1312,13 +1266,13 @@ def main() -> None:
     parser.add_argument(
         "--min-time",
         type=float,
-        default=MIN_TIME_SECONDS,
+        default=timing.MIN_TIME_SECONDS,
         help="seconds the timed runs of a query last at least together",
     )
     parser.add_argument(
         "--warmup",
         type=float,
-        default=WARMUP_SECONDS,
+        default=timing.WARMUP_SECONDS,
         help="seconds of untimed runs before each query is timed",
     )
     parser.add_argument("--driver-memory", default="6g")
@@ -1333,8 +1287,8 @@ def main() -> None:
     parser.add_argument("--memory-case", type=int, metavar="N", help=argparse.SUPPRESS)
     args = parser.parse_args()
     scale = 10 if args.quick else 1
-    WARMUP_SECONDS = args.warmup
-    MIN_TIME_SECONDS = args.min_time
+    timing.WARMUP_SECONDS = args.warmup
+    timing.MIN_TIME_SECONDS = args.min_time
 
     if args.memory_case is not None:  # case g's own process: one JSON line on stdout
         spark = session(args.driver_memory)
@@ -1393,10 +1347,10 @@ def main() -> None:
         "r": lambda: streaming_two_stages(spark, points, min(args.repeat, 2)),
         "s": lambda: calendar_points(calendar_events, args.repeat),
         "t": lambda: cumulate_points(points, args.repeat),
-        "u": lambda: joins.overlap_join(spark, scale, args.repeat, best_time),
-        "v": lambda: joins.point_in_interval(spark, scale, args.repeat, best_time),
-        "w": lambda: asof.asof_join(spark, scale, args.repeat, best_time),
-        "x": lambda: joins.growth(spark, scale, args.repeat, best_time),
+        "u": lambda: joins.overlap_join(spark, scale, args.repeat),
+        "v": lambda: joins.point_in_interval(spark, scale, args.repeat),
+        "w": lambda: asof.asof_join(spark, scale, args.repeat),
+        "x": lambda: joins.growth(spark, scale, args.repeat),
     }
     # The input of each batch case whose floor it is measured against: name, events, time.
     inputs = {

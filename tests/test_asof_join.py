@@ -8,6 +8,7 @@ import datetime
 import random
 
 import pandas as pd
+import pyspark
 import pytest
 from pyspark.sql import functions as F
 
@@ -15,6 +16,9 @@ import eventwindows as ew
 
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 DIRECTIONS = ["backward", "forward", "nearest"]
+
+SQL_ASOF_JOIN = tuple(int(p) for p in pyspark.__version__.split(".")[:2]) >= (4, 3)
+"""Whether this Spark has SQL's ``ASOF JOIN`` (4.3, behind ``spark.sql.join.asofJoin.enabled``)."""
 
 
 def brute_force(left, right, keyed, direction, tolerance, exact):
@@ -133,6 +137,52 @@ def test_random_against_pandas(spark):
             tolerance,
             exact,
         )
+
+
+@pytest.mark.slow  # random inputs against a reference
+def test_random_without_keys_in_ranges_of_time(spark):
+    """Without keys the join is spread over ranges of time (4 shuffle partitions): left rows
+    whose match lies in an earlier range (backward), a later one (forward) or either (nearest),
+    with ties at the ranges' boundaries and times near both ends of the line (so against the
+    brute force, which agrees with pandas above: pandas' distances overflow there), from several
+    input partitions; and it runs in more than one task."""
+    rng = random.Random(4404)
+    # Clusters of times far apart (the ranges' boundaries fall in the gaps, so many matches are
+    # across one), with ties, near both ends of the BIGINT line too.
+    centers = [BIGINT_MIN + 10, -1000, 0, 5000, BIGINT_MAX - 40]
+
+    def times(r):
+        return r.choice(centers) + r.randrange(30)
+
+    left = random_rows(rng, 200, times)
+    right = [row for row in random_rows(rng, 60, times) if rng.random() < 0.5]
+    lt = spark.createDataFrame(left, "k int, t bigint, x int").repartition(3)
+    rt = spark.createDataFrame(right, "k int, t bigint, y int").repartition(3)
+    for direction, tolerance, exact in [
+        ("backward", None, True),
+        ("backward", 2000, False),
+        ("forward", None, False),
+        ("forward", 10, True),
+        ("nearest", None, True),
+        ("nearest", 5, False),
+    ]:
+        joined = ew.asof_join(
+            lt,
+            rt,
+            None,
+            "t",
+            "t",
+            direction=direction,
+            tolerance=tolerance,
+            allow_exact_matches=exact,
+        )
+        got = sorted(((r[0], r[1], r[2], r[4]) for r in joined.collect()), key=repr)
+        expected = brute_force(left, right, False, direction, tolerance, exact)
+        assert got == expected, (direction, tolerance, exact)
+    plan = joined._jdf.queryExecution().executedPlan().toString()
+    assert "AsofJoin nearest, no keys, ranges of time" in plan
+    tasks = joined.select(F.spark_partition_id().alias("task")).distinct().count()
+    assert tasks > 1, plan
 
 
 @pytest.mark.slow  # random inputs against a reference
@@ -316,3 +366,56 @@ def test_to_signal(spark):
         ("a", 20, None),
         ("b", 2, 4),
     ]
+
+
+@(
+    pytest.mark.smoke
+    if SQL_ASOF_JOIN
+    else pytest.mark.skip(reason="SQL's ASOF JOIN needs Spark 4.3")
+)
+def test_random_against_spark_sql_asof_join(spark):
+    """On Spark 4.3, the same rows as its SQL ``LEFT ASOF JOIN ... MATCH_CONDITION(...)`` where
+    both are defined: backward (``>=``, ``>``) and forward (``<=``, ``<``), no tolerance (4.3's
+    condition is one comparison), with and without keys, right times distinct within a key (4.3
+    leaves ties among right rows unordered), left rows with ties."""
+    rng = random.Random(43)
+    left = spark.createDataFrame(
+        random_rows(rng, 80, lambda r: r.randrange(60)), "k int, t bigint, x int"
+    ).repartition(3)
+    left.createOrReplaceTempView("sql_asof_left")
+    keyed_right = sorted({(rng.randrange(3), rng.randrange(60)) for _ in range(40)})
+    keyless_right = sorted({t: k for k, t in keyed_right}.items())  # one right row per time
+    spark.conf.set("spark.sql.join.asofJoin.enabled", "true")
+    try:
+        for keyed, rows in (
+            (True, [(k, t, y) for y, (k, t) in enumerate(keyed_right)]),
+            (False, [(k, t, y) for y, (t, k) in enumerate(keyless_right)]),
+        ):
+            right = spark.createDataFrame(rows, "k int, t bigint, y int").repartition(2)
+            right.createOrReplaceTempView("sql_asof_right")
+            for direction, exact, comparison in [
+                ("backward", True, ">="),
+                ("backward", False, ">"),
+                ("forward", True, "<="),
+                ("forward", False, "<"),
+            ]:
+                on = " ON l.k = r.k" if keyed else ""
+                sql = spark.sql(
+                    "SELECT l.k, l.t, l.x, r.y FROM sql_asof_left l LEFT ASOF JOIN "
+                    f"sql_asof_right r MATCH_CONDITION(l.t {comparison} r.t){on}"
+                )
+                ours = ew.asof_join(
+                    left,
+                    right,
+                    "k" if keyed else None,
+                    "t",
+                    "t",
+                    direction=direction,
+                    allow_exact_matches=exact,
+                )
+                # Without keys both k columns are kept: the left k, t, x and the right y.
+                got = sorted(((r[0], r[1], r[2], r[-1]) for r in ours.collect()), key=repr)
+                expected = sorted(map(tuple, sql.collect()), key=repr)
+                assert len(expected) == 80 and got == expected, (keyed, direction, exact)
+    finally:
+        spark.conf.unset("spark.sql.join.asofJoin.enabled")

@@ -5,14 +5,15 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.plans.physical.{
-  AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition
+  AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition,
+  UnknownPartitioning, UnspecifiedDistribution
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter}
-import io.eventwindows.plans.{AsofDirection, AsofJoin}
+import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter, TimeLineRanges}
+import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
 
 /**
  * An [[AsofJoin]] as one merge of the two sorted sides ([[AsofJoinSweep]]): O((n + m) log) for
@@ -20,9 +21,13 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin}
  * window by key and time) sorts the union and buffers each key's rows in Spark's window operator.
  *
  * With keys, each side is clustered by its keys (Spark's exchanges co-partition them, as for
- * Spark's `SortMergeJoinExec`); without keys, both sides go to one task: a left row's match may
- * be any distance away (no tolerance, or a long one), so ranges of the time line would each need
- * the last right row before them and the first after them, a pass of its own. In each task the
+ * Spark's `SortMergeJoinExec`). Without keys (`byTime`), the time line is cut into ranges from a
+ * sample of both sides' times, as for the range join ([[TimeLineRanges]]): each left row goes to
+ * the range of its time, each right row to the range of its time and to the ranges whose left
+ * rows it may be the match of across a boundary (the last right rows before a range, the first
+ * after it: [[TimeLineRanges.asofNeighbours]], from a pass over the right side), so that no side
+ * has to fit in one task. (Sides that may give other rows when read again go to one task.) In
+ * each task the
  * right side, then the left, is sorted by a [[KeyTimeSorter]] (Spark's external sorter, which
  * spills, with key and time in its prefix: Spark's sort by (keys, time) compares the records of
  * every two rows of a key), both sharing one [[KeyOrdinals]], so that their keys come in one
@@ -36,6 +41,7 @@ case class AsofJoinExec(
     direction: AsofDirection,
     tolerance: Option[Long],
     allowExactMatches: Boolean,
+    byTime: Boolean,
     left: SparkPlan,
     right: SparkPlan) extends BinaryExecNode {
 
@@ -45,6 +51,7 @@ case class AsofJoinExec(
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+    else if (byTime) UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
     else AllTuples :: AllTuples :: Nil
 
   /** The right side's ties on (keys, time) ordered by its other columns, where they have an order. */
@@ -53,7 +60,9 @@ case class AsofJoinExec(
 
   /** Every left row stays where it is, in its key's partition. */
   override def outputPartitioning: Partitioning =
-    if (keyed) left.outputPartitioning else SinglePartition
+    if (keyed) left.outputPartitioning
+    else if (byTime) UnknownPartitioning(conf.numShufflePartitions)
+    else SinglePartition
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
@@ -68,7 +77,8 @@ case class AsofJoinExec(
     val keys = if (keyed) {
       s"keys ${leftKeys.map(sql).mkString("(", ", ", ")")} = " +
         s"${rightKeys.map(sql).mkString("(", ", ", ")")}, "
-    } else "no keys, "
+    } else if (byTime) "no keys, ranges of time, "
+    else "no keys, "
     s"AsofJoin $direction, ${keys}times ${sql(leftTime)} and ${sql(rightTime)}, tolerance " +
       s"${tolerance.getOrElse("none")}, exact matches ${if (allowExactMatches) "allowed"
         else "not allowed"}"
@@ -76,18 +86,20 @@ case class AsofJoinExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val numOutputRows = longMetric("numOutputRows")
-    val (leftAttributes, rightAttributes, outputAttributes) = (left.output, right.output, output)
+    val (leftAttributes, rightAttributes) = (left.output, right.output)
     val (lKeys, rKeys, lTime, rTime) = (leftKeys, rightKeys, leftTime, rightTime)
     val (towards, within, exact, tieBreak) =
       (direction, tolerance, allowExactMatches, rightTieBreak)
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
-    left.execute().zipPartitions(right.execute()) { (leftRows, rightRows) =>
+    val (leftRows, rightRows) =
+      if (byTime) spreadByTime() else (left.execute(), right.execute())
+    leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
       val ordinals = new KeyOrdinals
       val sortedRight = new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
-        .sort(rightRows, sortTime, peakMemory, spillSize)
+        .sort(rightPart, sortTime, peakMemory, spillSize)
       val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
-        .sort(leftRows, sortTime, peakMemory, spillSize)
+        .sort(leftPart, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"AsofJoin $towards")
       new AsofJoinSweep(
         sortedLeft,
@@ -101,11 +113,31 @@ case class AsofJoinExec(
         exact,
         leftAttributes,
         rightAttributes,
-        outputAttributes,
         ordinals,
         memory,
         numOutputRows)
     }
+  }
+
+  /** Without keys: both sides moved to the ranges of time (see the class's comment). */
+  private def spreadByTime(): (RDD[InternalRow], RDD[InternalRow]) = {
+    val (leftRows, rightRows) = (left.execute(), right.execute())
+    val (leftTimes, rightTimes) =
+      (JoinLifetime(leftTime, leftTime), JoinLifetime(rightTime, rightTime))
+    val ranges = conf.numShufflePartitions
+    val timeLine = TimeLineRanges.cut(
+      (TimeLineRanges.sample(leftRows, leftTimes, left.output, ranges) ++
+        TimeLineRanges.sample(rightRows, rightTimes, right.output, ranges)).toIndexedSeq,
+      ranges)
+    val neighbours = TimeLineRanges.asofNeighbours(
+      timeLine,
+      TimeLineRanges.extents(rightRows, rightTime, right.output, timeLine),
+      backward = direction != AsofDirection.Forward,
+      forward = direction != AsofDirection.Backward)
+    (
+      TimeLineRanges
+        .spread(leftRows, leftTimes, left.output, timeLine.count, TimeLineRanges.Home(timeLine)),
+      TimeLineRanges.spread(rightRows, rightTimes, right.output, timeLine.count, neighbours))
   }
 
   override protected def withNewChildrenInternal(
@@ -126,6 +158,7 @@ object AsofJoinStrategy extends SparkStrategy {
         j.direction,
         j.tolerance,
         j.allowExactMatches,
+        byTime = j.leftKeys.isEmpty && j.left.deterministic && j.right.deterministic,
         planLater(j.left),
         planLater(j.right)) :: Nil
     case _ => Nil

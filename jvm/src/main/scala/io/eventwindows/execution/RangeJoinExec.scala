@@ -169,10 +169,13 @@ case class RangeJoinExec(
       case RightOuter => false
       case _ => true
     }
-    val reach = if (leftHome) leftReach else rightReach
+    val (home, other) = (
+      TimeLineRanges.Home(timeLine),
+      TimeLineRanges.Reach(timeLine, if (leftHome) leftReach else rightReach))
+    val (leftRoute, rightRoute) = if (leftHome) (home, other) else (other, home)
     (
-      TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine, leftHome, reach),
-      TimeLineRanges.spread(rightRows, rightLifetime, right.output, timeLine, !leftHome, reach))
+      TimeLineRanges.spread(leftRows, leftLifetime, left.output, timeLine.count, leftRoute),
+      TimeLineRanges.spread(rightRows, rightLifetime, right.output, timeLine.count, rightRoute))
   }
 
   override protected def withNewChildrenInternal(

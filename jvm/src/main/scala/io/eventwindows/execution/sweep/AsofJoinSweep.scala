@@ -2,8 +2,10 @@ package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute, Expression, GenericInternalRow, JoinedRow, Literal, UnsafeProjection, UnsafeRow
+  Attribute, Expression, Literal, UnsafeProjection, UnsafeRow
 }
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import io.eventwindows.execution.aggregate.WindowMemory
@@ -32,7 +34,6 @@ private[execution] final class AsofJoinSweep(
     allowExactMatches: Boolean,
     leftAttributes: Seq[Attribute],
     rightAttributes: Seq[Attribute],
-    output: Seq[Attribute],
     ordinals: KeyOrdinals,
     memory: WindowMemory,
     numOutputRows: SQLMetric) extends Iterator[InternalRow] {
@@ -54,9 +55,13 @@ private[execution] final class AsofJoinSweep(
     preserved = false,
     keyOrder,
     memory)
-  private val pair = new JoinedRow
-  private val project = UnsafeProjection.create(output, output)
-  private val nullRight = new GenericInternalRow(rightAttributes.size)
+
+  /** An output row: the left row's bytes, then the right row's (no per-column projection). */
+  private val joiner = GenerateUnsafeRowJoiner.create(
+    DataTypeUtils.fromAttributes(leftAttributes),
+    DataTypeUtils.fromAttributes(rightAttributes))
+  private val nullRight =
+    UnsafeProjection.create(rightAttributes.map(a => Literal(null, a.dataType)))(null).copy()
   private val matching =
     new AsofMatch(direction, tolerance, allowExactMatches, rightAttributes.size, memory)
 
@@ -95,14 +100,14 @@ private[execution] final class AsofJoinSweep(
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
     val chosen = if (left.live) choose() else null
-    val row = project(pair(left.row, if (chosen == null) nullRight else chosen))
+    val row = joiner.join(left.row, if (chosen == null) nullRight else chosen)
     left.advance()
     numOutputRows += 1
     row
   }
 
   /** The right row for the left head (live), after reading the right side up to its time. */
-  private def choose(): InternalRow = {
+  private def choose(): UnsafeRow = {
     if (key == null || compareToKey(left) != 0) {
       key = left.key.copy()
       keyOrdinal = left.ordinal
@@ -202,9 +207,9 @@ private[execution] final class AsofMatch(
   def forwardTime(t: Long, right: AsofRightRows): Long = if (exact) t else right.headTime
 
   /** The right row `direction` gives a left row at `t`, or null (after `readTo(t)`). */
-  def choose(t: Long, right: AsofRightRows): InternalRow = {
+  def choose(t: Long, right: AsofRightRows): UnsafeRow = {
     lazy val backwardRow = backward(t)
-    lazy val forward: InternalRow =
+    lazy val forward: UnsafeRow =
       if (exact) exactFirst.row
       else if (right.headOfKey && within(right.headTime - t)) right.headRow
       else null
@@ -223,7 +228,7 @@ private[execution] final class AsofMatch(
     }
   }
 
-  private def rowOf(held: HeldRow): InternalRow = if (held == null) null else held.row
+  private def rowOf(held: HeldRow): UnsafeRow = if (held == null) null else held.row
 
   /** The longest distance allowed, unsigned: without a tolerance, the largest (-1). */
   private val maxDistance = tolerance.getOrElse(-1L)

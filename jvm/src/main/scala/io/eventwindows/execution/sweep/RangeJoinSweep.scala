@@ -396,6 +396,12 @@ private[sweep] final class JoinSide(
   /** The key's ordinal, as the sorters of both sides gave it. */
   var ordinal = 0
 
+  /**
+   * The last live key whose ordinal was looked up (a copy): the rows come sorted by key, so most
+   * rows have the key of the one before and reuse its ordinal instead of hashing it again.
+   */
+  private var ordinalOf: UnsafeRow = _
+
   /** Whether the head can meet anything: no NULL key, both bounds known. */
   var live = false
   var lo = 0L
@@ -433,7 +439,10 @@ private[sweep] final class JoinSide(
     val bounds = lifetimeProjection(row)
     live = !key.anyNull && !bounds.isNullAt(0) && !bounds.isNullAt(1)
     if (live) {
-      ordinal = keyOrder.ordinal(key)
+      if (ordinalOf == null || !key.equals(ordinalOf)) {
+        ordinal = keyOrder.ordinal(key)
+        ordinalOf = key.copy()
+      }
       lo = bounds.getLong(0)
       hi = bounds.getLong(1)
     }

@@ -57,7 +57,6 @@ class AsofJoinSweepSuite extends AnyFunSuite {
       exact,
       left,
       right,
-      left ++ right.map(_.withNullability(true)),
       ordinals,
       memory,
       new SQLMetric("sum", 0L))
