@@ -17,8 +17,8 @@ import org.apache.spark.sql.types.StructType
 
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{JoinedRows, KeyOrdinals, RangeJoinSweep, ReplayedSide}
-import io.eventwindows.time.TimeArithmetic
 import io.eventwindows.plans.JoinLifetime
+import io.eventwindows.time.TimeArithmetic
 
 /**
  * A range join of two streams ([[io.eventwindows.plans.RangeJoinShape]]) as Spark's

@@ -4,8 +4,7 @@ import java.util.PriorityQueue
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
-  Attribute, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection,
-  UnsafeRow
+  Attribute, Expression, MutableProjection, SpecificInternalRow, UnsafeProjection, UnsafeRow
 }
 import org.apache.spark.sql.types.DataType
 
