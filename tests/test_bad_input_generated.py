@@ -197,7 +197,15 @@ def check_all(spark, function, queries):
         f"SELECT {i} AS q, CAST(r AS STRING) AS r FROM ({q}) AS t(r)"
         for i, q in enumerate(analyzed)
     )
-    if outcome(spark, union) != "ok":
+    try:
+        runs = outcome(spark, union) == "ok"
+    except pytest.fail.Exception as e:
+        # Parts of the union failing at once are one STAGE_MATERIALIZATION_MULTIPLE_FAILURES of
+        # Spark's (XX000), as its adaptive plan reports them: each part is checked alone below.
+        if "STAGE_MATERIALIZATION_MULTIPLE_FAILURES" not in str(e):
+            raise
+        runs = False
+    if not runs:
         for query in analyzed:
             check(function, query, outcome(spark, query))
 
