@@ -236,9 +236,9 @@ def timed(rows):
     return [(i, k, at(s), at(e)) for i, k, s, e in rows]
 
 
-def side_streams(spark, sources, watermarks=("s", "bs")):
+def side_streams(spark, sources, watermarks=("s", "bs"), delays=DELAYS):
     """The sides `a` and `b` as streams over the directories `sources[side]` (a file a
-    micro-batch), with a watermark (DELAYS) on each column of `watermarks`."""
+    micro-batch), with a watermark (`delays`, in seconds) on each column of `watermarks`."""
     streams = []
     for side, start in (("a", "s"), ("b", "bs")):
         stream = (
@@ -247,7 +247,7 @@ def side_streams(spark, sources, watermarks=("s", "bs")):
             .json(str(sources[side]))
         )
         if start in watermarks:
-            stream = stream.withWatermark(start, f"{DELAYS[side]} seconds")
+            stream = stream.withWatermark(start, f"{delays[side]} seconds")
         streams.append(stream)
     return streams
 
@@ -684,13 +684,7 @@ def test_the_state_stays_flat_on_a_long_stream_restarted(spark, tmp_path):
                 [side_records(side, batches[side][i]) for i in run],
                 first_mtime=1_700_000_000 + run.start,
             )
-        a, b = [
-            spark.readStream.schema(SIDE_SCHEMA[side])
-            .option("maxFilesPerTrigger", 1)
-            .json(str(sources[side]))
-            .withWatermark(start, "2 seconds")
-            for side, start in (("a", "s"), ("b", "bs"))
-        ]
+        a, b = side_streams(spark, sources, delays={"a": 2, "b": 2})
         joined = ew.temporal_join(
             a, b, "k", "full", left_lifetime=("s", "e"), right_lifetime=("bs", "be")
         )
@@ -778,13 +772,7 @@ def test_many_long_lived_events_per_key_give_the_batch_temporal_join(spark, tmp_
                 [side_records(side, batches[side][i]) for i in run],
                 first_mtime=1_700_000_000 + run.start,
             )
-        a, b = [
-            spark.readStream.schema(SIDE_SCHEMA[side])
-            .option("maxFilesPerTrigger", 1)
-            .json(str(sources[side]))
-            .withWatermark(start, f"{DELAYS[side]} seconds")
-            for side, start in (("a", "s"), ("b", "bs"))
-        ]
+        a, b = side_streams(spark, sources)
         query = run_stream(join(a, b), out, checkpoint)
         dropped += sum(
             p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
@@ -895,13 +883,7 @@ def test_many_waiting_left_rows_per_key_are_each_emitted_in_the_micro_batch_that
     sources = {side: tmp_path / side for side in ("a", "b")}
     for side in ("a", "b"):
         write_batches(sources[side], [side_records(side, rows) for rows in batches[side]])
-    a, b = [
-        spark.readStream.schema(SIDE_SCHEMA[side])
-        .option("maxFilesPerTrigger", 1)
-        .json(str(sources[side]))
-        .withWatermark(time, f"{DELAYS[side]} seconds")
-        for side, time in (("a", "s"), ("b", "bs"))
-    ]
+    a, b = side_streams(spark, sources)
     seconds = tolerance and datetime.timedelta(seconds=tolerance)
     join = ew.asof_join(a, b, "k", "s", "bs", direction, seconds, allow_exact)
     emitted, query = run_batches(join, "append", tmp_path / "checkpoint")
