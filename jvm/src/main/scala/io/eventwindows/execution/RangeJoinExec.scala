@@ -2,20 +2,22 @@ package io.eventwindows.execution
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.catalyst.plans.{
   FullOuter, InnerLike, JoinType, LeftExistence, LeftOuter, RightOuter
 }
 import org.apache.spark.sql.catalyst.plans.physical.{
-  BroadcastDistribution, ClusteredDistribution, Distribution, IdentityBroadcastMode, Partitioning,
-  PartitioningCollection, UnknownPartitioning, UnspecifiedDistribution
+  BroadcastDistribution, ClusteredDistribution, Distribution, Partitioning, PartitioningCollection,
+  UnknownPartitioning, UnspecifiedDistribution
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{KeyOrdinals, KeyTimeSorter, RangeJoinSweep, TimeLineRanges}
+import io.eventwindows.execution.sweep.{
+  KeyOrdinals, KeyTimeSorter, RangeJoinSweep, SortedBroadcastMode, TimeLineRanges
+}
 import io.eventwindows.plans.JoinLifetime
 
 /**
@@ -32,10 +34,10 @@ import io.eventwindows.plans.JoinLifetime
  * that both sides' keys come in one order. `condition` is the join's condition without the keys:
  * evaluated on each candidate pair, so that the answer is Spark's.
  *
- * With keys and `broadcast` set (a side small enough by Spark's own rule, see
- * [[RangeJoinStrategy]]), that side is broadcast, as Spark's `BroadcastHashJoinExec` builds it,
- * and the other is not shuffled: each task sorts its part of the other side and all of the
- * broadcast one, and sweeps them. Only a side whose unmatched rows the join does not keep is
+ * With `broadcast` set (a side small enough by Spark's own rule, see [[RangeJoinStrategy]]), that
+ * side is broadcast, sorted once where Spark builds the broadcast ([[SortedBroadcastMode]]), and
+ * the other is not shuffled: each task sorts its part of the other side, in the broadcast side's
+ * order of keys, and sweeps the two. Only a side whose unmatched rows the join does not keep is
  * broadcast (each task sees all of it, so none of its rows is unmatched in every task at once).
  */
 case class RangeJoinExec(
@@ -60,11 +62,20 @@ case class RangeJoinExec(
     case other => throw new IllegalArgumentException(s"RangeJoin does not plan $other joins")
   }
 
+  /** How the broadcast side is built: sorted by its keys and `lo`, bound to its columns. */
+  private def sortedBroadcast(keys: Seq[Expression], lifetime: JoinLifetime, side: SparkPlan) =
+    SortedBroadcastMode(
+      BindReferences.bindReferences(keys, side.output),
+      BindReferences.bindReference(lifetime.lo, side.output))
+
   override def requiredChildDistribution: Seq[Distribution] = {
-    val built = BroadcastDistribution(IdentityBroadcastMode)
     broadcast match {
-      case Some(BuildLeft) => built :: UnspecifiedDistribution :: Nil
-      case Some(BuildRight) => UnspecifiedDistribution :: built :: Nil
+      case Some(BuildLeft) =>
+        BroadcastDistribution(sortedBroadcast(leftKeys, leftLifetime, left)) ::
+          UnspecifiedDistribution :: Nil
+      case Some(BuildRight) =>
+        UnspecifiedDistribution ::
+          BroadcastDistribution(sortedBroadcast(rightKeys, rightLifetime, right)) :: Nil
       case None if keyed =>
         ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
       case None => UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
@@ -97,7 +108,8 @@ case class RangeJoinExec(
     val keys = if (keyed) {
       s"keys ${leftKeys.map(_.sql).mkString("(", ", ", ")")} = " +
         s"${rightKeys.map(_.sql).mkString("(", ", ", ")")}, "
-    } else "no keys, ranges of time, "
+    } else if (broadcast.isEmpty) "no keys, ranges of time, "
+    else "no keys, "
     val broadcastSide =
       broadcast.map(b => s", broadcast ${if (b == BuildLeft) "left" else "right"}").getOrElse("")
     s"RangeJoin $joinType, ${keys}lifetimes ${leftLifetime.sql} and ${rightLifetime.sql}, " +
@@ -111,13 +123,18 @@ case class RangeJoinExec(
     val (joinCondition, kind) = (condition, joinType)
     val (sortTime, peakMemory, spillSize) =
       (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
-    def sweep(leftPart: Iterator[InternalRow], rightPart: Iterator[InternalRow]) = {
-      val ordinals = new KeyOrdinals
-      val sortedRight = new KeyTimeSorter(rKeys, rLifetime.lo, Nil, rightAttributes, Some(ordinals))
-        .sort(rightPart, sortTime, peakMemory, spillSize)
-      val sortedLeft = new KeyTimeSorter(lKeys, lLifetime.lo, Nil, leftAttributes, Some(ordinals))
-        .sort(leftPart, sortTime, peakMemory, spillSize)
-      val memory = WindowMemory.forTask(s"RangeJoin $kind")
+    def sorted(
+        rows: Iterator[InternalRow],
+        keys: Seq[Expression],
+        lifetime: JoinLifetime,
+        attributes: Seq[Attribute],
+        ordinals: KeyOrdinals) =
+      new KeyTimeSorter(keys, lifetime.lo, Nil, attributes, Some(ordinals))
+        .sort(rows, sortTime, peakMemory, spillSize)
+    def sweep(
+        sortedLeft: Iterator[InternalRow],
+        sortedRight: Iterator[InternalRow],
+        ordinals: KeyOrdinals) =
       new RangeJoinSweep(
         sortedLeft,
         sortedRight,
@@ -131,19 +148,32 @@ case class RangeJoinExec(
         rightAttributes,
         outputAttributes,
         ordinals,
-        memory,
+        WindowMemory.forTask(s"RangeJoin $kind"),
         numOutputRows)
-    }
     broadcast match {
       case Some(BuildLeft) =>
+        val mode = sortedBroadcast(lKeys, lLifetime, left)
         val built = left.executeBroadcast[Array[InternalRow]]()
-        right.execute().mapPartitions(rightPart => sweep(built.value.iterator, rightPart))
+        right.execute().mapPartitions { rightPart =>
+          val ordinals = mode.ordinals(built.value)
+          val sortedRight = sorted(rightPart, rKeys, rLifetime, rightAttributes, ordinals)
+          sweep(built.value.iterator, sortedRight, ordinals)
+        }
       case Some(BuildRight) =>
+        val mode = sortedBroadcast(rKeys, rLifetime, right)
         val built = right.executeBroadcast[Array[InternalRow]]()
-        left.execute().mapPartitions(leftPart => sweep(leftPart, built.value.iterator))
+        left.execute().mapPartitions { leftPart =>
+          val ordinals = mode.ordinals(built.value)
+          val sortedLeft = sorted(leftPart, lKeys, lLifetime, leftAttributes, ordinals)
+          sweep(sortedLeft, built.value.iterator, ordinals)
+        }
       case None =>
         val (leftRows, rightRows) = if (keyed) (left.execute(), right.execute()) else spreadByTime()
-        leftRows.zipPartitions(rightRows)(sweep)
+        leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
+          val ordinals = new KeyOrdinals
+          val sortedRight = sorted(rightPart, rKeys, rLifetime, rightAttributes, ordinals)
+          sweep(sorted(leftPart, lKeys, lLifetime, leftAttributes, ordinals), sortedRight, ordinals)
+        }
     }
   }
 

@@ -17,7 +17,8 @@ import io.eventwindows.plans.RangeJoinShape
  * ([[RangeJoinShape]]) as a [[RangeJoinExec]], ahead of Spark's `JoinSelection`, unless
  * `spark.eventwindows.rangeJoin.enabled` is false, the join carries a hint (the user's choice of
  * plan stands) or both sides are streams (`analysis.StreamingRangeJoins` plans those it can as
- * Spark's `TransformWithState`, Spark the others), or, without keys, a side is not deterministic.
+ * Spark's `TransformWithState`, Spark the others), or, without keys or a side to broadcast, a side
+ * is not deterministic.
  * Everything else stays Spark's to plan.
  *
  * A stream joined with a static table is planned the same way: Spark's checks of stream-static
@@ -25,9 +26,11 @@ import io.eventwindows.plans.RangeJoinShape
  * plan joins that batch's rows with the whole static side, as a batch join, so the rows of all
  * micro-batches are the batch join's of all input.
  *
- * With keys, a side is broadcast as Spark's own `JoinSelection` would broadcast it without hints:
- * its size at most `spark.sql.autoBroadcastJoinThreshold` and the join type one that can build
- * that side (its unmatched rows are not kept); of two such sides, the smaller.
+ * A side is broadcast as Spark's own `JoinSelection` would broadcast it without hints (as a
+ * broadcast hash join with keys, a broadcast nested loop join without): its size at most
+ * `spark.sql.autoBroadcastJoinThreshold` and the join type one that can build that side (its
+ * unmatched rows are not kept); of two such sides, the smaller. Without keys, that also spares the
+ * sample and the shuffle of both sides by ranges of time.
  *
  * A full outer join without keys becomes a left outer join and the right side's anti join, under
  * a union (each of the two has one side whose unmatched rows it keeps, as the ranges of time need):
@@ -44,17 +47,18 @@ object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
         if EventWindowsConf.rangeJoinEnabled && join.hint == JoinHint.NONE &&
           !(join.left.isStreaming && join.right.isStreaming) =>
       join match {
-        // Without keys, each side is read twice (a sample, then the rows): only if both give the
-        // same rows each time, since the sample's longest lifetime decides where rows go.
-        case RangeJoinShape(shape)
-            if shape.leftKeys.isEmpty &&
-              !(shape.left.deterministic && shape.right.deterministic) => Nil
-        case RangeJoinShape(shape) if shape.leftKeys.isEmpty && shape.joinType == FullOuter =>
-          fullOuterByTime(shape) :: Nil
-        case RangeJoinShape(shape) if shape.leftKeys.isEmpty =>
-          exec(shape, planLater(shape.left), planLater(shape.right)) :: Nil
         case RangeJoinShape(shape) =>
-          exec(shape, planLater(shape.left), planLater(shape.right), broadcastSide(shape)) :: Nil
+          broadcastSide(shape) match {
+            case Some(side) =>
+              exec(shape, planLater(shape.left), planLater(shape.right), Some(side)) :: Nil
+            case None if shape.leftKeys.nonEmpty =>
+              exec(shape, planLater(shape.left), planLater(shape.right)) :: Nil
+            // Without keys, each side is read twice (a sample, then the rows): only if both give
+            // the same rows each time, since the sample's longest lifetime decides where rows go.
+            case None if !(shape.left.deterministic && shape.right.deterministic) => Nil
+            case None if shape.joinType == FullOuter => fullOuterByTime(shape) :: Nil
+            case None => exec(shape, planLater(shape.left), planLater(shape.right)) :: Nil
+          }
         case _ => Nil
       }
     case _ => Nil

@@ -4,7 +4,8 @@ import io.eventwindows.EventWindowsSuite
 
 /**
  * The operator's own sort: each key's rows together and by start, also for keys past the
- * ordinal limit (which share one prefix ordinal) and for starts beyond the prefix's time range.
+ * ordinal limit (which share one prefix ordinal) and for starts beyond the prefix's time range;
+ * and a broadcast side sorted in the same order once ([[SortedBroadcastMode]]).
  * The answers are worked out with Spark alone (every window of every event, then GROUP BY).
  */
 class KeyTimeSorterSuite extends EventWindowsSuite {
@@ -37,6 +38,37 @@ class KeyTimeSorterSuite extends EventWindowsSuite {
       assert(ours.map(_.head).distinct.size === keys)
     } finally {
       spark.conf.set("spark.sql.shuffle.partitions", "4")
+    }
+  }
+
+  test("a range join's broadcast side, sorted once, with more keys than ordinals") {
+    val keys = KeyTimeSorter.SharedOrdinal + 2000
+    // Two events a key a side, starting near one of three bases 2^49 apart (clamped in the
+    // prefix), every 89th start NULL; the streamed side in 3 partitions, its keys first seen in
+    // another order than the broadcast side's.
+    def side(seed: Int, order: String) =
+      s"""SELECT k, s, s + 1 + pmod(xxhash64(id, $seed), 40) AS e FROM (
+         |  SELECT id, $order AS k, CASE WHEN id % 89 = 0 THEN NULL
+         |    ELSE (id % 3 - 1) * (1L << 49) + pmod(xxhash64(id, ${seed + 1}), 60) END AS s
+         |  FROM range(0, ${2 * keys}, 1, 3))""".stripMargin
+    val join =
+      s"""SELECT a.k, a.s, a.e, b.s, b.e FROM (${side(1, s"id % $keys")}) a
+         |JOIN (${side(3, s"($keys - 1 - id % $keys)")}) b
+         |ON a.k = b.k AND a.s < b.e AND b.s < a.e""".stripMargin
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "1g")
+    try {
+      val ours = sql(join)
+      assert(ours.queryExecution.executedPlan.toString.contains("broadcast"))
+      spark.conf.set("spark.eventwindows.rangeJoin.enabled", "false")
+      val expected = rows(sql(join)).map(_.toString).sorted
+      spark.conf.unset("spark.eventwindows.rangeJoin.enabled")
+      val got = rows(ours).map(_.toString).sorted
+      assert(got.size === expected.size)
+      assert(got === expected)
+      assert(got.size > keys / 2)
+    } finally {
+      spark.conf.unset("spark.eventwindows.rangeJoin.enabled")
+      spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
     }
   }
 }
