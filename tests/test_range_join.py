@@ -119,13 +119,16 @@ def test_same_rows_as_spark_on_bigint(spark, bigint_tables, join_type):
     check_same_as_spark(spark, list(CONDITIONS.values()), join_type)
 
 
-def test_a_small_side_is_broadcast_as_sparks_rule_would(spark, bigint_tables):
-    """With keys or without, a side under spark.sql.autoBroadcastJoinThreshold whose unmatched
-    rows the join does not keep is broadcast (sorted once, the other side not shuffled), with the
-    same rows; a full outer join, which keeps both sides' unmatched rows, still shuffles both."""
+def test_a_much_smaller_side_is_broadcast_as_sparks_rule_would(spark, bigint_tables):
+    """A side under spark.sql.autoBroadcastJoinThreshold whose unmatched rows the join does not
+    keep is broadcast (sorted once, the other side not shuffled), with or without keys, if it is
+    also at most the other's size over the shuffle partitions (4): the same rows as Spark's plan
+    either way. Two sides of one size, both under the threshold, are both shuffled; so is a full
+    outer join, which keeps both sides' unmatched rows."""
     conditions = list(CONDITIONS.values())
     saved = {view: spark.table(view) for view in ("a", "b")}
-    for view, df in saved.items():  # as VALUES: a plan whose size Spark knows
+
+    def as_values(view, df):  # as VALUES: a plan whose size Spark knows (rows x width)
         rows = ", ".join(
             "(" + ", ".join("NULL" if v is None else str(v) for v in row) + ")"
             for row in df.collect()
@@ -134,16 +137,28 @@ def test_a_small_side_is_broadcast_as_sparks_rule_would(spark, bigint_tables):
         spark.sql(
             f"SELECT {columns} FROM VALUES {rows} AS t({', '.join(df.columns)})"
         ).createOrReplaceTempView(view)
+
+    def broadcast_sides(join_type):
+        plan = check_same_as_spark(spark, conditions, join_type)
+        sides = {side: plan.count(f"broadcast {side}") for side in ("left", "right")}
+        assert sum(sides.values()) in (0, len(conditions)), plan
+        assert ("ranges of time" in plan) == (sides == {"left": 0, "right": 0}), plan
+        return {side for side, n in sides.items() if n}
+
     spark.conf.unset(BROADCAST)
     try:
-        for join_type in ["inner", "left", "right", "left semi", "left anti", "full"]:
-            plan = check_same_as_spark(spark, conditions, join_type)
-            broadcast = plan.count("broadcast left") + plan.count("broadcast right")
-            assert broadcast == (0 if join_type == "full" else len(conditions)), plan
-            assert "ranges of time" not in plan or join_type == "full", plan
-            # Never the side whose unmatched rows the join keeps (an inner join: the smaller).
-            kept = {"left": "left", "left semi": "left", "left anti": "left", "right": "right"}
-            assert join_type not in kept or f"broadcast {kept[join_type]}" not in plan, plan
+        for view, df in saved.items():
+            as_values(view, df)
+        assert broadcast_sides("inner") == set()  # 150 rows a side: both shuffled
+        # One side of 30 rows against 150 (30 x 4 <= 150): broadcast where the join type can
+        # build it, never the side whose unmatched rows it keeps.
+        builds = {"inner", "left", "left semi", "left anti"}
+        for small, other, builds_small in [("b", "a", builds), ("a", "b", {"inner", "right"})]:
+            as_values(small, saved[small].limit(30))
+            as_values(other, saved[other])
+            for join_type in JOIN_TYPES:
+                expected = {"left" if small == "a" else "right"} if join_type in builds_small else set()
+                assert broadcast_sides(join_type) == expected, join_type
     finally:
         spark.conf.set(BROADCAST, "-1")
         for view, df in saved.items():

@@ -43,22 +43,23 @@ class KeyTimeSorterSuite extends EventWindowsSuite {
 
   test("a range join's broadcast side, sorted once, with more keys than ordinals") {
     val keys = KeyTimeSorter.SharedOrdinal + 2000
-    // Two events a key a side, starting near one of three bases 2^49 apart (clamped in the
-    // prefix), every 89th start NULL; the streamed side in 3 partitions, its keys first seen in
-    // another order than the broadcast side's.
-    def side(seed: Int, order: String) =
+    // Eight events a key on the streamed side (in 3 partitions), one on the broadcast side (at
+    // most the other's size over the 4 shuffle partitions, so it is broadcast), its keys first
+    // seen in another order; starts near one of three bases 2^49 apart (clamped in the prefix),
+    // every 89th start NULL.
+    def side(seed: Int, order: String, perKey: Int) =
       s"""SELECT k, s, s + 1 + pmod(xxhash64(id, $seed), 40) AS e FROM (
          |  SELECT id, $order AS k, CASE WHEN id % 89 = 0 THEN NULL
          |    ELSE (id % 3 - 1) * (1L << 49) + pmod(xxhash64(id, ${seed + 1}), 60) END AS s
-         |  FROM range(0, ${2 * keys}, 1, 3))""".stripMargin
+         |  FROM range(0, ${perKey * keys}, 1, 3))""".stripMargin
     val join =
-      s"""SELECT a.k, a.s, a.e, b.s, b.e FROM (${side(1, s"id % $keys")}) a
-         |JOIN (${side(3, s"($keys - 1 - id % $keys)")}) b
+      s"""SELECT a.k, a.s, a.e, b.s, b.e FROM (${side(1, s"id % $keys", 8)}) a
+         |JOIN (${side(3, s"($keys - 1 - id % $keys)", 1)}) b
          |ON a.k = b.k AND a.s < b.e AND b.s < a.e""".stripMargin
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "1g")
     try {
       val ours = sql(join)
-      assert(ours.queryExecution.executedPlan.toString.contains("broadcast"))
+      assert(ours.queryExecution.executedPlan.toString.contains("broadcast right"))
       spark.conf.set("spark.eventwindows.rangeJoin.enabled", "false")
       val expected = rows(sql(join)).map(_.toString).sorted
       spark.conf.unset("spark.eventwindows.rangeJoin.enabled")
