@@ -24,8 +24,9 @@ import io.eventwindows.plans.JoinLifetime
  * whose `hi` is before x's `lo` leave (no later event starts before x), and every other one is a
  * candidate: its `lo` came no later than x's and its `hi` is not before it, so their closed
  * lifetimes overlap. The join's condition is evaluated on each candidate pair. Then x becomes
- * active itself. Every pair whose closed lifetimes overlap is met exactly once: by whichever of the
- * two arrives second.
+ * active itself, unless the other side's next event starts after x's `hi` (then no later one can
+ * meet x). Every pair whose closed lifetimes overlap is met exactly once: by whichever of the two
+ * arrives second.
  * {{{
  *   left   a [0, 4]        c [6, 9]         sweep: a in; b meets a (a.hi 4 >= 2);
  *   right      b [2, 7]                            c evicts a (4 < 6), meets b (7 >= 6)
@@ -279,7 +280,7 @@ private[execution] final class RangeJoinSweep(
     val s = arriving
     val decided = existence && (s eq left) && arrivingMatched
     if (arrivingMatched) s.markHeadMatched()
-    if (s.hi >= s.lo && !decided) {
+    if (s.hi >= s.lo && !decided && mayMeetLater(s)) {
       val actives = if (s.kept) s.keptActive else s.active
       actives.add(s.row, s.hi, arrivingMatched, s.position)
       if (actives.size >= actives.pruneAt) {
@@ -293,6 +294,19 @@ private[execution] final class RangeJoinSweep(
     }
     arriving = null
     toAdvance = s
+  }
+
+  /**
+   * Whether an event of the other side still to come may meet `s`, which has arrived: the other
+   * side's head (no earlier than `s` in (key, lo)) is of `s`'s key and starts no later than `s`'s
+   * hi, or is a row that can meet nothing (it may hide one that can). Otherwise no later event
+   * starts before `s`'s hi, and `s` leaves at once instead of becoming active: a point joined
+   * with intervals is kept only when an interval starts at that very point.
+   */
+  private def mayMeetLater(s: JoinSide): Boolean = {
+    val o = if (s eq left) right else left
+    !o.exhausted && (!o.live ||
+      (keyOrder.compare(o.ordinal, o.key, groupOrdinal, groupKey) == 0 && o.lo <= s.hi))
   }
 
   /** Drops the side's own events that no later event can meet (their `hi` is before its last lo). */

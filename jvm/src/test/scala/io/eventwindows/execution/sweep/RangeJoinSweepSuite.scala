@@ -134,9 +134,11 @@ class RangeJoinSweepSuite extends AnyFunSuite {
 
   test("a key with more active events than memory fails with Spark's error naming the key") {
     val memory = new WindowMemory(TestMemory.taskMemoryManager(1L << 20), "RangeJoin Inner")
-    // 100,000 events of key 7 that all last to the end: every one stays active.
+    // 100,000 events of key 7 that all last to the end, where one of the right side starts: every
+    // one stays active.
     val many = (0 until 100000).map(i => (7, i.toLong, Long.MaxValue))
-    val error = intercept[SparkOutOfMemoryError](sweep(Inner, many, Nil, memory).size)
+    val last = Seq((7, Long.MaxValue - 1, Long.MaxValue))
+    val error = intercept[SparkOutOfMemoryError](sweep(Inner, many, last, memory).size)
     assert(
       error.getMessage.contains(
         "eventwindows: RangeJoin Inner holds") && error.getMessage.contains("key (lk=7)"),
