@@ -157,7 +157,9 @@ def test_a_much_smaller_side_is_broadcast_as_sparks_rule_would(spark, bigint_tab
             as_values(small, saved[small].limit(30))
             as_values(other, saved[other])
             for join_type in JOIN_TYPES:
-                expected = {"left" if small == "a" else "right"} if join_type in builds_small else set()
+                expected = (
+                    {"left" if small == "a" else "right"} if join_type in builds_small else set()
+                )
                 assert broadcast_sides(join_type) == expected, join_type
     finally:
         spark.conf.set(BROADCAST, "-1")

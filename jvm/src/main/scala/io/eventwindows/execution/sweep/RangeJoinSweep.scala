@@ -305,7 +305,8 @@ private[execution] final class RangeJoinSweep(
    */
   private def mayMeetLater(s: JoinSide): Boolean = {
     val o = if (s eq left) right else left
-    !o.exhausted && (!o.live ||
+    !o.exhausted &&
+    (!o.live ||
       (keyOrder.compare(o.ordinal, o.key, groupOrdinal, groupKey) == 0 && o.lo <= s.hi))
   }
 
