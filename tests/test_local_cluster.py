@@ -97,6 +97,11 @@ def queries(spark):
     )
     aggs = [F.count("*").alias("n"), F.sum("v"), F.min("v"), F.max("v")]
 
+    def broadcast_join(joined):
+        plan = joined._jdf.queryExecution().executedPlan().toString()
+        assert "RangeJoin Inner, no keys" in plan and "broadcast right" in plan, plan
+        return joined
+
     def rows(result, *columns):
         return sorted(
             list(r)
@@ -216,6 +221,32 @@ def queries(spark):
                 anchors, df.select("k", "s", "v"), "k", "t", "s", direction="nearest", tolerance=30
             )
             .select("k", "aid", "t", "s", "v")
+            .collect()
+        ),
+        # Range joins in the executors: an overlap join of the events with themselves by key
+        # (both sides shuffled) and, without keys, the events' starts in the anchors' intervals
+        # [t - 20, t + 20), the anchors broadcast (sorted once) to the events' tasks.
+        "range_keyed": sorted(
+            list(r)
+            for r in df.alias("a")
+            .join(
+                df.alias("b"),
+                (F.col("a.k") == F.col("b.k"))
+                & (F.col("a.s") < F.col("b.e"))
+                & (F.col("b.s") < F.col("a.e")),
+            )
+            .select("a.k", "a.v", "b.v")
+            .collect()
+        ),
+        "range_broadcast": sorted(
+            list(r)
+            for r in broadcast_join(
+                df.join(
+                    anchors.select("aid", "t"),
+                    (F.col("t") - 20 <= F.col("s")) & (F.col("s") < F.col("t") + 20),
+                )
+            )
+            .select("k", "v", "aid")
             .collect()
         ),
         "tumbling_timestamps": rows(
@@ -350,6 +381,10 @@ def test_answers_hold_hand_checkable_invariants(cluster_result):
     # The ASOF join: every anchor once, its match (if any) of its key within 30.
     assert sorted(r[1] for r in answers["asof"]) == list(range(300))
     assert all(r[3] is None or abs(r[3] - r[2]) <= 30 for r in answers["asof"])
+    # The range joins: each pair's keys equal; every event with a lifetime meets itself.
+    assert all(r[0] % KEYS == r[1] % KEYS == r[2] % KEYS for r in answers["range_keyed"])
+    assert {r[1] for r in answers["range_keyed"] if r[1] == r[2]} == set(range(ROWS))
+    assert len(answers["range_broadcast"]) > ROWS
     # Hopping windows [40j, 40j + 100) each hold a key's events; the row's sum of v is the sum
     # of distinct ids of that key, so it is congruent to n * k modulo 10.
     for k, _, _, n, total, low, high in answers["hopping"]:
