@@ -11,8 +11,12 @@ import org.apache.spark.sql.catalyst.plans.physical.{
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter, TimeLineRanges}
+import io.eventwindows.execution.sweep.{
+  AsofJoinProbe, AsofJoinSweep, AsofRightIndex, AsofRule, KeyOrdinals, KeyTimeSorter,
+  TimeLineRanges
+}
 import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
 
 /**
@@ -68,7 +72,9 @@ case class AsofJoinExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "sortTime" -> SQLMetrics.createTimingMetric(sparkContext, "sort time"),
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
-    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numTasksFallBacked" ->
+      SQLMetrics.createMetric(sparkContext, "number of tasks merging (index refused memory)"))
 
   override def simpleString(maxFields: Int): String = {
     // Columns by their names: the table function's tables have generated qualifiers.
@@ -90,32 +96,57 @@ case class AsofJoinExec(
     val (lKeys, rKeys, lTime, rTime) = (leftKeys, rightKeys, leftTime, rightTime)
     val (towards, within, exact, tieBreak) =
       (direction, tolerance, allowExactMatches, rightTieBreak)
-    val (sortTime, peakMemory, spillSize) =
-      (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
+    val (sortTime, peakMemory, spillSize, merged) = (
+      longMetric("sortTime"),
+      longMetric("peakMemory"),
+      longMetric("spillSize"),
+      longMetric("numTasksFallBacked"))
+    val indexLimit = EventWindowsConf.asofIndexMaxBytes
     val (leftRows, rightRows) =
       if (byTime) spreadByTime() else (left.execute(), right.execute())
     leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
       val ordinals = new KeyOrdinals
-      val sortedRight = new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
-        .sort(rightPart, sortTime, peakMemory, spillSize)
-      val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
-        .sort(leftPart, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"AsofJoin $towards")
-      new AsofJoinSweep(
-        sortedLeft,
-        sortedRight,
-        lKeys,
-        rKeys,
-        lTime,
-        rTime,
-        towards,
-        within,
-        exact,
-        leftAttributes,
-        rightAttributes,
-        ordinals,
-        memory,
-        numOutputRows)
+      def sortRight(rows: Iterator[InternalRow]): Iterator[InternalRow] =
+        new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
+          .sort(rows, sortTime, peakMemory, spillSize)
+      val sortedRight = sortRight(rightPart)
+      AsofRightIndex.build(sortedRight, rKeys, rTime, rightAttributes, ordinals, memory, indexLimit)
+      match {
+        case Right(index) =>
+          peakMemory += index.bytes
+          new AsofJoinProbe(
+            leftPart,
+            index,
+            lKeys,
+            lTime,
+            new AsofRule(towards, within, exact),
+            leftAttributes,
+            rightAttributes,
+            numOutputRows)
+        case Left(rightAgain) =>
+          // The index was refused memory: sort the rows it gives back again, where they can
+          // spill, then the left side, and merge the two.
+          merged += 1
+          val sortedRightAgain = sortRight(rightAgain)
+          val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
+            .sort(leftPart, sortTime, peakMemory, spillSize)
+          new AsofJoinSweep(
+            sortedLeft,
+            sortedRightAgain,
+            lKeys,
+            rKeys,
+            lTime,
+            rTime,
+            towards,
+            within,
+            exact,
+            leftAttributes,
+            rightAttributes,
+            ordinals,
+            memory,
+            numOutputRows)
+      }
     }
   }
 
