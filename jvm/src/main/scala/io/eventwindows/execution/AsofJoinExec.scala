@@ -20,9 +20,11 @@ import io.eventwindows.execution.sweep.{
 import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
 
 /**
- * An [[AsofJoin]] as one merge of the two sorted sides ([[AsofJoinSweep]]): O((n + m) log) for
- * the sort, then one pass, where the usual way (a union, then `last(..., ignorenulls)` over a
- * window by key and time) sorts the union and buffers each key's rows in Spark's window operator.
+ * An [[AsofJoin]] as a probe of each task's right rows, sorted and held in memory, by its left
+ * rows ([[AsofJoinProbe]] over an [[AsofRightIndex]]): O(m log m) for the right side's sort and
+ * O(n log m) for the left side's searches, where the usual way (a union, then
+ * `last(..., ignorenulls)` over a window by key and time) sorts the union and buffers each key's
+ * rows in Spark's window operator.
  *
  * With keys, each side is clustered by its keys (Spark's exchanges co-partition them, as for
  * Spark's `SortMergeJoinExec`). Without keys (`byTime`), the time line is cut into ranges from a
@@ -31,11 +33,14 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
  * rows it may be the match of across a boundary (the last right rows before a range, the first
  * after it: [[TimeLineRanges.asofNeighbours]], from a pass over the right side), so that no side
  * has to fit in one task. (Sides that may give other rows when read again go to one task.) In
- * each task the
- * right side, then the left, is sorted by a [[KeyTimeSorter]] (Spark's external sorter, which
- * spills, with key and time in its prefix: Spark's sort by (keys, time) compares the records of
- * every two rows of a key), both sharing one [[KeyOrdinals]], so that their keys come in one
- * order; the right side's rows tying on (keys, time) are ordered by its other orderable columns.
+ * each task the right side is sorted by a [[KeyTimeSorter]] (Spark's external sorter, with key
+ * and time in its prefix; ties on (keys, time) ordered by the right side's other orderable
+ * columns) and copied into the index, reserved through Spark's task memory manager; the left
+ * rows then come straight from the shuffle. A task whose index is refused memory sorts the
+ * right rows it gives back and the left side (the two sorters sharing one [[KeyOrdinals]], so
+ * that their keys come in one order) and merges them instead ([[AsofJoinSweep]], O(1) rows held),
+ * counted in the metric `numTasksFallBacked`, as Spark's hash aggregate counts the tasks that
+ * fall back to sorting.
  */
 case class AsofJoinExec(
     leftKeys: Seq[Attribute],
@@ -123,6 +128,7 @@ case class AsofJoinExec(
             new AsofRule(towards, within, exact),
             leftAttributes,
             rightAttributes,
+            memory,
             numOutputRows)
         case Left(rightAgain) =>
           // The index was refused memory: sort the rows it gives back again, where they can

@@ -12,7 +12,9 @@ import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.plans.{AsofDirection, JoinLifetime}
 
 /**
- * The sweep of an ASOF join, a third consumer of the sorted sweep: the two sides sorted by
+ * The merge of an ASOF join, which a task runs when the [[AsofJoinProbe]]'s index of its right
+ * rows is refused memory (both sides then sort, and spill, through Spark's sorter), a third
+ * consumer of the sorted sweep: the two sides sorted by
  * [[KeyTimeSorter]]s sharing their [[KeyOrdinals]] (so by (ordinal, key, time), the right one also
  * by its other columns), are merged in that order as [[RangeJoinSweep]] merges its sides (each
  * side's head read by a [[JoinSide]], an event lasting one tick), and each left row is output
