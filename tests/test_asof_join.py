@@ -1,8 +1,9 @@
 """ASOF joins (`ew.asof_join`, the SQL table function `asof_join`, the `AsofJoin` operator)
 against pandas' `merge_asof` on random inputs with ties, every direction, with and without a
 tolerance, exact matches and keys; against a brute-force reference (checked against pandas
-here too) for NULLs and times at both ends of the BIGINT line; the plan (one merge, no window
-function); bad arguments; and `ew.to_signal` on a hand-worked case."""
+here too) for NULLs and times at both ends of the BIGINT line; many keys, keys on one side only
+and tasks whose right rows the probe cannot hold (they merge instead); the plan (one operator,
+no window function); bad arguments; and `ew.to_signal` on a hand-worked case."""
 
 import datetime
 import random
@@ -205,7 +206,10 @@ def asof_join_node(joined):
 
 INDEX_LIMIT = "spark.eventwindows.asofJoin.maxIndexBytes"
 
-FOUR_TASKS = {"spark.sql.shuffle.partitions": "4", "spark.sql.adaptive.coalescePartitions.enabled": "false"}
+FOUR_TASKS = {
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.adaptive.coalescePartitions.enabled": "false",
+}
 """Settings under which a keyed join runs in four tasks (adaptive execution would coalesce the
 small partitions of these tests into one)."""
 
@@ -314,8 +318,8 @@ def test_nulls_and_both_ends_of_the_line(spark):
 
 
 def test_sql_timestamps_and_the_plan(spark):
-    """The SQL form over timestamps with an interval tolerance; the plan is one AsofJoin over
-    two sorts, no window function and no other join."""
+    """The SQL form over timestamps with an interval tolerance; the plan is one AsofJoin, no
+    window function and no other join."""
     trades = spark.createDataFrame(
         [
             ("a", datetime.datetime(2024, 1, 1, 9, 0, 2), 1),

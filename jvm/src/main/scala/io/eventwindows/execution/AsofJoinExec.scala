@@ -14,8 +14,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{
-  AsofJoinProbe, AsofJoinSweep, AsofRightIndex, AsofRule, KeyOrdinals, KeyTimeSorter,
-  TimeLineRanges
+  AsofJoinProbe, AsofJoinSweep, AsofRightIndex, AsofRule, KeyOrdinals, KeyTimeSorter, TimeLineRanges
 }
 import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
 
@@ -116,8 +115,14 @@ case class AsofJoinExec(
         new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
           .sort(rows, sortTime, peakMemory, spillSize)
       val sortedRight = sortRight(rightPart)
-      AsofRightIndex.build(sortedRight, rKeys, rTime, rightAttributes, ordinals, memory, indexLimit)
-      match {
+      AsofRightIndex.build(
+        sortedRight,
+        rKeys,
+        rTime,
+        rightAttributes,
+        ordinals,
+        memory,
+        indexLimit) match {
         case Right(index) =>
           peakMemory += index.bytes
           new AsofJoinProbe(

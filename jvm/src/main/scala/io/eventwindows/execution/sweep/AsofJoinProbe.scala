@@ -1,7 +1,9 @@
 package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, Expression, UnsafeProjection, UnsafeRow
+}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.unsafe.Platform
 
@@ -48,7 +50,7 @@ private[execution] final class AsofJoinProbe(
   private val timeProjection = UnsafeProjection.create(Seq(leftTime), leftAttributes)
   private val joined = new AsofJoinedRows(leftAttributes, rightAttributes)
 
-  /** A batch of left rows (copies, end to end), with the right row each is matched with (-1: none). */
+  /** A batch of left rows (copies, end to end), with the right row each is matched with (or -1). */
   private var batch = new Array[Long](0)
   private val offsets = new Array[Int](BatchRows + 1)
   private val matches = new Array[Int](BatchRows)
@@ -67,7 +69,10 @@ private[execution] final class AsofJoinProbe(
 
   override def next(): InternalRow = {
     if (position == batchSize) readBatch()
-    left.pointTo(batch, Platform.LONG_ARRAY_OFFSET + offsets(position), offsets(position + 1) - offsets(position))
+    left.pointTo(
+      batch,
+      Platform.LONG_ARRAY_OFFSET + offsets(position),
+      offsets(position + 1) - offsets(position))
     val right = if (matches(position) < 0) null else index.row(matches(position))
     position += 1
     numOutputRows += 1
@@ -247,7 +252,8 @@ private[execution] final class AsofRightIndex private (
   private def append(row: UnsafeRow, t: Long): Boolean = {
     val size = row.getSizeInBytes
     if (count == times.length && !growRows()) return false
-    if (pageCount == 0 || pageFills(pageCount - 1) + SizeBytes + size > 8L * pages(pageCount - 1).length) {
+    if (pageCount == 0 ||
+      pageFills(pageCount - 1) + SizeBytes + size > 8L * pages(pageCount - 1).length) {
       if (!newPage(SizeBytes + size)) return false
     }
     val page = pages(pageCount - 1)
@@ -365,7 +371,9 @@ private[execution] final class AsofRightIndex private (
   /** The first word of row `i`'s bytes (reading it brings the row into the processor's cache). */
   def firstWord(i: Int): Long = {
     val address = addresses(i)
-    Platform.getLong(pages((address >>> 32).toInt), Platform.LONG_ARRAY_OFFSET + (address & 0xffffffffL))
+    Platform.getLong(
+      pages((address >>> 32).toInt),
+      Platform.LONG_ARRAY_OFFSET + (address & 0xFFFFFFFFL))
   }
 
   /** The candidates found: the key's rows [from, until), the rows at t [lower, upper). */
@@ -453,7 +461,7 @@ private[execution] final class AsofRightIndex private (
   private def rowAt(i: Int): UnsafeRow = {
     val address = addresses(i)
     val page = pages((address >>> 32).toInt)
-    val offset = Platform.LONG_ARRAY_OFFSET + (address & 0xffffffffL)
+    val offset = Platform.LONG_ARRAY_OFFSET + (address & 0xFFFFFFFFL)
     view.pointTo(page, offset, Platform.getLong(page, offset - SizeBytes).toInt)
     view
   }

@@ -54,13 +54,13 @@ private[execution] final class AsofRule(
   /** Whether a left row at t is matched at t, where its candidates are `c`. */
   def exact(c: AsofCandidates): Boolean = allowExactMatches && c.hasExact
 
-  /** The backward candidate of a left row at `t` within the tolerance: `ExactLast`, `Before` or `NoMatch`. */
+  /** A left row's backward candidate within the tolerance: `ExactLast`, `Before` or `NoMatch`. */
   def backward(t: Long, c: AsofCandidates): Int =
     if (exact(c)) ExactLast
     else if (c.hasBefore && within(t - c.beforeTime)) Before
     else NoMatch
 
-  /** The forward candidate of a left row at `t` within the tolerance: `ExactFirst`, `After` or `NoMatch`. */
+  /** A left row's forward candidate within the tolerance: `ExactFirst`, `After` or `NoMatch`. */
   def forward(t: Long, c: AsofCandidates): Int =
     if (exact(c)) ExactFirst
     else if (c.hasAfter && within(c.afterTime - t)) After
