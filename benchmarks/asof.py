@@ -1,11 +1,12 @@
 """Case (w) of the benchmarks: the ASOF join of issue 44 (item 4), 2,000,000 trades with
 2,000,000 quotes in 100 keys over a day (a tenth with --quick), each trade with the last quote of
-its key at or before it: `ew.asof_join` (one merge of the two sorted sides) against the usual way
-(the union of both, then `last(..., ignorenulls)` over a window by key and time, keeping the
-trades' rows), and on Spark 4.3 against its SQL `ASOF JOIN` too, same answers checked, noop
-sink. The inputs are materialized once with `localCheckpoint()`. (`cache()` serves as well since
-`ew.asof_join` keeps a cached input cached: it once passed its inputs as `spark.sql`'s DataFrame
-arguments, whose views PySpark drops with `dropTempView`, uncaching them.)
+its key at or before it: `ew.asof_join` (each left row looked up among its task's sorted right
+rows) against the usual way (the union of both, then `last(..., ignorenulls)` over a window by
+key and time, keeping the trades' rows), and on Spark 4.3 against its SQL `ASOF JOIN` too, same
+answers checked, noop sink. The inputs are materialized once with `localCheckpoint()`.
+(`cache()` serves as well since `ew.asof_join` keeps a cached input cached: it once passed its
+inputs as `spark.sql`'s DataFrame arguments, whose views PySpark drops with `dropTempView`,
+uncaching them.)
 
 Hooked into benchmarks/run.py as `asof_join(spark, scale, repeat)`; alone:
     .venv/bin/python benchmarks/asof.py --quick

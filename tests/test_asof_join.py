@@ -1,8 +1,9 @@
 """ASOF joins (`ew.asof_join`, the SQL table function `asof_join`, the `AsofJoin` operator)
 against pandas' `merge_asof` on random inputs with ties, every direction, with and without a
 tolerance, exact matches and keys; against a brute-force reference (checked against pandas
-here too) for NULLs and times at both ends of the BIGINT line; the plan (one merge, no window
-function); bad arguments; and `ew.to_signal` on a hand-worked case."""
+here too) for NULLs and times at both ends of the BIGINT line; many keys, keys on one side only
+and tasks whose right rows the probe cannot hold (they merge instead); the plan (one operator,
+no window function); bad arguments; and `ew.to_signal` on a hand-worked case."""
 
 import datetime
 import random
@@ -185,6 +186,115 @@ def test_random_without_keys_in_ranges_of_time(spark):
     assert tasks > 1, plan
 
 
+def asof_join_node(joined):
+    """The `AsofJoin` operator of `joined`'s executed plan (after an action: adaptive
+    execution's final plan), to read its metrics."""
+
+    def find(node):
+        if node.nodeName() == "AsofJoin":
+            return node
+        if node.nodeName() == "AdaptiveSparkPlan":
+            return find(node.executedPlan())
+        if node.nodeName().endswith("QueryStage"):
+            return find(node.plan())
+        children = node.children()
+        found = (find(children.apply(i)) for i in range(children.size()))
+        return next((n for n in found if n is not None), None)
+
+    return find(joined._jdf.queryExecution().executedPlan())
+
+
+INDEX_LIMIT = "spark.eventwindows.asofJoin.maxIndexBytes"
+
+FOUR_TASKS = {
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.adaptive.coalescePartitions.enabled": "false",
+}
+"""Settings under which a keyed join runs in four tasks (adaptive execution would coalesce the
+small partitions of these tests into one)."""
+
+
+def asof_rows(spark, left, right, settings, **join):
+    """`ew.asof_join(left, right, "k", "t", "t", **join)`'s rows (sorted) and its operator,
+    run under the settings (a value of None: unset), which then get their values back."""
+    before = {key: spark.conf.get(key, None) for key in settings}
+
+    def put(values):
+        for key, value in values.items():
+            spark.conf.unset(key) if value is None else spark.conf.set(key, value)
+
+    put(settings)
+    try:
+        joined = ew.asof_join(left, right, "k", "t", "t", **join)
+        return sorted(map(tuple, joined.collect()), key=repr), asof_join_node(joined)
+    finally:
+        put(before)
+
+
+def test_random_when_the_index_is_refused_memory(spark):
+    """A task whose right rows the probe's index cannot hold (the test-only limit on its memory,
+    as when the memory manager refuses it) merges the two sorted sides instead: at once (limit
+    0) or after the index held some (40,000 bytes, where a task's ~750 right rows and its arrays
+    need about 66,000), with the same rows as pandas either way; four tasks, 40 keys, ties."""
+    rng = random.Random(4405)
+    rows = lambda n: [(rng.randrange(40), rng.randrange(500), i) for i in range(n)]
+    left, right = rows(300), rows(3000)
+    lt = spark.createDataFrame(left, "k int, t bigint, x int")
+    rt = spark.createDataFrame(right, "k int, t bigint, y int")
+    for limit, direction, tolerance, exact in [
+        (None, "nearest", 3, True),
+        ("0", "backward", None, True),
+        ("40000", "nearest", 3, True),
+        ("40000", "forward", None, False),
+    ]:
+        got, operator = asof_rows(
+            spark,
+            lt,
+            rt,
+            {**FOUR_TASKS, INDEX_LIMIT: limit},
+            direction=direction,
+            tolerance=tolerance,
+            allow_exact_matches=exact,
+        )
+        case = (limit, direction, tolerance, exact)
+        assert got == with_pandas(left, right, True, direction, tolerance, exact), case
+        merged = operator.metrics().apply("numTasksFallBacked").value()
+        assert merged == (0 if limit is None else 4), case
+
+
+@pytest.mark.slow  # random inputs against a reference
+def test_random_many_keys_some_on_one_side(spark):
+    """The probe finds each left row's key among many: 90,000 left keys, 80,000 right ones
+    (keys on one side only both ways), ties on time, in one task (so past the 65,535 keys whose
+    ordinals are their own: the rest share one and are found by their bytes) and in four."""
+    left = spark.range(150_000).selectExpr(
+        "CAST(id * 7919 % 90000 AS INT) AS k", "id * 104729 % 1000 AS t", "CAST(id AS INT) AS x"
+    )
+    right = spark.range(120_000).selectExpr(
+        "CAST(10000 + id * 31 % 80000 AS INT) AS k",
+        "id * 7727 % 1000 AS t",
+        "CAST(id AS INT) AS y",
+    )
+    left_rows, right_rows = (list(map(tuple, df.collect())) for df in (left, right))
+    one_task = {"spark.sql.shuffle.partitions": "1"}
+    for settings, direction, tolerance, exact in [
+        (one_task, "backward", None, True),
+        (one_task, "nearest", 20, False),
+        (FOUR_TASKS, "forward", None, True),
+    ]:
+        got, _ = asof_rows(
+            spark,
+            left,
+            right,
+            settings,
+            direction=direction,
+            tolerance=tolerance,
+            allow_exact_matches=exact,
+        )
+        expected = with_pandas(left_rows, right_rows, True, direction, tolerance, exact)
+        assert got == expected, (settings, direction)
+
+
 @pytest.mark.slow  # random inputs against a reference
 def test_nulls_and_both_ends_of_the_line(spark):
     """Times near both ends of BIGINT (distances beyond BIGINT), NULL keys and times on both
@@ -208,8 +318,8 @@ def test_nulls_and_both_ends_of_the_line(spark):
 
 
 def test_sql_timestamps_and_the_plan(spark):
-    """The SQL form over timestamps with an interval tolerance; the plan is one AsofJoin over
-    two sorts, no window function and no other join."""
+    """The SQL form over timestamps with an interval tolerance; the plan is one AsofJoin, no
+    window function and no other join."""
     trades = spark.createDataFrame(
         [
             ("a", datetime.datetime(2024, 1, 1, 9, 0, 2), 1),

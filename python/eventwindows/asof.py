@@ -1,6 +1,6 @@
 """ASOF joins and point-to-signal: ``eventwindows.asof_join(left, right, ...)`` (pandas'
-``merge_asof`` on Spark, planned as one merge of the two sides sorted by key and time: the
-``AsofJoin`` operator) and ``eventwindows.to_signal(df, time, ...)`` (each point event lasts until
+``merge_asof`` on Spark, planned as each task's left rows looked up among its right rows sorted
+by key and time: the ``AsofJoin`` operator) and ``eventwindows.to_signal(df, time, ...)`` (each point event lasts until
 the next one of its key).
 
 ``asof_join`` calls the SQL table function ``asof_join(TABLE(left), TABLE(right), ...)`` through

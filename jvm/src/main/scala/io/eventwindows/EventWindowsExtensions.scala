@@ -64,7 +64,7 @@ class EventWindowsExtensions extends SparkSessionExtensionsProvider {
     extensions.injectPlannerStrategy(_ => EventWindowStrategy)
     // Joins by an overlap of lifetimes or a point in an interval run as a sweep, not pair by pair.
     extensions.injectPlannerStrategy(_ => RangeJoinStrategy)
-    // ASOF joins run as one merge of the two sorted sides.
+    // ASOF joins run as a probe of each task's sorted right rows by its left rows.
     extensions.injectPlannerStrategy(_ => AsofJoinStrategy)
   }
 }

@@ -20,7 +20,7 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin, AsofJoinRequest, RangeJoi
  * It builds an [[AsofJoinRequest]]; [[Resolve]] finds its columns once both tables are resolved
  * and makes it an [[AsofJoin]] under a projection: every left column, then the right columns but
  * the `on` keys (and the right time where it has the left time's name, as pandas' `on=` gives it
- * once), nullable. `AsofJoinStrategy` plans that node as one merge of the two sorted sides.
+ * once), nullable. `AsofJoinStrategy` plans that node as an `AsofJoinExec`.
  */
 object AsofJoinTableFunction extends TableFunction {
 
@@ -37,7 +37,8 @@ object AsofJoinTableFunction extends TableFunction {
       ('nearest', the backward one at equal distance); NULLs where there is none (within
       `tolerance`). Right rows at the same keys and time are ordered by their other columns:
       backward takes the last, forward the first. Rows with a NULL key or time match nothing.
-      Planned as one merge of the two sides sorted by keys and time.
+      Planned as a probe: each task sorts its right rows by keys and time and looks each left
+      row up among them.
     """
 
   override protected def argumentDocs: String =

@@ -32,6 +32,22 @@ object EventWindowsConf {
    */
   val RangeJoinEnabled = "spark.eventwindows.rangeJoin.enabled"
 
+  /**
+   * For tests: the most bytes an ASOF join's index of one task's right rows (`AsofRightIndex`)
+   * may hold; a task whose right rows need more merges the two sorted sides instead, as it does
+   * when the task memory manager refuses the index memory. Unset (the default), only the memory
+   * manager limits it.
+   */
+  val AsofIndexMaxBytes = "spark.eventwindows.asofJoin.maxIndexBytes"
+
+  def asofIndexMaxBytes: Long = {
+    val text = SQLConf.get.getConfString(AsofIndexMaxBytes, Long.MaxValue.toString)
+    text.trim.toLongOption.filter(_ >= 0).getOrElse(
+      throw EventWindowsErrors.invalidParameter(
+        AsofIndexMaxBytes,
+        s"must be a whole number of bytes, 0 or more, got '$text'"))
+  }
+
   def rangeJoinEnabled: Boolean = SQLConf.get.getConfString(RangeJoinEnabled, "true").trim.toBoolean
 
   def clippedLifetimeColumns: Boolean =

@@ -11,14 +11,19 @@ import org.apache.spark.sql.catalyst.plans.physical.{
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
+import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
-import io.eventwindows.execution.sweep.{AsofJoinSweep, KeyOrdinals, KeyTimeSorter, TimeLineRanges}
+import io.eventwindows.execution.sweep.{
+  AsofJoinProbe, AsofJoinSweep, AsofRightIndex, AsofRule, KeyOrdinals, KeyTimeSorter, TimeLineRanges
+}
 import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
 
 /**
- * An [[AsofJoin]] as one merge of the two sorted sides ([[AsofJoinSweep]]): O((n + m) log) for
- * the sort, then one pass, where the usual way (a union, then `last(..., ignorenulls)` over a
- * window by key and time) sorts the union and buffers each key's rows in Spark's window operator.
+ * An [[AsofJoin]] as a probe of each task's right rows, sorted and held in memory, by its left
+ * rows ([[AsofJoinProbe]] over an [[AsofRightIndex]]): O(m log m) for the right side's sort and
+ * O(n log m) for the left side's searches, where the usual way (a union, then
+ * `last(..., ignorenulls)` over a window by key and time) sorts the union and buffers each key's
+ * rows in Spark's window operator.
  *
  * With keys, each side is clustered by its keys (Spark's exchanges co-partition them, as for
  * Spark's `SortMergeJoinExec`). Without keys (`byTime`), the time line is cut into ranges from a
@@ -27,11 +32,14 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
  * rows it may be the match of across a boundary (the last right rows before a range, the first
  * after it: [[TimeLineRanges.asofNeighbours]], from a pass over the right side), so that no side
  * has to fit in one task. (Sides that may give other rows when read again go to one task.) In
- * each task the
- * right side, then the left, is sorted by a [[KeyTimeSorter]] (Spark's external sorter, which
- * spills, with key and time in its prefix: Spark's sort by (keys, time) compares the records of
- * every two rows of a key), both sharing one [[KeyOrdinals]], so that their keys come in one
- * order; the right side's rows tying on (keys, time) are ordered by its other orderable columns.
+ * each task the right side is sorted by a [[KeyTimeSorter]] (Spark's external sorter, with key
+ * and time in its prefix; ties on (keys, time) ordered by the right side's other orderable
+ * columns) and copied into the index, reserved through Spark's task memory manager; the left
+ * rows then come straight from the shuffle. A task whose index is refused memory sorts the
+ * right rows it gives back and the left side (the two sorters sharing one [[KeyOrdinals]], so
+ * that their keys come in one order) and merges them instead ([[AsofJoinSweep]], O(1) rows held),
+ * counted in the metric `numTasksFallBacked`, as Spark's hash aggregate counts the tasks that
+ * fall back to sorting.
  */
 case class AsofJoinExec(
     leftKeys: Seq[Attribute],
@@ -68,7 +76,9 @@ case class AsofJoinExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "sortTime" -> SQLMetrics.createTimingMetric(sparkContext, "sort time"),
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
-    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numTasksFallBacked" ->
+      SQLMetrics.createMetric(sparkContext, "number of tasks merging (index refused memory)"))
 
   override def simpleString(maxFields: Int): String = {
     // Columns by their names: the table function's tables have generated qualifiers.
@@ -90,32 +100,64 @@ case class AsofJoinExec(
     val (lKeys, rKeys, lTime, rTime) = (leftKeys, rightKeys, leftTime, rightTime)
     val (towards, within, exact, tieBreak) =
       (direction, tolerance, allowExactMatches, rightTieBreak)
-    val (sortTime, peakMemory, spillSize) =
-      (longMetric("sortTime"), longMetric("peakMemory"), longMetric("spillSize"))
+    val (sortTime, peakMemory, spillSize, merged) = (
+      longMetric("sortTime"),
+      longMetric("peakMemory"),
+      longMetric("spillSize"),
+      longMetric("numTasksFallBacked"))
+    val indexLimit = EventWindowsConf.asofIndexMaxBytes
     val (leftRows, rightRows) =
       if (byTime) spreadByTime() else (left.execute(), right.execute())
     leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
       val ordinals = new KeyOrdinals
-      val sortedRight = new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
-        .sort(rightPart, sortTime, peakMemory, spillSize)
-      val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
-        .sort(leftPart, sortTime, peakMemory, spillSize)
       val memory = WindowMemory.forTask(s"AsofJoin $towards")
-      new AsofJoinSweep(
-        sortedLeft,
+      def sortRight(rows: Iterator[InternalRow]): Iterator[InternalRow] =
+        new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
+          .sort(rows, sortTime, peakMemory, spillSize)
+      val sortedRight = sortRight(rightPart)
+      AsofRightIndex.build(
         sortedRight,
-        lKeys,
         rKeys,
-        lTime,
         rTime,
-        towards,
-        within,
-        exact,
-        leftAttributes,
         rightAttributes,
         ordinals,
         memory,
-        numOutputRows)
+        indexLimit) match {
+        case Right(index) =>
+          peakMemory += index.bytes
+          new AsofJoinProbe(
+            leftPart,
+            index,
+            lKeys,
+            lTime,
+            new AsofRule(towards, within, exact),
+            leftAttributes,
+            rightAttributes,
+            memory,
+            numOutputRows)
+        case Left(rightAgain) =>
+          // The index was refused memory: sort the rows it gives back again, where they can
+          // spill, then the left side, and merge the two.
+          merged += 1
+          val sortedRightAgain = sortRight(rightAgain)
+          val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
+            .sort(leftPart, sortTime, peakMemory, spillSize)
+          new AsofJoinSweep(
+            sortedLeft,
+            sortedRightAgain,
+            lKeys,
+            rKeys,
+            lTime,
+            rTime,
+            towards,
+            within,
+            exact,
+            leftAttributes,
+            rightAttributes,
+            ordinals,
+            memory,
+            numOutputRows)
+      }
     }
   }
 

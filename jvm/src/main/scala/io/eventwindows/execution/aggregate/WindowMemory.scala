@@ -63,6 +63,16 @@ private[execution] final class WindowMemory(
     peak = Math.max(peak, getUsed)
   }
 
+  /**
+   * Reserves `bytes` if the memory manager grants all of them (after asking other consumers to
+   * spill, as [[reserve]]), else reserves nothing: for what has another way to run without them.
+   */
+  def tryReserve(bytes: Long): Boolean = bytes <= 0 || {
+    val granted = acquireMemory(bytes)
+    if (granted < bytes) freeMemory(granted) else peak = Math.max(peak, getUsed)
+    granted >= bytes
+  }
+
   /** Returns `bytes` reserved earlier. */
   def release(bytes: Long): Unit = if (bytes > 0) freeMemory(bytes)
 

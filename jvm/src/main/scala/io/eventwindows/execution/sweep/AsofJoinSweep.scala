@@ -12,7 +12,9 @@ import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.plans.{AsofDirection, JoinLifetime}
 
 /**
- * The sweep of an ASOF join, a third consumer of the sorted sweep: the two sides sorted by
+ * The merge of an ASOF join, which a task runs when the [[AsofJoinProbe]]'s index of its right
+ * rows is refused memory (both sides then sort, and spill, through Spark's sorter), a third
+ * consumer of the sorted sweep: the two sides sorted by
  * [[KeyTimeSorter]]s sharing their [[KeyOrdinals]] (so by (ordinal, key, time), the right one also
  * by its other columns), are merged in that order as [[RangeJoinSweep]] merges its sides (each
  * side's head read by a [[JoinSide]], an event lasting one tick), and each left row is output
@@ -56,12 +58,7 @@ private[execution] final class AsofJoinSweep(
     keyOrder,
     memory)
 
-  /** An output row: the left row's bytes, then the right row's (no per-column projection). */
-  private val joiner = GenerateUnsafeRowJoiner.create(
-    DataTypeUtils.fromAttributes(leftAttributes),
-    DataTypeUtils.fromAttributes(rightAttributes))
-  private val nullRight =
-    UnsafeProjection.create(rightAttributes.map(a => Literal(null, a.dataType)))(null).copy()
+  private val joined = new AsofJoinedRows(leftAttributes, rightAttributes)
   private val matching =
     new AsofMatch(direction, tolerance, allowExactMatches, rightAttributes.size, memory)
 
@@ -100,7 +97,7 @@ private[execution] final class AsofJoinSweep(
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
     val chosen = if (left.live) choose() else null
-    val row = joiner.join(left.row, if (chosen == null) nullRight else chosen)
+    val row = joined(left.row, chosen)
     left.advance()
     numOutputRows += 1
     row
@@ -142,23 +139,16 @@ private[execution] trait AsofRightRows {
 }
 
 /**
- * The choice of an ASOF join for the left rows of one key, in order of time: the one place that
- * says which right row `direction`, `tolerance` and `allowExactMatches` give a left row, for the
- * batch sweep ([[AsofJoinSweep]]) and the stream's processor alike.
+ * The merge's reading of the right rows of one key for its left rows, in order of time: it keeps
+ * their [[AsofCandidates]] as it goes, and [[AsofRule]] chooses among them, for the batch merge
+ * ([[AsofJoinSweep]]) and the stream's processor alike.
  *
  * For a left row at time t, [[readTo]] has read the right rows up to t: it holds `before`, the
  * last right row of the key before t, and `exact`, the first and last right rows at t (read
- * through when the right head reaches t), and the right head is the first row after t. Then
- * {{{
- *   backward: exact.last if exact matches are allowed and there is one, else before
- *   forward:  exact.first if allowed and there is one, else the head (if of the key)
- *   nearest:  the nearer of those two, backward at equal distance
- * }}}
- * each only within `tolerance`. For example, right rows at 1, 3, 3, 6 and a left row at 3:
- * before is the row at 1, exact the two at 3, the head the row at 6; without exact matches,
- * backward gives the row at 1 and forward the row at 6. The next left row, at 3 or later, starts
- * from there: the right rows are read once. Distances are compared as unsigned, so times at both
- * ends of the BIGINT line do not overflow.
+ * through when the right head reaches t), and the right head is the first row after t. For
+ * example, right rows at 1, 3, 3, 6 and a left row at 3: before is the row at 1, exact the two at
+ * 3, the head the row at 6. The next left row, at 3 or later, starts from there: the right rows
+ * are read once.
  */
 private[execution] final class AsofMatch(
     direction: AsofDirection,
@@ -166,15 +156,27 @@ private[execution] final class AsofMatch(
     allowExactMatches: Boolean,
     rightWidth: Int,
     memory: WindowMemory) {
+  private val rule = new AsofRule(direction, tolerance, allowExactMatches)
   private val before = new HeldRow(rightWidth, memory)
   private val exactFirst = new HeldRow(rightWidth, memory)
   private val exactLast = new HeldRow(rightWidth, memory)
+
+  /** The candidates of the left row read to, the right side's head being the row after. */
+  private object candidates extends AsofCandidates {
+    var right: AsofRightRows = _
+    override def hasBefore: Boolean = before.held
+    override def beforeTime: Long = before.time
+    override def hasExact: Boolean = exactLast.held
+    override def hasAfter: Boolean = right.headOfKey
+    override def afterTime: Long = right.headTime
+  }
 
   /** Forgets the rows held, for the left rows of another key. */
   def reset(): Unit = Seq(before, exactFirst, exactLast).foreach(_.clear())
 
   /** Reads `right` up to `t`, the time of the next left row (at or after the one before). */
   def readTo(t: Long, right: AsofRightRows): Unit = {
+    candidates.right = right
     if (exactLast.held && exactLast.time < t) {
       before.hold(exactLast.row, exactLast.time)
       exactFirst.clear()
@@ -193,49 +195,28 @@ private[execution] final class AsofMatch(
     }
   }
 
-  /** Whether an exact match is allowed and there is one at `t` (after [[readTo]]`(t)`). */
-  private def exact: Boolean = allowExactMatches && exactLast.held
-
   /** The backward row of a left row at `t` within the tolerance, or null (after `readTo(t)`). */
-  def backward(t: Long): HeldRow =
-    if (exact) exactLast else if (before.held && within(t - before.time)) before else null
-
-  /** Whether a left row at `t` has a forward row, the tolerance aside (after `readTo(t)`). */
-  def hasForward(right: AsofRightRows): Boolean = exact || right.headOfKey
-
-  /** Its time, where [[hasForward]]. */
-  def forwardTime(t: Long, right: AsofRightRows): Long = if (exact) t else right.headTime
-
-  /** The right row `direction` gives a left row at `t`, or null (after `readTo(t)`). */
-  def choose(t: Long, right: AsofRightRows): UnsafeRow = {
-    lazy val backwardRow = backward(t)
-    lazy val forward: UnsafeRow =
-      if (exact) exactFirst.row
-      else if (right.headOfKey && within(right.headTime - t)) right.headRow
-      else null
-    direction match {
-      case AsofDirection.Backward => rowOf(backwardRow)
-      case AsofDirection.Forward => forward
-      case AsofDirection.Nearest =>
-        if (backwardRow == null) forward
-        else if (forward == null) rowOf(backwardRow)
-        else if (!exact &&
-          java.lang.Long.compareUnsigned(right.headTime - t, t - backwardRow.time) < 0) {
-          forward
-        } else {
-          rowOf(backwardRow)
-        }
-    }
+  def backward(t: Long): HeldRow = rule.backward(t, candidates) match {
+    case AsofRule.ExactLast => exactLast
+    case AsofRule.Before => before
+    case _ => null
   }
 
-  private def rowOf(held: HeldRow): UnsafeRow = if (held == null) null else held.row
+  /** Whether a left row at `t` has a forward row, the tolerance aside (after `readTo(t)`). */
+  def hasForward(right: AsofRightRows): Boolean = rule.exact(candidates) || right.headOfKey
 
-  /** The longest distance allowed, unsigned: without a tolerance, the largest (-1). */
-  private val maxDistance = tolerance.getOrElse(-1L)
+  /** Its time, where [[hasForward]]. */
+  def forwardTime(t: Long, right: AsofRightRows): Long =
+    if (rule.exact(candidates)) t else right.headTime
 
-  /** A distance (unsigned: the two times may be at the two ends of the line) within tolerance. */
-  private def within(distance: Long): Boolean =
-    java.lang.Long.compareUnsigned(distance, maxDistance) <= 0
+  /** The right row `direction` gives a left row at `t`, or null (after `readTo(t, right)`). */
+  def choose(t: Long, right: AsofRightRows): UnsafeRow = rule.choose(t, candidates) match {
+    case AsofRule.Before => before.row
+    case AsofRule.ExactFirst => exactFirst.row
+    case AsofRule.ExactLast => exactLast.row
+    case AsofRule.After => right.headRow
+    case _ => null
+  }
 }
 
 /**
@@ -260,4 +241,22 @@ private[execution] final class HeldRow(numFields: Int, memory: WindowMemory) {
   }
 
   def clear(): Unit = held = false
+}
+
+/**
+ * An ASOF join's output row: the left row's bytes, then the right row's or NULLs, joined by
+ * Spark's `UnsafeRowJoiner` (no per-column projection). The row is reused: copy it to keep it.
+ */
+private[sweep] final class AsofJoinedRows(
+    leftAttributes: Seq[Attribute],
+    rightAttributes: Seq[Attribute]) {
+  private val joiner = GenerateUnsafeRowJoiner.create(
+    DataTypeUtils.fromAttributes(leftAttributes),
+    DataTypeUtils.fromAttributes(rightAttributes))
+  private val nullRight =
+    UnsafeProjection.create(rightAttributes.map(a => Literal(null, a.dataType)))(null).copy()
+
+  /** `left` with `right`, or with NULLs where `right` is null. */
+  def apply(left: UnsafeRow, right: UnsafeRow): UnsafeRow =
+    joiner.join(left, if (right == null) nullRight else right)
 }
