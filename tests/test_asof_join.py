@@ -140,6 +140,32 @@ def test_random_against_pandas(spark):
         )
 
 
+def test_a_table_joined_with_itself(spark):
+    """One DataFrame as both sides (its columns the same attributes on both): each row with the
+    row before it of its key, in DataFrame and SQL form, as pandas' merge_asof of the table with
+    itself gives it."""
+    rng = random.Random(45)
+    rows = [
+        (k, t, i) for i, (k, t, _) in enumerate(random_rows(rng, 40, lambda r: r.randrange(30)))
+    ]
+    df = spark.createDataFrame(rows, "k int, t bigint, x int")
+    expected = [
+        (k, t, x, y) for k, t, x, y in with_pandas(rows, rows, True, "backward", None, False)
+    ]
+    joined = ew.asof_join(df, df, "k", "t", "t", allow_exact_matches=False)
+    assert joined.columns == ["k", "t", "x", "x"]
+    assert sorted(map(tuple, joined.collect()), key=repr) == expected
+    df.createOrReplaceTempView("itself")
+    try:
+        sql = spark.sql(
+            "SELECT * FROM asof_join(TABLE(itself), TABLE(itself), 't', 't', 'k', 'backward', "
+            "NULL, false)"
+        )
+        assert sorted(map(tuple, sql.collect()), key=repr) == expected
+    finally:
+        spark.catalog.dropTempView("itself")
+
+
 @pytest.mark.slow  # random inputs against a reference
 def test_random_without_keys_in_ranges_of_time(spark):
     """Without keys the join is spread over ranges of time (4 shuffle partitions): left rows

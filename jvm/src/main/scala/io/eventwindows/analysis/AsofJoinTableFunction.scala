@@ -93,7 +93,8 @@ object AsofJoinTableFunction extends TableFunction {
         resolve(request)
     }
 
-    private def resolve(request: AsofJoinRequest): LogicalPlan = {
+    private def resolve(asked: AsofJoinRequest): LogicalPlan = {
+      val request = asked.copy(right = distinctFrom(asked.left, asked.right))
       val resolver = SQLConf.get.resolver
       def column(plan: LogicalPlan, side: String, parameter: String, name: String): Attribute =
         plan.output.find(a => resolver(a.name, name)).getOrElse(fail(
@@ -133,6 +134,15 @@ object AsofJoinTableFunction extends TableFunction {
         .filterNot(a => dropped.exists(_.exprId == a.exprId))
       Project(request.left.output ++ rightKept, join)
     }
+
+    /**
+     * `right`, its columns new attributes if some are the left table's (a table joined with
+     * itself): Spark's `DeduplicateRelations` does that for its own joins, not for this node, and
+     * two sides sharing attributes cannot be told apart.
+     */
+    private def distinctFrom(left: LogicalPlan, right: LogicalPlan): LogicalPlan =
+      if (!right.outputSet.exists(left.outputSet.contains)) right
+      else Project(right.output.map(a => Alias(a, a.name)()), right)
 
     /**
      * `plan` with a column for each of its `keys` whose equal values may differ in bytes (a
