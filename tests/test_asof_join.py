@@ -240,8 +240,8 @@ FOUR_TASKS = {
 small partitions of these tests into one)."""
 
 
-def asof_rows(spark, left, right, settings, **join):
-    """`ew.asof_join(left, right, "k", "t", "t", **join)`'s rows (sorted) and its operator,
+def asof_rows(spark, left, right, settings, on="k", **join):
+    """`ew.asof_join(left, right, on, "t", "t", **join)`'s rows (sorted) and its operator,
     run under the settings (a value of None: unset), which then get their values back."""
     before = {key: spark.conf.get(key, None) for key in settings}
 
@@ -251,7 +251,7 @@ def asof_rows(spark, left, right, settings, **join):
 
     put(settings)
     try:
-        joined = ew.asof_join(left, right, "k", "t", "t", **join)
+        joined = ew.asof_join(left, right, on, "t", "t", **join)
         return sorted(map(tuple, joined.collect()), key=repr), asof_join_node(joined)
     finally:
         put(before)
@@ -286,6 +286,49 @@ def test_random_when_the_index_is_refused_memory(spark):
         assert got == with_pandas(left, right, True, direction, tolerance, exact), case
         merged = operator.metrics().apply("numTasksFallBacked").value()
         assert merged == (0 if limit is None else 4), case
+
+
+def test_a_much_smaller_right_side_is_broadcast(spark):
+    """A right side under Spark's broadcast threshold and at most the left's size over the
+    shuffle partitions (60 rows against 400, 4 partitions) is broadcast, sorted once, and the left
+    side is not moved, with keys or without (no ranges of time then): the brute force's rows,
+    with ties, NULL keys and times, every direction, and when a task's index is refused memory."""
+
+    def table(n, a, b, name):  # from range(): a plan whose size Spark knows when planning
+        return spark.range(n).selectExpr(
+            f"CASE WHEN id % 11 = 5 THEN NULL ELSE CAST(id * {a} % 3 AS INT) END AS k",
+            f"CASE WHEN id % 13 = 7 THEN NULL ELSE id * {b} % 40 END AS t",
+            f"CAST(id AS INT) AS {name}",
+        )
+
+    lt, rt = table(400, 7, 31, "x").repartition(3), table(60, 5, 17, "y")
+    left, right = ([tuple(r) for r in df.collect()] for df in (lt, rt))
+    for keyed, direction, tolerance, exact, limit in [
+        (True, "backward", None, True, None),
+        (True, "nearest", 2, False, None),
+        (True, "forward", None, True, "0"),
+        (False, "nearest", None, True, None),
+        (False, "backward", 3, False, None),
+    ]:
+        case = (keyed, direction, tolerance, exact, limit)
+        settings = {INDEX_LIMIT: limit}
+        got, operator = asof_rows(
+            spark,
+            lt,
+            rt,
+            settings,
+            on="k" if keyed else None,
+            direction=direction,
+            tolerance=tolerance,
+            allow_exact_matches=exact,
+        )
+        plan = operator.toString()
+        assert "broadcast right" in plan and "ranges of time" not in plan, (case, plan)
+        if not keyed:
+            got = sorted(((r[0], r[1], r[2], r[4]) for r in got), key=repr)
+        assert got == brute_force(left, right, keyed, direction, tolerance, exact), case
+        merged = operator.metrics().apply("numTasksFallBacked").value()
+        assert merged == (0 if limit is None else 3), case
 
 
 @pytest.mark.slow  # random inputs against a reference

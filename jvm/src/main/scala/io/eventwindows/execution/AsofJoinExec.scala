@@ -2,11 +2,13 @@ package io.eventwindows.execution
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, AttributeReference, BindReferences, Expression
+}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.plans.physical.{
-  AllTuples, ClusteredDistribution, Distribution, Partitioning, SinglePartition,
-  UnknownPartitioning, UnspecifiedDistribution
+  AllTuples, BroadcastDistribution, ClusteredDistribution, Distribution, Partitioning,
+  SinglePartition, UnknownPartitioning, UnspecifiedDistribution
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -14,7 +16,8 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.execution.aggregate.WindowMemory
 import io.eventwindows.execution.sweep.{
-  AsofJoinProbe, AsofJoinSweep, AsofRightIndex, AsofRule, KeyOrdinals, KeyTimeSorter, TimeLineRanges
+  AsofJoinProbe, AsofJoinSweep, AsofRightIndex, AsofRule, KeyOrdinals, KeyTimeSorter,
+  SortedBroadcastMode, TimeLineRanges
 }
 import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
 
@@ -40,6 +43,10 @@ import io.eventwindows.plans.{AsofDirection, AsofJoin, JoinLifetime}
  * that their keys come in one order) and merges them instead ([[AsofJoinSweep]], O(1) rows held),
  * counted in the metric `numTasksFallBacked`, as Spark's hash aggregate counts the tasks that
  * fall back to sorting.
+ *
+ * With `broadcastRight` (the right side much smaller than the left, see [[SweepBroadcast]]), the
+ * right side is broadcast, sorted once ([[SortedBroadcastMode]]), with or without keys, and the
+ * left side is not moved: each task indexes the broadcast rows and probes them with its own.
  */
 case class AsofJoinExec(
     leftKeys: Seq[Attribute],
@@ -51,14 +58,16 @@ case class AsofJoinExec(
     allowExactMatches: Boolean,
     byTime: Boolean,
     left: SparkPlan,
-    right: SparkPlan) extends BinaryExecNode {
+    right: SparkPlan,
+    broadcastRight: Boolean = false) extends BinaryExecNode {
 
   private def keyed: Boolean = leftKeys.nonEmpty
 
   override def output: Seq[Attribute] = AsofJoin.output(left.output, right.output)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+    if (broadcastRight) UnspecifiedDistribution :: BroadcastDistribution(sortedBroadcast) :: Nil
+    else if (keyed) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
     else if (byTime) UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
     else AllTuples :: AllTuples :: Nil
 
@@ -66,9 +75,16 @@ case class AsofJoinExec(
   private def rightTieBreak: Seq[Attribute] =
     AsofJoin.rightTieBreak(right.output, rightKeys, rightTime)
 
+  /** The broadcast right side's order: its keys, time and ties, as a task's sorter's. */
+  private def sortedBroadcast: SortedBroadcastMode =
+    SortedBroadcastMode(
+      BindReferences.bindReferences(rightKeys, right.output),
+      BindReferences.bindReference(rightTime, right.output),
+      BindReferences.bindReferences(rightTieBreak, right.output))
+
   /** Every left row stays where it is, in its key's partition. */
   override def outputPartitioning: Partitioning =
-    if (keyed) left.outputPartitioning
+    if (keyed || broadcastRight) left.outputPartitioning
     else if (byTime) UnknownPartitioning(conf.numShufflePartitions)
     else SinglePartition
 
@@ -89,9 +105,10 @@ case class AsofJoinExec(
         s"${rightKeys.map(sql).mkString("(", ", ", ")")}, "
     } else if (byTime) "no keys, ranges of time, "
     else "no keys, "
+    val broadcast = if (broadcastRight) ", broadcast right" else ""
     s"AsofJoin $direction, ${keys}times ${sql(leftTime)} and ${sql(rightTime)}, tolerance " +
       s"${tolerance.getOrElse("none")}, exact matches ${if (allowExactMatches) "allowed"
-        else "not allowed"}"
+        else "not allowed"}$broadcast"
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -106,15 +123,16 @@ case class AsofJoinExec(
       longMetric("spillSize"),
       longMetric("numTasksFallBacked"))
     val indexLimit = EventWindowsConf.asofIndexMaxBytes
-    val (leftRows, rightRows) =
-      if (byTime) spreadByTime() else (left.execute(), right.execute())
-    leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
-      val ordinals = new KeyOrdinals
+    def sortRight(rows: Iterator[InternalRow], ordinals: KeyOrdinals): Iterator[InternalRow] =
+      new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
+        .sort(rows, sortTime, peakMemory, spillSize)
+
+    /** One task's join: its left rows and its right rows, sorted with `ordinals`. */
+    def join(
+        leftPart: Iterator[InternalRow],
+        sortedRight: Iterator[InternalRow],
+        ordinals: KeyOrdinals): Iterator[InternalRow] = {
       val memory = WindowMemory.forTask(s"AsofJoin $towards")
-      def sortRight(rows: Iterator[InternalRow]): Iterator[InternalRow] =
-        new KeyTimeSorter(rKeys, rTime, tieBreak, rightAttributes, Some(ordinals))
-          .sort(rows, sortTime, peakMemory, spillSize)
-      val sortedRight = sortRight(rightPart)
       AsofRightIndex.build(
         sortedRight,
         rKeys,
@@ -139,7 +157,7 @@ case class AsofJoinExec(
           // The index was refused memory: sort the rows it gives back again, where they can
           // spill, then the left side, and merge the two.
           merged += 1
-          val sortedRightAgain = sortRight(rightAgain)
+          val sortedRightAgain = sortRight(rightAgain, ordinals)
           val sortedLeft = new KeyTimeSorter(lKeys, lTime, Nil, leftAttributes, Some(ordinals))
             .sort(leftPart, sortTime, peakMemory, spillSize)
           new AsofJoinSweep(
@@ -157,6 +175,21 @@ case class AsofJoinExec(
             ordinals,
             memory,
             numOutputRows)
+      }
+    }
+    if (broadcastRight) {
+      val mode = sortedBroadcast
+      val built = right.executeBroadcast[Array[InternalRow]]()
+      left.execute().mapPartitions { leftPart =>
+        val ordinals = mode.ordinals(built.value)
+        join(leftPart, built.value.iterator, ordinals)
+      }
+    } else {
+      val (leftRows, rightRows) =
+        if (byTime) spreadByTime() else (left.execute(), right.execute())
+      leftRows.zipPartitions(rightRows) { (leftPart, rightPart) =>
+        val ordinals = new KeyOrdinals
+        join(leftPart, sortRight(rightPart, ordinals), ordinals)
       }
     }
   }
@@ -188,10 +221,15 @@ case class AsofJoinExec(
     copy(left = newLeft, right = newRight)
 }
 
-/** Plans every [[AsofJoin]] as an [[AsofJoinExec]] (it has no other plan). */
+/**
+ * Plans every [[AsofJoin]] as an [[AsofJoinExec]] (it has no other plan), its right side
+ * broadcast where [[SweepBroadcast]] says so (an ASOF join keeps every left row, so only the
+ * right side can be).
+ */
 object AsofJoinStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case j: AsofJoin =>
+      val broadcastRight = SweepBroadcast.worthIt(j.right, j.left)
       AsofJoinExec(
         j.leftKeys,
         j.rightKeys,
@@ -200,9 +238,11 @@ object AsofJoinStrategy extends SparkStrategy {
         j.direction,
         j.tolerance,
         j.allowExactMatches,
-        byTime = j.leftKeys.isEmpty && j.left.deterministic && j.right.deterministic,
+        byTime = !broadcastRight && j.leftKeys.isEmpty && j.left.deterministic &&
+          j.right.deterministic,
         planLater(j.left),
-        planLater(j.right)) :: Nil
+        planLater(j.right),
+        broadcastRight) :: Nil
     case _ => Nil
   }
 }

@@ -7,7 +7,6 @@ import org.apache.spark.sql.catalyst.optimizer.{
 import org.apache.spark.sql.catalyst.plans.{FullOuter, LeftAnti, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SparkStrategy, UnionExec}
-import org.apache.spark.sql.internal.SQLConf
 
 import io.eventwindows.conf.EventWindowsConf
 import io.eventwindows.plans.RangeJoinShape
@@ -26,16 +25,10 @@ import io.eventwindows.plans.RangeJoinShape
  * plan joins that batch's rows with the whole static side, as a batch join, so the rows of all
  * micro-batches are the batch join's of all input.
  *
- * A side is broadcast where Spark's own `JoinSelection` would broadcast it without hints (as a
- * broadcast hash join with keys, a broadcast nested loop join without): its size at most
- * `spark.sql.autoBroadcastJoinThreshold` and the join type one that can build that side (its
- * unmatched rows are not kept); of two such sides, the smaller. But a sweep, unlike a hash
- * table, reads all of the broadcast side in every task of the other side, so a side is broadcast
- * only if it is also at most the other's size divided by `spark.sql.shuffle.partitions` (the
- * tasks, as far as planning knows them): then the tasks' reading of it costs less than the
- * shuffle of the other side it spares. Without keys, it also spares the sample and the shuffle of
- * both sides by ranges of time. For example, 10,000 intervals joined with 2,000,000 points in 4
- * tasks are broadcast; two tables of 500,000 intervals are both shuffled.
+ * A side is broadcast where the join type can build it (its unmatched rows are not kept, as for
+ * Spark's broadcast hash join with keys and broadcast nested loop join without) and
+ * [[SweepBroadcast]] says it is worth it; of two such sides, the smaller. Without keys, that also
+ * spares the sample and the shuffle of both sides by ranges of time.
  *
  * A full outer join without keys becomes a left outer join and the right side's anti join, under
  * a union (each of the two has one side whose unmatched rows it keeps, as the ranges of time need):
@@ -85,18 +78,12 @@ object RangeJoinStrategy extends SparkStrategy with JoinSelectionHelper {
       right,
       broadcast)
 
-  /**
-   * The side to broadcast, if any: one Spark's `JoinSelection` would broadcast by size alone (no
-   * hints here), and small enough that sweeping all of it in every task of the other side costs
-   * less than shuffling that side (see the class's comment).
-   */
+  /** The side to broadcast, if any: the join type can build it, and [[SweepBroadcast]] says so. */
   private def broadcastSide(shape: RangeJoinShape): Option[BuildSide] = {
-    val conf = SQLConf.get
-    def worthIt(built: LogicalPlan, other: LogicalPlan): Boolean =
-      canBroadcastBySize(built, conf) &&
-        built.stats.sizeInBytes * conf.numShufflePartitions <= other.stats.sizeInBytes
-    val left = canBuildBroadcastLeft(shape.joinType) && worthIt(shape.left, shape.right)
-    val right = canBuildBroadcastRight(shape.joinType) && worthIt(shape.right, shape.left)
+    val left =
+      canBuildBroadcastLeft(shape.joinType) && SweepBroadcast.worthIt(shape.left, shape.right)
+    val right =
+      canBuildBroadcastRight(shape.joinType) && SweepBroadcast.worthIt(shape.right, shape.left)
     if (left && right) {
       Some(if (shape.right.stats.sizeInBytes <= shape.left.stats.sizeInBytes) BuildRight
       else BuildLeft)

@@ -1,16 +1,19 @@
 package io.eventwindows.execution.sweep
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending, Expression, SortOrder, UnsafeProjection, UnsafeRow
+}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
 
 /**
  * A join side broadcast sorted as a task's [[KeyTimeSorter]] sorts rows, so that it is sorted once,
  * where Spark builds the broadcast relation (the driver: `BroadcastExchangeExec` collects the
  * side's rows, calls [[transform]] on them and broadcasts the array it returns), instead of once
- * in every task that reads it. The order is the sorter's: (ordinal, keys, start), ordinals in the
- * order the keys are first seen ([[KeyOrdinals]]), only the keys sharing the last ordinal ordered
- * by their values, NULL starts first. Each task gives its own [[KeyOrdinals]] the broadcast keys
+ * in every task that reads it. The order is the sorter's: (ordinal, keys, start, `tieBreak`),
+ * ordinals in the order the keys are first seen ([[KeyOrdinals]]), only the keys sharing the last
+ * ordinal ordered by their values, NULLs first. Each task gives its own [[KeyOrdinals]] the broadcast keys
  * in that order ([[ordinals]], one pass, no sort), and sorts the other side with them, so that
  * both sides' keys come in one order for the sweep.
  * {{{
@@ -18,10 +21,13 @@ import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
  *   broadcast:   (b, 2) (b, 5) (a, 1)
  *   in a task:   ordinals b -> 0, a -> 1 again, from one pass over the broadcast rows
  * }}}
- * `keys` and `start` are bound to the side's columns, so the mode is canonical as it is (Spark
- * reuses an exchange whose canonical plan is another's).
+ * `keys`, `start` and `tieBreak` are bound to the side's columns, so the mode is canonical as it
+ * is (Spark reuses an exchange whose canonical plan is another's).
  */
-private[execution] case class SortedBroadcastMode(keys: Seq[Expression], start: Expression)
+private[execution] case class SortedBroadcastMode(
+    keys: Seq[Expression],
+    start: Expression,
+    tieBreak: Seq[Expression] = Nil)
     extends BroadcastMode {
 
   override def transform(rows: Array[InternalRow]): Array[InternalRow] = {
@@ -38,6 +44,7 @@ private[execution] case class SortedBroadcastMode(keys: Seq[Expression], start: 
     }
     val keyOrder = new KeyOrder(keys, ordinals)
     val otherKeyOf = UnsafeProjection.create(keys)
+    val ties = GenerateOrdering.generate(tieBreak.map(SortOrder(_, Ascending)), Nil)
     val order: Array[Integer] = Array.tabulate(rows.length)(Int.box)
     java.util.Arrays.sort(
       order,
@@ -45,9 +52,10 @@ private[execution] case class SortedBroadcastMode(keys: Seq[Expression], start: 
         val byOrdinal = Integer.compare(ordinal(i), ordinal(j))
         val byKey = if (byOrdinal != 0 || ordinal(i) != KeyTimeSorter.SharedOrdinal) byOrdinal
         else keyOrder.compare(ordinal(i), keyOf(rows(i)), ordinal(j), otherKeyOf(rows(j)))
-        if (byKey != 0) byKey
+        val byStart = if (byKey != 0) byKey
         else if (known(i) && known(j)) java.lang.Long.compare(starts(i), starts(j))
         else java.lang.Boolean.compare(known(i), known(j)) // NULL first
+        if (byStart != 0 || tieBreak.isEmpty) byStart else ties.compare(rows(i), rows(j))
       })
     order.map(i => rows(i))
   }
