@@ -140,6 +140,23 @@ def test_random_against_pandas(spark):
         )
 
 
+def test_columns_are_pruned_but_not_those_that_order_ties(spark):
+    """Spark's column pruning leaves out of the join's sides the columns nothing reads, but not
+    the right side's orderable columns, which order its rows tying on (keys, time): selecting
+    fewer columns does not change which right row is chosen. Right rows (y, z) = (1, 9) and
+    (2, 0) tie at t = 5; backward takes the last by (y, z), (2, 0), so z is 0 however selected."""
+    lt = spark.createDataFrame([(1, 6, "wide")], "k int, t bigint, pad string")
+    rt = spark.createDataFrame([(1, 5, 1, 9), (1, 5, 2, 0)], "k int, t bigint, y int, z int")
+    joined = ew.asof_join(lt, rt, "k", "t", "t")
+    assert [tuple(r) for r in joined.select("z").collect()] == [(0,)]
+    assert [tuple(r) for r in joined.select("y", "z").collect()] == [(2, 0)]
+    plan = joined.select("z")._jdf.queryExecution().optimizedPlan()
+    join = plan.child()  # Project [z] over the AsofJoin
+    sides = [join.children().apply(i).output() for i in range(2)]
+    names = [[side.apply(i).name() for i in range(side.size())] for side in sides]
+    assert names == [["k", "t"], ["k", "t", "y", "z"]], plan.toString()
+
+
 def test_a_table_joined_with_itself(spark):
     """One DataFrame as both sides (its columns the same attributes on both): each row with the
     row before it of its key, in DataFrame and SQL form, as pandas' merge_asof of the table with

@@ -69,6 +69,17 @@ case class AsofJoin(
     tolerance: Option[Long],
     allowExactMatches: Boolean) extends BinaryNode {
   override def output: Seq[Attribute] = AsofJoin.output(left.output, right.output)
+
+  /**
+   * The keys and times, and the right columns that order its ties: Spark's `ColumnPruning` keeps
+   * below the node only what it references, and a right column left out would change which of
+   * tying right rows is chosen (the last by its other columns), so that the rows would depend on
+   * the columns selected above the join.
+   */
+  override def references: AttributeSet =
+    AttributeSet(leftKeys ++ rightKeys ++
+      AsofJoin.rightTieBreak(right.output, rightKeys, rightTime)) ++
+      leftTime.references ++ rightTime.references
   override protected def withNewChildrenInternal(
       newLeft: LogicalPlan,
       newRight: LogicalPlan): AsofJoin =
