@@ -5,7 +5,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.apache.spark.memory.SparkOutOfMemoryError
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection}
-import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, JoinType, LeftAnti, LeftSemi}
+import org.apache.spark.sql.catalyst.plans.{
+  FullOuter, Inner, JoinType, LeftAnti, LeftOuter, LeftSemi
+}
 import org.apache.spark.sql.eventwindows.TestMemory
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.{DataType, IntegerType, LongType}
@@ -130,6 +132,19 @@ class RangeJoinSweepSuite extends AnyFunSuite {
         y)
     assert(collect(next, 6) == Set(Seq(2, 1L, 2L, 2, 2L, 3L)))
     assert(x.matched.toSeq == Seq(true) && y.matched.toSeq == Seq(true, false))
+  }
+
+  test("an event no later event of the other side can meet is not kept") {
+    // 100,000 left events at the same instant [0, 0] of key 7, the right side's one event of the
+    // key starting later: none can meet it, so each leaves as it arrives (a left outer join's
+    // unmatched row) instead of staying active to the key's end, which 1 MB would not hold.
+    val memory = new WindowMemory(TestMemory.taskMemoryManager(1L << 20), "RangeJoin LeftOuter")
+    val points = (0 until 100000).map(_ => (7, 0L, 0L))
+    val out = sweep(LeftOuter, points, Seq((7, 1L, 2L)), memory)
+      .map(row => (row.getInt(0), row.getLong(1), row.isNullAt(3)))
+      .toSeq
+    assert(out.size == points.size && out.forall(_ == ((7, 0L, true))))
+    assert(memory.getUsed == 0)
   }
 
   test("a key with more active events than memory fails with Spark's error naming the key") {
